@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+import yargs from "yargs";
+import { hideBin } from "yargs/helpers";
+import { commandLoaders } from "./commands/index.js";
+import { CliError, printError } from "./errors.js";
+
+/** Runs `mcp-gen` with the given arguments and returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const parser = yargs(argv)
+    .scriptName("mcp-gen")
+    .usage("$0 <command> [options]\n\nGenerate typed code and scaffolds for MCP servers.")
+    .strict()
+    .demandCommand(1, "Name a command; see the list above.")
+    .recommendCommands()
+    .help()
+    .alias("h", "help")
+    .version()
+    .wrap(Math.min(100, process.stdout.columns ?? 100))
+    .fail((message, error) => {
+      throw error ?? new CliError(message, { hint: "run `mcp-gen --help` for usage", exitCode: 2 });
+    });
+  for (const entry of commandLoaders) {
+    // Only the requested command's module is imported; the others are listed by name.
+    if (argv.includes(entry.name)) parser.command(await entry.load());
+    else parser.command(entry.name, entry.describe);
+  }
+  try {
+    await parser.parseAsync();
+    return 0;
+  } catch (error) {
+    return printError(error);
+  }
+}
+
+process.exitCode = await main(hideBin(process.argv));
