@@ -1,0 +1,233 @@
+/**
+ * An event source shared by every server process through Redis pub/sub, so that a change
+ * made on one process (a tool call that edits the tool list) reaches the listen streams
+ * open on all the others. It has the same shape as the runtime's `EventSource`
+ * (`subscribe(topic, listener) -> unsubscribe`, `publish(topic, payload)`), so a
+ * subscription handler does not change when it moves from `InProcessEventSource` to this.
+ *
+ * Delivery is what Redis pub/sub gives: at most once, to the processes subscribed at that
+ * moment. While the broker is unreachable, `publish` fails fast (the caller learns the
+ * event went nowhere), open listen streams stay open, and both connections retry with
+ * capped exponential backoff; once Redis is back, every topic is subscribed again and
+ * delivery resumes.
+ */
+import { createClient } from "redis";
+
+export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+/** Removes one subscription. Calling it again does nothing. */
+export type Unsubscribe = () => void;
+export type EventListener<Payload = unknown> = (payload: Payload, topic: string) => void;
+export type EventTopics = Record<string, unknown>;
+
+export interface RedisEventSourceOptions {
+  /** Broker URL. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
+  url?: string;
+  /** Prepended to each topic to form the Redis channel, so apps can share a broker. */
+  channelPrefix?: string;
+  /** How long `connectRedisEventSource` keeps trying before it gives up. Default 3000 ms. */
+  startTimeoutMs?: number;
+  /** Upper bound of the delay between reconnection attempts. Default 5000 ms. */
+  maxBackoffMs?: number;
+  /** Where connection changes and bad messages are reported. Default: one line on stderr. */
+  log?(line: string): void;
+}
+
+/** The broker could not be reached when the server started (or is down right now). */
+export class RedisUnreachableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "RedisUnreachableError";
+  }
+}
+
+type RedisClient = ReturnType<typeof createClient>;
+
+interface Subscription {
+  readonly listener: EventListener<any>;
+}
+
+/**
+ * Connects a publisher and a subscriber connection to Redis. Rejects with a
+ * `RedisUnreachableError` naming the URL and what to do when the broker cannot be reached
+ * within `startTimeoutMs`.
+ */
+export async function connectRedisEventSource<Topics extends EventTopics = EventTopics>(
+  options: RedisEventSourceOptions = {},
+): Promise<RedisEventSource<Topics>> {
+  const source = new RedisEventSource<Topics>(options);
+  await source.start();
+  return source;
+}
+
+export class RedisEventSource<Topics extends EventTopics = EventTopics> {
+  readonly url: string;
+  readonly #where: string;
+  readonly #prefix: string;
+  readonly #startTimeoutMs: number;
+  readonly #maxBackoffMs: number;
+  readonly #log: (line: string) => void;
+  readonly #publisher: RedisClient;
+  readonly #subscriber: RedisClient;
+  readonly #topics = new Map<string, Set<Subscription>>();
+  #started = false;
+  #startFailure: string | undefined;
+  #closed = false;
+
+  constructor(options: RedisEventSourceOptions = {}) {
+    this.url = options.url ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+    this.#where = checkedUrl(this.url);
+    this.#prefix = options.channelPrefix ?? "mcp:events:";
+    this.#startTimeoutMs = options.startTimeoutMs ?? 3000;
+    this.#maxBackoffMs = options.maxBackoffMs ?? 5000;
+    this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    const startedAt = Date.now();
+    const socket = {
+      reconnectStrategy: (retries: number, cause: Error) => this.#retryDelay(retries, cause, startedAt),
+    };
+    // Publishing while disconnected fails at once instead of piling up in memory.
+    this.#publisher = createClient({ url: this.url, socket, disableOfflineQueue: true });
+    this.#subscriber = createClient({ url: this.url, socket });
+    this.#watch(this.#publisher, "publisher");
+    this.#watch(this.#subscriber, "subscriber");
+  }
+
+  /** Opens both connections; see `connectRedisEventSource`. */
+  async start(): Promise<void> {
+    try {
+      await Promise.all([this.#publisher.connect(), this.#subscriber.connect()]);
+    } catch (error) {
+      this.#publisher.destroy();
+      this.#subscriber.destroy();
+      const cause = this.#startFailure ?? rootCause(error);
+      throw new RedisUnreachableError(
+        `cannot reach Redis at ${this.#where} (${cause}); start redis-server there or set REDIS_URL to a reachable broker`,
+        { cause: error },
+      );
+    }
+    this.#started = true;
+  }
+
+  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe {
+    const subscription: Subscription = { listener };
+    let subscriptions = this.#topics.get(topic);
+    if (subscriptions === undefined) {
+      this.#topics.set(topic, (subscriptions = new Set()));
+      this.#command(this.#subscriber.subscribe(this.#prefix + topic, this.#onMessage), `subscribe to "${topic}"`);
+    }
+    subscriptions.add(subscription);
+    return () => {
+      if (!subscriptions.delete(subscription) || subscriptions.size > 0) return;
+      if (this.#topics.get(topic) !== subscriptions) return;
+      this.#topics.delete(topic);
+      if (!this.#closed) {
+        this.#command(this.#subscriber.unsubscribe(this.#prefix + topic, this.#onMessage), `unsubscribe from "${topic}"`);
+      }
+    };
+  }
+
+  async publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void> {
+    if (!this.#publisher.isReady) {
+      throw new RedisUnreachableError(
+        `Redis at ${this.#where} is unreachable (reconnecting); event "${topic}" was not published`,
+      );
+    }
+    await this.#publisher.publish(this.#prefix + topic, JSON.stringify(payload));
+  }
+
+  /** Whether both connections are up (false during an outage). */
+  get ready(): boolean {
+    return this.#publisher.isReady && this.#subscriber.isReady;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#topics.clear();
+    await Promise.all([shutDown(this.#publisher), shutDown(this.#subscriber)]);
+  }
+
+  /** Parses each message once and hands the same payload to every local listener. */
+  readonly #onMessage = (message: string, channel: string): void => {
+    const topic = channel.slice(this.#prefix.length);
+    const subscriptions = this.#topics.get(topic);
+    if (subscriptions === undefined) return;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(message);
+    } catch {
+      this.#log(`redis event source: dropped a message on "${channel}" that is not JSON`);
+      return;
+    }
+    for (const subscription of [...subscriptions]) {
+      if (!subscriptions.has(subscription)) continue;
+      try {
+        subscription.listener(payload, topic);
+      } catch (error) {
+        this.#log(`redis event source: a listener for "${topic}" threw: ${rootCause(error)}`);
+      }
+    }
+  };
+
+  /** Before start: keep trying until the start timeout. After: capped backoff, forever. */
+  #retryDelay(retries: number, cause: Error, startedAt: number): number | Error {
+    if (this.#closed) return new Error("event source closed");
+    if (!this.#started && Date.now() - startedAt >= this.#startTimeoutMs) {
+      this.#startFailure = `${rootCause(cause)}, ${retries + 1} attempts in ${this.#startTimeoutMs} ms`;
+      return new Error(this.#startFailure);
+    }
+    const jitter = Math.floor(Math.random() * 100);
+    return Math.min(this.#maxBackoffMs, 100 * 2 ** Math.min(retries, 16)) + jitter;
+  }
+
+  /** Logs the first error of each outage and the recovery, not every retry. */
+  #watch(client: RedisClient, role: string): void {
+    let down = false;
+    client.on("error", (error: unknown) => {
+      if (down || !this.#started || this.#closed) return;
+      down = true;
+      this.#log(`redis event source: ${role} lost ${this.#where} (${rootCause(error)}); reconnecting with backoff`);
+    });
+    client.on("ready", () => {
+      if (!down) return;
+      down = false;
+      this.#log(`redis event source: ${role} reconnected to ${this.#where}`);
+    });
+  }
+
+  #command(pending: Promise<unknown>, what: string): void {
+    pending.catch((error: unknown) => {
+      if (!this.#closed) this.#log(`redis event source: could not ${what}: ${rootCause(error)}`);
+    });
+  }
+}
+
+async function shutDown(client: RedisClient): Promise<void> {
+  if (!client.isOpen) return;
+  if (!client.isReady) return client.destroy(); // an outage: nothing to flush
+  await client.close();
+}
+
+/** The URL without credentials, for messages; throws when it is not a Redis URL. */
+function checkedUrl(url: string): string {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed === undefined || (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")) {
+    throw new TypeError(
+      `REDIS_URL ${JSON.stringify(url)} is not a Redis URL; use the form ${DEFAULT_REDIS_URL}`,
+    );
+  }
+  parsed.username = "";
+  parsed.password = "";
+  return parsed.toString().replace(/\/$/, "");
+}
+
+function rootCause(error: unknown): string {
+  let current: unknown = error;
+  // node-redis wraps the socket error in its own; the innermost one says what happened.
+  for (let depth = 0; depth < 5 && current instanceof Error && current.cause !== undefined; depth++) {
+    current = current.cause;
+  }
+  if (current instanceof AggregateError && current.errors.length > 0) current = current.errors[0];
+  if (current instanceof Error) return (current as NodeJS.ErrnoException).code ?? current.message;
+  return String(current);
+}

@@ -1,0 +1,95 @@
+/**
+ * The event source a subscription handler joins in `subscribe`: the place where the
+ * application announces "the tool list changed" or "resource X was updated", and where
+ * every open listen stream hears about it (each wiring its listener to `channel.post`).
+ *
+ * Topics are plain strings; payloads must be JSON-serialisable so that the same handler
+ * code works unchanged over a broker shared by several processes (a Redis implementation
+ * is a scaffold add-on: `create-mcp-handler --event-source redis`).
+ */
+
+/** Removes one subscription. Calling it again does nothing. */
+export type Unsubscribe = () => void;
+
+/** Receives one published payload. It should only hand the payload on (`channel.post`). */
+export type EventListener<Payload = unknown> = (payload: Payload, topic: string) => void;
+
+/** Topic name -> payload type, e.g. `{ tools: { reason: string } }`. */
+export type EventTopics = Record<string, unknown>;
+
+export interface EventSource<Topics extends EventTopics = EventTopics> {
+  /** Starts delivering `topic` to `listener`; every call is an independent subscription. */
+  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe;
+  /** Delivers `payload` to every subscriber of `topic` (in every process sharing the source). */
+  publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void>;
+  /** Releases connections and drops every subscription. */
+  close?(): Promise<void>;
+}
+
+export interface InProcessEventSourceOptions {
+  /** Called when a listener throws; the other listeners still run. Default: a process warning. */
+  onListenerError?(error: unknown, topic: string): void;
+}
+
+interface Subscription {
+  readonly listener: EventListener<any>;
+}
+
+/**
+ * An event source for one process. Listeners run synchronously inside `publish`, in
+ * subscription order, so a burst reaches every stream's mailbox before `publish` returns.
+ */
+export class InProcessEventSource<Topics extends EventTopics = EventTopics> implements EventSource<Topics> {
+  readonly #topics = new Map<string, Set<Subscription>>();
+  readonly #onListenerError: (error: unknown, topic: string) => void;
+
+  constructor(options: InProcessEventSourceOptions = {}) {
+    this.#onListenerError = options.onListenerError ?? warnListenerError;
+  }
+
+  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe {
+    // A wrapper object per call, so the same function subscribed twice is two subscriptions.
+    const subscription: Subscription = { listener };
+    let subscriptions = this.#topics.get(topic);
+    if (subscriptions === undefined) this.#topics.set(topic, (subscriptions = new Set()));
+    subscriptions.add(subscription);
+    return () => {
+      subscriptions.delete(subscription);
+      if (subscriptions.size === 0 && this.#topics.get(topic) === subscriptions) this.#topics.delete(topic);
+    };
+  }
+
+  publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void> {
+    const subscriptions = this.#topics.get(topic);
+    if (subscriptions !== undefined) {
+      // Iterating a Set visits entries added during the loop; a snapshot keeps the burst
+      // to the subscribers present at publish time.
+      for (const subscription of [...subscriptions]) {
+        if (!subscriptions.has(subscription)) continue; // unsubscribed by an earlier listener
+        try {
+          subscription.listener(payload, topic);
+        } catch (error) {
+          this.#onListenerError(error, topic);
+        }
+      }
+    }
+    return Promise.resolve();
+  }
+
+  /** How many subscriptions `topic` has (all topics when omitted); useful in tests and metrics. */
+  listenerCount(topic?: string): number {
+    if (topic !== undefined) return this.#topics.get(topic)?.size ?? 0;
+    let total = 0;
+    for (const subscriptions of this.#topics.values()) total += subscriptions.size;
+    return total;
+  }
+
+  async close(): Promise<void> {
+    this.#topics.clear();
+  }
+}
+
+function warnListenerError(error: unknown, topic: string): void {
+  const detail = error instanceof Error ? error.message : String(error);
+  process.emitWarning(`event listener for topic "${topic}" threw: ${detail}`, "EventSourceWarning");
+}

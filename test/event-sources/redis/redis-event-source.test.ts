@@ -1,0 +1,154 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  connectRedisEventSource,
+  RedisUnreachableError,
+  type RedisEventSource,
+} from "../../../templates/event-sources/redis/redis-event-source.js";
+import type { EventSource } from "../../../templates/runtime/events.js";
+import { freePort, startRedisServer, type RedisServer } from "../../support/redis-server.js";
+
+/** Waits (bounded) until `check` holds; returns whether it did. */
+async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+/** Publishes until `received` holds: pub/sub keeps nothing for a subscriber not yet (re)subscribed. */
+async function publishUntil(source: RedisEventSource, topic: string, payload: unknown, received: () => boolean) {
+  for (let attempt = 0; attempt < 100 && !received(); attempt++) {
+    await source.publish(topic, payload).catch(() => {});
+    await eventually(received, 100);
+  }
+  return received();
+}
+
+describe("redis event source", { timeout: 60_000 }, () => {
+  let redis: RedisServer;
+  const sources: RedisEventSource[] = [];
+  const logs: string[] = [];
+  const open = async () => {
+    const source = await connectRedisEventSource({ url: redis.url, maxBackoffMs: 200, log: (line) => logs.push(line) });
+    sources.push(source);
+    return source;
+  };
+
+  before(async () => {
+    redis = await startRedisServer();
+  });
+  after(async () => {
+    await Promise.all(sources.map((source) => source.close()));
+    await redis.stop();
+  });
+
+  test("has the shape of the runtime's EventSource", async () => {
+    type Topics = { tools: { n: number } };
+    const redisSource = await connectRedisEventSource<Topics>({ url: redis.url, log: () => {} });
+    sources.push(redisSource as RedisEventSource);
+    const source: EventSource<Topics> = redisSource; // tsc checks the assignment
+    let received = 0;
+    source.subscribe("tools", (payload) => (received = payload.n));
+    assert.ok(await publishUntil(redisSource as RedisEventSource, "tools", { n: 7 }, () => received === 7));
+  });
+
+  test("an event published by one process reaches subscribers in another, parsed", async () => {
+    const [publisher, subscriber] = [await open(), await open()];
+    const seen: unknown[] = [];
+    subscriber.subscribe("tools", (payload, topic) => seen.push({ topic, payload }));
+    const arrived = await publishUntil(publisher, "tools", { reason: "added" }, () => seen.length > 0);
+    assert.ok(arrived, "no event arrived through Redis");
+    assert.deepEqual(seen[0], { topic: "tools", payload: { reason: "added" } });
+  });
+
+  test("topics are separate and unsubscribe stops delivery", async () => {
+    const [publisher, subscriber] = [await open(), await open()];
+    const tools: unknown[] = [];
+    const prompts: unknown[] = [];
+    const stopTools = subscriber.subscribe("tools2", (payload) => tools.push(payload));
+    subscriber.subscribe("prompts2", (payload) => prompts.push(payload));
+    assert.ok(await publishUntil(publisher, "prompts2", "p", () => prompts.length > 0));
+    assert.ok(await publishUntil(publisher, "tools2", "t", () => tools.length > 0));
+    assert.ok(prompts.every((p) => p === "p") && tools.every((t) => t === "t"));
+    stopTools();
+    const toolsBefore = tools.length;
+    // A later prompts event travels the same connection, so once it arrives a tools event
+    // published before it would have arrived too.
+    await publisher.publish("tools2", "late");
+    const promptsBefore = prompts.length;
+    await publisher.publish("prompts2", "marker");
+    assert.ok(await eventually(() => prompts.length > promptsBefore));
+    assert.equal(tools.length, toolsBefore);
+  });
+
+  test("one Redis message is parsed once and given to every local listener", async () => {
+    const [publisher, subscriber] = [await open(), await open()];
+    const payloads: unknown[] = [];
+    subscriber.subscribe("fan", (payload) => payloads.push(payload));
+    subscriber.subscribe("fan", (payload) => payloads.push(payload));
+    assert.ok(await publishUntil(publisher, "fan", { x: 1 }, () => payloads.length >= 2));
+    assert.equal(payloads[0], payloads[1], "both listeners got the same parsed object");
+  });
+
+  test("killing and restarting Redis keeps subscriptions and delivery resumes", async () => {
+    const [publisher, subscriber] = [await open(), await open()];
+    const seen: unknown[] = [];
+    subscriber.subscribe("outage", (payload) => seen.push(payload));
+    assert.ok(await publishUntil(publisher, "outage", "before", () => seen.includes("before")));
+
+    await redis.kill();
+    assert.ok(await eventually(() => !publisher.ready && !subscriber.ready), "clients noticed the outage");
+    await assert.rejects(publisher.publish("outage", "during"), RedisUnreachableError);
+
+    await redis.restart();
+    assert.ok(await eventually(() => publisher.ready && subscriber.ready, 20_000), "clients reconnected");
+    assert.ok(await publishUntil(publisher, "outage", "after", () => seen.includes("after")), "delivery resumed");
+    assert.ok(logs.some((line) => line.includes("reconnecting with backoff")), logs.join("\n"));
+    assert.ok(logs.some((line) => line.includes("reconnected to")), logs.join("\n"));
+  });
+
+  test("a message that is not JSON is dropped with a log line", async () => {
+    const [publisher, subscriber] = [await open(), await open()];
+    const seen: unknown[] = [];
+    subscriber.subscribe("raw", (payload) => seen.push(payload));
+    // Bypass the source's JSON encoding the way a foreign publisher would.
+    const { createClient } = await import("redis");
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      for (let attempt = 0; attempt < 50 && !logs.some((l) => l.includes("not JSON")); attempt++) {
+        await raw.publish("mcp:events:raw", "{oops");
+        await eventually(() => logs.some((l) => l.includes("not JSON")), 100);
+      }
+    } finally {
+      await raw.close();
+    }
+    assert.ok(logs.some((line) => line.includes('dropped a message on "mcp:events:raw" that is not JSON')));
+    assert.ok(await publishUntil(publisher, "raw", "fine", () => seen.length > 0), "the stream still works");
+    assert.deepEqual(seen.filter((p) => p !== "fine"), []);
+  });
+});
+
+test("starting with Redis down fails with an error naming the URL and the fix", { timeout: 20_000 }, async () => {
+  const port = await freePort(); // nothing listens there
+  const started = connectRedisEventSource({ url: `redis://127.0.0.1:${port}`, startTimeoutMs: 500, log: () => {} });
+  await assert.rejects(started, (error: unknown) => {
+    assert.ok(error instanceof RedisUnreachableError);
+    assert.match(error.message, new RegExp(`cannot reach Redis at redis://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED, \\d+ attempts`));
+    assert.match(error.message, /set REDIS_URL/);
+    return true;
+  });
+});
+
+test("a REDIS_URL that is not a Redis URL is refused before connecting", async () => {
+  await assert.rejects(connectRedisEventSource({ url: "http://example.com" }), /is not a Redis URL; use the form redis:\/\//);
+});
+
+test("credentials in the URL never appear in the error", { timeout: 20_000 }, async () => {
+  const port = await freePort();
+  const started = connectRedisEventSource({ url: `redis://user:s3cret@127.0.0.1:${port}`, startTimeoutMs: 200, log: () => {} });
+  await assert.rejects(started, (error: unknown) => !String((error as Error).message).includes("s3cret"));
+});

@@ -1,0 +1,122 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** A real redis-server owned by one test: loopback only, no persistence, its own temp dir. */
+export interface RedisServer {
+  readonly port: number;
+  /** `redis://127.0.0.1:<port>`, what REDIS_URL is set to for servers under test. */
+  readonly url: string;
+  /** Whether the broker process is up right now. */
+  readonly running: boolean;
+  /** SIGKILLs the broker (an abrupt outage: no goodbye to clients) and waits for it to exit. */
+  kill(): Promise<void>;
+  /** Starts the broker again on the same port (after kill). */
+  restart(): Promise<void>;
+  /** Stops the broker if it runs and removes its temp dir. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const START_TIMEOUT_MS = 10_000;
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", resolve);
+  });
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("could not read the probe port");
+  return address.port;
+}
+
+/** True when the `redis-server` binary is on PATH. */
+export function redisServerInstalled(): boolean {
+  return spawnSync("redis-server", ["--version"], { stdio: "ignore" }).status === 0;
+}
+
+/** Starts redis-server on a free loopback port; the caller must `stop()` it (use `after`). */
+export async function startRedisServer(): Promise<RedisServer> {
+  if (!redisServerInstalled()) {
+    throw new Error("redis-server is not installed; run `apt-get install -y redis-server` (.ci/run does it)");
+  }
+  const dir = mkdtempSync(join(tmpdir(), "mcp-gen-redis-"));
+  let port = 0;
+  let child: ChildProcess | undefined;
+  // The port can be taken between probing and binding; a few fresh ports settle it.
+  for (let attempt = 0; attempt < 5 && child === undefined; attempt++) {
+    port = await freePort();
+    child = await launch(port, dir).catch(() => undefined);
+  }
+  if (child === undefined) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error("redis-server did not start on a free loopback port after 5 attempts");
+  }
+  let current: ChildProcess | undefined = child;
+
+  const kill = async () => {
+    const proc = current;
+    current = undefined;
+    if (proc !== undefined) await terminate(proc, "SIGKILL");
+  };
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    get running() {
+      return current !== undefined;
+    },
+    kill,
+    async restart() {
+      if (current !== undefined) throw new Error("redis-server is still running; kill() it first");
+      current = await launch(port, dir);
+    },
+    async stop() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Spawns one redis-server and resolves once it accepts connections. */
+function launch(port: number, dir: string): Promise<ChildProcess> {
+  const args = [
+    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir,
+    "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "",
+  ];
+  const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+      reject(new Error(`redis-server on port ${port} ${why}: ${output.trim().split("\n").slice(-3).join(" | ")}`));
+    };
+    const timer = setTimeout(() => fail("did not become ready in time"), START_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("Ready to accept connections")) {
+        clearTimeout(timer);
+        child.stdout?.off("data", onData);
+        child.stdout?.resume(); // keep draining so the broker never blocks on a full pipe
+        child.off("exit", onExit);
+        resolve(child);
+      }
+    };
+    const onExit = (code: number | null) => fail(`exited early with code ${code}`);
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.once("exit", onExit);
+  });
+}
+
+function terminate(proc: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    proc.once("exit", () => resolve());
+    proc.kill(signal);
+  });
+}
