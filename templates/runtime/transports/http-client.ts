@@ -1,0 +1,186 @@
+/**
+ * The client side of Streamable HTTP (2026-07-28): each message is its own POST, with the
+ * headers the server checks against the body; the answer is read as JSON or as an SSE
+ * stream, and every message in it is delivered like any transport's (push or pull).
+ *
+ * Over HTTP a listen stream is cancelled by closing its response, so sending
+ * `notifications/cancelled` for a request whose stream is open aborts that stream instead
+ * of posting the notification. A stream that ends before its request was answered is
+ * delivered as an "error" event carrying an `HttpStreamClosedError` with the request id.
+ */
+import { META_KEYS } from "../../capabilities.js";
+import { classifyMessage, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
+import {
+  registerTransport,
+  TransportClosedError,
+  type ReceivedMessage,
+  type Transport,
+  type TransportCapability,
+  type TransportListener,
+} from "../transport.js";
+import { Inbox } from "./inbox.js";
+import { encodeHeaderValue, nameOf } from "./http-request.js";
+
+export interface HttpClientTransportOptions {
+  /** Extra headers on every POST (for example `authorization`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The fetch to use; default the global one. */
+  readonly fetch?: typeof fetch;
+}
+
+/** A request's response stream ended (or failed) before the request was answered. */
+export class HttpStreamClosedError extends Error {
+  constructor(
+    readonly requestId: RequestId,
+    message: string,
+  ) {
+    super(message);
+    this.name = "HttpStreamClosedError";
+  }
+}
+
+export class HttpClientTransport implements Transport {
+  readonly url: URL;
+  readonly #headers: Readonly<Record<string, string>>;
+  readonly #fetch: typeof fetch;
+  readonly #inbox = new Inbox();
+  /** Requests whose response is still open, by id: aborting one closes its stream. */
+  readonly #open = new Map<RequestId, AbortController>();
+  #closed = false;
+
+  constructor(url: string | URL, options: HttpClientTransportOptions = {}) {
+    this.url = new URL(url);
+    this.#headers = options.headers ?? {};
+    this.#fetch = options.fetch ?? fetch;
+  }
+
+  async connect(): Promise<void> {}
+
+  async sendMessage(message: JsonRpcMessage): Promise<void> {
+    if (this.#closed) throw new TransportClosedError();
+    if ("method" in message && message.method === "notifications/cancelled") {
+      const target = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      const open = target === undefined ? undefined : this.#open.get(target);
+      if (open !== undefined) {
+        open.abort();
+        return;
+      }
+    }
+    const id = "method" in message && "id" in message ? message.id : undefined;
+    const abort = new AbortController();
+    if (id !== undefined) this.#open.set(id, abort);
+    let response: Response;
+    try {
+      response = await this.#fetch(this.url, {
+        method: "POST",
+        headers: this.#headersFor(message),
+        body: JSON.stringify(message),
+        signal: abort.signal,
+      });
+    } catch (error) {
+      if (id !== undefined) this.#open.delete(id);
+      throw error;
+    }
+    const type = response.headers.get("content-type") ?? "";
+    if (type.startsWith("text/event-stream") && response.body !== null) {
+      void this.#pump(response.body, id, abort);
+      return;
+    }
+    if (id !== undefined) this.#open.delete(id);
+    const text = await response.text();
+    if (type.startsWith("application/json") && text.length > 0) {
+      this.#receive(text);
+      return;
+    }
+    if (!response.ok) throw new Error(`HTTP ${response.status} from ${this.url.href}${text ? `: ${text.slice(0, 200)}` : ""}`);
+  }
+
+  receiveMessage(): Promise<ReceivedMessage> {
+    return this.#inbox.next();
+  }
+
+  subscribe(listener: TransportListener): void {
+    this.#inbox.subscribe(listener);
+  }
+
+  capabilities(): readonly TransportCapability[] {
+    return ["push"];
+  }
+
+  connected(): boolean {
+    return !this.#closed;
+  }
+
+  /** Aborts every open response and delivers "closed". */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const abort of this.#open.values()) abort.abort();
+    this.#open.clear();
+    this.#inbox.deliver({ type: "closed" });
+  }
+
+  #headersFor(message: JsonRpcMessage): Record<string, string> {
+    const headers: Record<string, string> = {
+      ...this.#headers,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    };
+    if (!("method" in message)) return headers;
+    headers["mcp-method"] = message.method;
+    const name = nameOf(message.params);
+    if (name !== undefined) headers["mcp-name"] = encodeHeaderValue(name);
+    const version = message.params?._meta && (message.params._meta as Record<string, unknown>)[META_KEYS.protocolVersion];
+    if (typeof version === "string") headers["mcp-protocol-version"] = version;
+    return headers;
+  }
+
+  /** Delivers one message of wire text; the answer to an open request closes its entry. */
+  #receive(text: string): void {
+    const classified = classifyMessage(text);
+    if (classified.kind === "response") {
+      const id = classified.message.id;
+      if (id !== undefined && id !== null) this.#open.delete(id);
+    }
+    this.#inbox.deliver({ type: "message", message: classified.kind === "invalid" ? text : classified.message });
+  }
+
+  async #pump(body: ReadableStream<Uint8Array>, id: RequestId | undefined, abort: AbortController): Promise<void> {
+    let failure: unknown;
+    try {
+      for await (const data of sseMessages(body)) this.#receive(data);
+    } catch (error) {
+      failure = error;
+    }
+    // Still open here means the stream ended without the request's answer: an abrupt close.
+    if (id !== undefined && this.#open.get(id) === abort) {
+      this.#open.delete(id);
+      const how = abort.signal.aborted ? "was cancelled" : failure ? `failed: ${String(failure)}` : "ended";
+      this.#inbox.deliver({ type: "error", error: new HttpStreamClosedError(id, `the response stream of request ${id} ${how} before its answer`) });
+    }
+  }
+}
+
+/** The `data` of each SSE event in a byte stream; comments and other fields are skipped. */
+export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let data: string[] = [];
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let newline: number;
+    while ((newline = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, newline).replace(/\r$/, "");
+      buffer = buffer.slice(newline + 1);
+      if (line === "") {
+        if (data.length > 0) yield data.join("\n");
+        data = [];
+      } else if (line.startsWith("data:")) {
+        data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+      }
+    }
+  }
+  if (data.length > 0) yield data.join("\n");
+}
+
+registerTransport("http", HttpClientTransport);

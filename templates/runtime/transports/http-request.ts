@@ -1,0 +1,224 @@
+/**
+ * What the Streamable HTTP transport checks before a message reaches the server core:
+ * the verb, the Origin, the body size, the JSON itself, and the MCP request headers
+ * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) against the body. Each check either
+ * passes or yields an `HttpRejection`: the status and body to answer with, nothing parsed
+ * further. The core then does the checks that do not depend on HTTP (`_meta`, methods).
+ */
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { ERROR_CODES, META_KEYS } from "../../capabilities.js";
+import { classifyMessage, errorResponse, type Classified, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
+
+/** A refusal the transport answers by itself: an HTTP status and, usually, a JSON-RPC error. */
+export interface HttpRejection {
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+}
+
+/** The default body limit: far above any real MCP request, far below a memory problem. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+const BASE64_PREFIX = "=?base64?";
+const BASE64_SUFFIX = "?=";
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The HTTP status for a JSON-RPC error the server core produced (the spec pins these). */
+export function statusForErrorCode(code: number): number {
+  if (code === ERROR_CODES.MethodNotFoundError) return 404;
+  if (
+    code === ERROR_CODES.ParseError ||
+    code === ERROR_CODES.InvalidRequestError ||
+    code === ERROR_CODES.InvalidParamsError ||
+    code === ERROR_CODES.HeaderMismatchError ||
+    code === ERROR_CODES.UnsupportedProtocolVersionError ||
+    code === ERROR_CODES.MissingRequiredClientCapabilityError
+  ) {
+    return 400;
+  }
+  return 200; // ordinary application errors travel on 200, like results
+}
+
+/** Origins a localhost-bound server accepts by default: the same machine, any port. */
+export function isLocalhostOrigin(origin: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return false;
+  return url.hostname === "localhost" || url.hostname === "127.0.0.1" || url.hostname === "[::1]";
+}
+
+/**
+ * `undefined` when the Origin is absent (not a browser) or allowed; a 403 otherwise.
+ * `allowed` is an exact list of origins, `"*"` for any, or a predicate.
+ */
+export function checkOrigin(
+  origin: string | undefined,
+  allowed: readonly string[] | "*" | ((origin: string) => boolean),
+): HttpRejection | undefined {
+  if (origin === undefined || allowed === "*") return undefined;
+  const ok = typeof allowed === "function" ? allowed(origin) : allowed.includes(origin);
+  if (ok) return undefined;
+  return { status: 403, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `Origin ${origin} is not allowed`) };
+}
+
+/** Only POST carries MCP messages since 2026-07-28: no GET stream, no DELETE of a session. */
+export function checkVerb(method: string | undefined): HttpRejection | undefined {
+  if (method === "POST") return undefined;
+  return {
+    status: 405,
+    headers: { allow: "POST" },
+    body: errorResponse(null, ERROR_CODES.InvalidRequestError, `HTTP ${method ?? "?"} is not supported; send each message as a POST`),
+  };
+}
+
+function tooLarge(limit: number): HttpRejection {
+  return {
+    status: 413,
+    headers: { connection: "close" },
+    body: errorResponse(null, ERROR_CODES.InvalidRequestError, `request body exceeds ${limit} bytes`),
+  };
+}
+
+/**
+ * Reads the whole body, refusing (413) as soon as it would exceed `limit`: a declared
+ * Content-Length over the limit is refused before a byte is read, a chunked body as soon
+ * as it crosses it. The refused body is never parsed.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<string | HttpRejection> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(tooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        cleanup();
+        chunks.length = 0;
+        resolve(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, size).toString("utf8"));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = () => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  });
+}
+
+/**
+ * One JSON-RPC message, decoded and classified. Batches were removed from the protocol, so
+ * an array is refused with its own message; anything else invalid gets the core's answer.
+ */
+export function parseBody(text: string): Exclude<Classified, { kind: "invalid" }> | HttpRejection {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { status: 400, body: errorResponse(null, ERROR_CODES.ParseError, `Parse error: ${detail}`) };
+  }
+  if (Array.isArray(value)) {
+    return {
+      status: 400,
+      body: errorResponse(null, ERROR_CODES.InvalidRequestError, "JSON-RPC batches are not supported; send one message per POST"),
+    };
+  }
+  const classified = classifyMessage(value);
+  if (classified.kind === "invalid") {
+    return { status: 400, body: errorResponse(classified.id, classified.error.code, classified.error.message) };
+  }
+  return classified;
+}
+
+/**
+ * Decodes an `Mcp-*` header value: `=?base64?...?=` is Base64 over UTF-8 (strict alphabet
+ * and padding), anything else is literal. `undefined` when the Base64 form is malformed.
+ */
+export function decodeHeaderValue(value: string): string | undefined {
+  if (!(value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX) && value.length >= BASE64_PREFIX.length + BASE64_SUFFIX.length)) {
+    return value;
+  }
+  const payload = value.slice(BASE64_PREFIX.length, value.length - BASE64_SUFFIX.length);
+  if (!STRICT_BASE64.test(payload)) return undefined;
+  return Buffer.from(payload, "base64").toString("utf8");
+}
+
+/** Whether a header value must travel in the Base64 form (not plain visible ASCII, or ambiguous). */
+export function encodeHeaderValue(value: string): string {
+  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith(BASE64_PREFIX);
+  return plain ? value : `${BASE64_PREFIX}${Buffer.from(value, "utf8").toString("base64")}${BASE64_SUFFIX}`;
+}
+
+/** What `Mcp-Name` mirrors: the top-level `params.name`, else `params.uri` (tools, prompts, resources). */
+export function nameOf(params: unknown): string | undefined {
+  if (params === null || typeof params !== "object") return undefined;
+  const { name, uri } = params as { name?: unknown; uri?: unknown };
+  if (typeof name === "string") return name;
+  return typeof uri === "string" ? uri : undefined;
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(", ") : value?.trim();
+}
+
+function mismatch(id: RequestId | null, message: string): HttpRejection {
+  return { status: 400, body: errorResponse(id, ERROR_CODES.HeaderMismatchError, message) };
+}
+
+/**
+ * Checks the MCP request headers against the body (SEP-2243). A request must name its
+ * method in `Mcp-Method`, its tool, prompt or resource in `Mcp-Name`, and its protocol
+ * version in `MCP-Protocol-Version`, each equal to the body's value. Notifications and
+ * responses are checked only for the headers they carry. Whether the version is one the
+ * server speaks is the core's question (-32022), asked once the two agree.
+ */
+export function checkMcpHeaders(headers: IncomingHttpHeaders, message: JsonRpcMessage): HttpRejection | undefined {
+  const isRequest = "method" in message && "id" in message;
+  const id = isRequest ? message.id : null;
+  const method = "method" in message ? message.method : undefined;
+  const params = "params" in message ? (message.params as { _meta?: Record<string, unknown> } | undefined) : undefined;
+
+  const methodHeader = header(headers, "mcp-method");
+  if (method !== undefined && (methodHeader !== undefined || isRequest)) {
+    if (methodHeader === undefined) return mismatch(id, `missing Mcp-Method header; set it to "${method}"`);
+    if (methodHeader !== method) return mismatch(id, `Mcp-Method header "${methodHeader}" does not match the body method "${method}"`);
+  }
+
+  const name = nameOf(params);
+  const nameHeader = header(headers, "mcp-name");
+  if (name !== undefined && (nameHeader !== undefined || isRequest)) {
+    if (nameHeader === undefined) return mismatch(id, `missing Mcp-Name header; set it to the request's name or uri`);
+    const decoded = decodeHeaderValue(nameHeader);
+    if (decoded === undefined) return mismatch(id, "Mcp-Name header has a malformed =?base64?...?= value");
+    if (decoded !== name) return mismatch(id, `Mcp-Name header does not match the body's name or uri`);
+  }
+
+  const bodyVersion = params?._meta?.[META_KEYS.protocolVersion];
+  const versionHeader = header(headers, "mcp-protocol-version");
+  if (typeof bodyVersion === "string" && (versionHeader !== undefined || isRequest)) {
+    if (versionHeader === undefined) return mismatch(id, `missing MCP-Protocol-Version header; set it to "${bodyVersion}"`);
+    if (versionHeader !== bodyVersion) {
+      return mismatch(id, `MCP-Protocol-Version header "${versionHeader}" does not match _meta protocol version "${bodyVersion}"`);
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,254 @@
+/**
+ * The server side of Streamable HTTP (2026-07-28): one endpoint, one POST per message, no
+ * sessions. Every POST becomes one short-lived transport (`HttpExchange`) that the server
+ * core serves with `server.connect`; the response is JSON for a plain answer and SSE as soon
+ * as anything comes before the answer (progress, logs, or a whole `subscriptions/listen`
+ * stream). Closing the response from the client side is an outside teardown.
+ *
+ * `createHttpHandler` returns a plain `(req, res)` handler, so it mounts inside any
+ * existing `node:http` server (or a framework that exposes Node's request and response);
+ * `serveHttp` is the stand-alone server, bound to 127.0.0.1 unless told otherwise.
+ */
+import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
+import { errorResponse } from "../jsonrpc.js";
+import { ERROR_CODES } from "../../capabilities.js";
+import { TransportClosedError, type MessageContext, type ReceivedMessage, type Transport, type TransportCapability, type TransportListener } from "../transport.js";
+import { Inbox } from "./inbox.js";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  checkMcpHeaders,
+  checkOrigin,
+  checkVerb,
+  isLocalhostOrigin,
+  parseBody,
+  readBody,
+  statusForErrorCode,
+  type HttpRejection,
+} from "./http-request.js";
+import { SseWriter, sseFrame, type SseOptions } from "./http-sse.js";
+
+/** What the handler needs of a server: the core's `connect`, called once per POST. */
+export interface ConnectableServer {
+  connect(transport: Transport): Promise<void>;
+}
+
+/** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge. */
+export class HttpAuthError extends Error {
+  constructor(
+    message: string,
+    readonly status = 401,
+    readonly challenge?: string,
+  ) {
+    super(message);
+    this.name = "HttpAuthError";
+  }
+}
+
+export interface HttpHandlerOptions extends SseOptions {
+  /** Largest accepted body in bytes; larger is refused with 413 before parsing. Default 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /**
+   * Origins a browser may call from: a list, `"*"`, or a predicate. Default: localhost
+   * origins only (any port). A request without an Origin header is not a browser's.
+   */
+  readonly allowedOrigins?: readonly string[] | "*" | ((origin: string) => boolean);
+  /**
+   * Authenticates a request before its body is read. The value returned becomes
+   * `principal` in the message context, which the server merges into `channel.meta` and
+   * the request context; throw `HttpAuthError` to refuse.
+   */
+  readonly authenticate?: (req: IncomingMessage) => unknown | Promise<unknown>;
+  /** Called with errors that have no client to go to (a failed write, a broken handler). */
+  readonly onError?: (error: unknown) => void;
+}
+
+export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A request handler serving `server` over Streamable HTTP. */
+export function createHttpHandler(server: ConnectableServer, options: HttpHandlerOptions = {}): HttpHandler {
+  const allowedOrigins = options.allowedOrigins ?? isLocalhostOrigin;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const onError = options.onError ?? (() => {});
+  return (req, res) => {
+    handle(req, res).catch((error) => {
+      onError(error);
+      if (!res.headersSent) reject(res, { status: 500, body: errorResponse(null, ERROR_CODES.InternalError, "Internal error") });
+      else res.destroy();
+    });
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refused = checkVerb(req.method) ?? checkOrigin(header(req, "origin"), allowedOrigins);
+    if (refused !== undefined) return reject(res, refused);
+    const context = await authenticate(req);
+    if ("status" in context) return reject(res, context);
+    const body = await readBody(req, maxBodyBytes);
+    if (typeof body !== "string") return reject(res, body);
+    const parsed = parseBody(body);
+    if ("status" in parsed) return reject(res, parsed);
+    const mismatch = checkMcpHeaders(req.headers, parsed.message);
+    if (mismatch !== undefined) return reject(res, mismatch);
+    const exchange = new HttpExchange(res, parsed.message, context.context, options);
+    await server.connect(exchange);
+    if (parsed.kind !== "request") {
+      // A notification or a response is accepted as soon as the server has it.
+      res.writeHead(202).end();
+    }
+  }
+
+  async function authenticate(req: IncomingMessage): Promise<{ context?: MessageContext } | HttpRejection> {
+    if (options.authenticate === undefined) return {};
+    try {
+      const principal = await options.authenticate(req);
+      return principal === undefined ? {} : { context: { principal } };
+    } catch (error) {
+      const status = error instanceof HttpAuthError ? error.status : 401;
+      const headers: Record<string, string> = error instanceof HttpAuthError && error.challenge ? { "www-authenticate": error.challenge } : {};
+      const message = error instanceof Error ? error.message : "unauthorized";
+      return { status, headers, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) };
+    }
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function reject(res: ServerResponse, rejection: HttpRejection): void {
+  const text = rejection.body === undefined ? "" : JSON.stringify(rejection.body);
+  res.writeHead(rejection.status, {
+    ...(text ? { "content-type": "application/json" } : {}),
+    "content-length": Buffer.byteLength(text),
+    ...rejection.headers,
+  });
+  res.end(text);
+}
+
+/**
+ * One POST as a transport: it delivers the one message it carries, then writes what the
+ * server sends back (JSON for a lone answer, SSE otherwise) and delivers "closed" exactly
+ * once when the response is over, whether the server ended it or the client went away.
+ */
+export class HttpExchange implements Transport {
+  readonly #res: ServerResponse;
+  readonly #inbox = new Inbox();
+  readonly #requestId: RequestId | undefined;
+  readonly #options: SseOptions;
+  #writer: SseWriter | undefined;
+  #ended = false;
+
+  constructor(res: ServerResponse, message: JsonRpcMessage, context: MessageContext | undefined, options: SseOptions = {}) {
+    this.#res = res;
+    this.#options = options;
+    this.#requestId = "method" in message && "id" in message ? message.id : undefined;
+    res.once("close", this.#onClose);
+    this.#inbox.deliver(context === undefined ? { type: "message", message } : { type: "message", message, context });
+  }
+
+  /** The SSE writer once the response became a stream (for metrics and tests). */
+  get stream(): SseWriter | undefined {
+    return this.#writer;
+  }
+
+  async connect(): Promise<void> {}
+
+  async sendMessage(message: JsonRpcMessage): Promise<void> {
+    if (!this.connected()) throw new TransportClosedError("the HTTP response is closed");
+    const isFinal = !("method" in message) && "id" in message && message.id === this.#requestId;
+    if (isFinal) this.#ended = true;
+    const json = JSON.stringify(message);
+    if (isFinal && this.#writer === undefined) {
+      const status = "error" in message ? statusForErrorCode(message.error.code) : 200;
+      this.#res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
+      this.#res.end(json);
+      return;
+    }
+    this.#writer ??= new SseWriter(this.#res, this.#options);
+    if (isFinal) this.#writer.end(sseFrame(json));
+    else this.#writer.write(sseFrame(json));
+  }
+
+  receiveMessage(): Promise<ReceivedMessage> {
+    return this.#inbox.next();
+  }
+
+  subscribe(listener: TransportListener): void {
+    this.#inbox.subscribe(listener);
+  }
+
+  capabilities(): readonly TransportCapability[] {
+    return ["push"];
+  }
+
+  connected(): boolean {
+    return !this.#ended && !this.#res.destroyed && !this.#res.writableEnded;
+  }
+
+  /** Ends the response from the server side: a stream is ended, an unanswered request gets 503. */
+  async close(): Promise<void> {
+    if (this.#res.writableEnded || this.#res.destroyed) return;
+    this.#ended = true;
+    if (this.#writer !== undefined) this.#writer.end();
+    else if (!this.#res.headersSent) reject(this.#res, { status: 503, body: errorResponse(this.#requestId ?? null, ERROR_CODES.InternalError, "server is shutting down") });
+    else this.#res.end();
+  }
+
+  readonly #onClose = (): void => {
+    const abrupt = !this.#res.writableFinished;
+    this.#ended = true;
+    this.#writer?.destroy();
+    this.#inbox.deliver(abrupt ? { type: "closed", reason: "client closed the response" } : { type: "closed" });
+  };
+}
+
+export interface ServeHttpOptions extends HttpHandlerOptions {
+  /** Interface to bind. Default 127.0.0.1: reachable from this machine only. */
+  readonly host?: string;
+  /** Port; 0 (default) picks a free one. */
+  readonly port?: number;
+  /** The MCP endpoint path. Default `/mcp`. */
+  readonly path?: string;
+}
+
+export interface HttpServerHandle {
+  /** The endpoint URL, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url: string;
+  readonly port: number;
+  readonly httpServer: NodeHttpServer;
+  /** Stops listening and drops every open connection (streams see an outside teardown). */
+  close(): Promise<void>;
+}
+
+/** Serves `server` on its own `node:http` server; resolves once it is listening. */
+export async function serveHttp(server: ConnectableServer, options: ServeHttpOptions = {}): Promise<HttpServerHandle> {
+  const host = options.host ?? "127.0.0.1";
+  const path = options.path ?? "/mcp";
+  const handler = createHttpHandler(server, options);
+  const httpServer = createServer((req, res) => {
+    const requestPath = (req.url ?? "/").split("?", 1)[0];
+    if (requestPath === path) return handler(req, res);
+    reject(res, { status: 404, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `no MCP endpoint at ${requestPath}; use ${path}`) });
+  });
+  await new Promise<void>((resolve, rejectListen) => {
+    httpServer.once("error", rejectListen);
+    httpServer.listen(options.port ?? 0, host, () => {
+      httpServer.off("error", rejectListen);
+      resolve();
+    });
+  });
+  const { port } = httpServer.address() as AddressInfo;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}${path}`,
+    port,
+    httpServer,
+    close: () =>
+      new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * One Server-Sent Events response: the frames of one POST's stream (a request's
+ * notifications and response, or a whole `subscriptions/listen` stream).
+ *
+ * Slow consumers: a client that stops reading must not make the server buffer without
+ * bound. While the socket accepts data, frames are written at once. Once more than
+ * `highWaterBytes` sit in the response's own buffer (`writableLength`), the stream is
+ * congested: new frames wait in a pending list where a frame identical to one already
+ * waiting is dropped (coalesced: two identical `list_changed` notifications say no more
+ * than one). The pending list is flushed on `drain`. If buffer plus pending would exceed
+ * `maxBufferedBytes`, the client is not keeping up at all: the stream is ended by
+ * destroying the response, which the server sees as an outside teardown (handleClose).
+ */
+import type { ServerResponse } from "node:http";
+
+export interface SseOptions {
+  /** Keep-alive comment interval in ms; 0 disables. Default 15 000. */
+  readonly keepAliveMs?: number;
+  /** Buffered bytes above which frames wait (and coalesce). Default 64 KiB. */
+  readonly highWaterBytes?: number;
+  /** Buffered plus waiting bytes above which the stream is ended. Default 1 MiB. */
+  readonly maxBufferedBytes?: number;
+}
+
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+export const DEFAULT_HIGH_WATER_BYTES = 64 * 1024;
+export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+const KEEP_ALIVE_FRAME = ": keep-alive\n\n";
+
+/** Response headers of an SSE stream; `X-Accel-Buffering: no` keeps nginx from holding frames. */
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+};
+
+/** One SSE frame carrying one JSON-RPC message (JSON text has no raw newlines). */
+export function sseFrame(json: string): string {
+  return `event: message\ndata: ${json}\n\n`;
+}
+
+export class SseWriter {
+  readonly #res: ServerResponse;
+  readonly #highWater: number;
+  readonly #maxBuffered: number;
+  #keepAlive: NodeJS.Timeout | undefined;
+  #pending: string[] = [];
+  #pendingSet = new Set<string>();
+  #pendingBytes = 0;
+  #endAfterFlush = false;
+  #done = false;
+  /** The most bytes this stream ever held (buffer plus pending); for tests and metrics. */
+  peakBufferedBytes = 0;
+  /** Frames dropped because an identical one was already waiting. */
+  coalescedFrames = 0;
+  /** Why the stream was ended by the writer itself, if it was. */
+  overflowed = false;
+
+  constructor(res: ServerResponse, options: SseOptions = {}) {
+    this.#res = res;
+    this.#highWater = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
+    this.#maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    res.writeHead(200, SSE_HEADERS);
+    res.flushHeaders();
+    res.on("drain", this.#onDrain);
+    const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+    if (keepAliveMs > 0) {
+      this.#keepAlive = setInterval(this.#sendKeepAlive, keepAliveMs);
+      this.#keepAlive.unref();
+    }
+  }
+
+  /** Whether the stream is over (ended, overflowed or closed by the peer). */
+  get done(): boolean {
+    return this.#done || this.#res.destroyed;
+  }
+
+  /** Writes (or queues) one frame; returns false when the stream is over. */
+  write(frame: string): boolean {
+    if (this.done) return false;
+    if (this.#pending.length === 0 && this.#res.writableLength <= this.#highWater) {
+      this.#res.write(frame);
+      this.#notePeak(0);
+      return true;
+    }
+    if (this.#pendingSet.has(frame)) {
+      this.coalescedFrames++;
+      return true;
+    }
+    const size = Buffer.byteLength(frame);
+    if (this.#res.writableLength + this.#pendingBytes + size > this.#maxBuffered) {
+      this.overflowed = true;
+      this.destroy();
+      return false;
+    }
+    this.#pending.push(frame);
+    this.#pendingSet.add(frame);
+    this.#pendingBytes += size;
+    this.#notePeak(this.#pendingBytes);
+    return true;
+  }
+
+  /** Writes the last frame (if any) and ends the response once everything before it is out. */
+  end(frame?: string): void {
+    if (this.done) return;
+    if (frame !== undefined) this.write(frame);
+    if (this.done) return;
+    if (this.#pending.length > 0) {
+      this.#endAfterFlush = true;
+      return;
+    }
+    this.#finish();
+    this.#res.end();
+  }
+
+  /** Ends the stream at once, dropping what waits (an outside teardown for the server). */
+  destroy(): void {
+    this.#finish();
+    this.#res.destroy();
+  }
+
+  #finish(): void {
+    this.#done = true;
+    if (this.#keepAlive !== undefined) clearInterval(this.#keepAlive);
+    this.#keepAlive = undefined;
+    this.#res.off("drain", this.#onDrain);
+    this.#pending = [];
+    this.#pendingSet.clear();
+    this.#pendingBytes = 0;
+  }
+
+  #notePeak(pendingBytes: number): void {
+    const total = this.#res.writableLength + pendingBytes;
+    if (total > this.peakBufferedBytes) this.peakBufferedBytes = total;
+  }
+
+  readonly #onDrain = (): void => {
+    if (this.done) return;
+    const pending = this.#pending;
+    this.#pending = [];
+    this.#pendingSet.clear();
+    this.#pendingBytes = 0;
+    let index = 0;
+    // Refill up to the high-water mark; the rest waits for the next drain.
+    while (index < pending.length && this.#res.writableLength <= this.#highWater) {
+      this.#res.write(pending[index++]!);
+    }
+    for (; index < pending.length; index++) {
+      const frame = pending[index]!;
+      this.#pending.push(frame);
+      this.#pendingSet.add(frame);
+      this.#pendingBytes += Buffer.byteLength(frame);
+    }
+    this.#notePeak(this.#pendingBytes);
+    if (this.#pending.length === 0 && this.#endAfterFlush) {
+      this.#finish();
+      this.#res.end();
+    }
+  };
+
+  readonly #sendKeepAlive = (): void => {
+    // A comment line: ignored by SSE parsers, keeps proxies from timing the stream out.
+    if (!this.done && this.#pending.length === 0) this.#res.write(KEEP_ALIVE_FRAME);
+  };
+}
