@@ -1,0 +1,170 @@
+/**
+ * Soak: many concurrent listen streams on one server process over loopback, then rounds
+ * of notification bursts fanned out to all of them. Every stream must receive exactly
+ * what its filter asked for, stamped with its own subscription id. Runs the runtime's
+ * server and a bare node:http reference side by side and reports, for each: server RSS
+ * per open stream, and the time from a burst's trigger to its last delivery (min/median
+ * over rounds), with the runtime/bare ratios.
+ *
+ *   node --import tsx bench/soak/soak.ts [--streams 10000] [--rounds 5] [--only runtime|bare]
+ *
+ * Not part of the test suite. Needs `ulimit -n` above streams + a few hundred (it checks).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { agent, callTool, openListenStream, type Filter, type ListenStream } from "./listen-stream.js";
+
+const { values } = parseArgs({
+  options: {
+    streams: { type: "string", default: "10000" },
+    rounds: { type: "string", default: "5" },
+    only: { type: "string" },
+    batch: { type: "string", default: "250" },
+  },
+});
+const STREAMS = Number(values.streams);
+const ROUNDS = Number(values.rounds);
+const BATCH = Number(values.batch);
+const RESOURCE_GROUPS = 10;
+const ROUND_TIMEOUT_MS = 120_000;
+// The runtime side is the fan-out app of the scale tests, on an in-process event source.
+const SERVERS = { bare: "./bare-server.ts", runtime: "../../test/scale/servers/fanout-node.ts" } as const;
+type ServerName = keyof typeof SERVERS;
+
+function fdLimit(): number {
+  const limits = readFileSync("/proc/self/limits", "utf8").split("\n").find((line) => line.startsWith("Max open files"));
+  return Number(limits?.split(/\s+/)[3]);
+}
+
+function rssKb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  return Number(line?.split(/\s+/)[1]);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Stream i asks for one kind: tools, prompts, or updates of one of ten resources. */
+function filterFor(i: number): Filter {
+  if (i % 3 === 0) return { toolsListChanged: true };
+  if (i % 3 === 1) return { promptsListChanged: true };
+  return { resourceSubscriptions: [`file:///soak/${i % RESOURCE_GROUPS}`] };
+}
+
+async function startServer(name: ServerName): Promise<{ child: ChildProcess; url: URL }> {
+  const script = fileURLToPath(new URL(SERVERS[name], import.meta.url));
+  const child = spawn(process.execPath, ["--import", "tsx", script], {
+    env: { ...process.env, PORT: "0" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise<URL>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} server did not start`)), 30_000);
+    let out = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk;
+      const match = /listening (\S+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve(new URL(match[1]!));
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`${name} server exited with ${code}`)));
+  });
+  return { child, url };
+}
+
+async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) return false;
+    await sleep(5);
+  }
+  return true;
+}
+
+interface Outcome {
+  name: ServerName;
+  rssPerStreamKb: number;
+  deliveryMs: number[];
+  openMs: number;
+  errors: string[];
+}
+
+async function soak(name: ServerName): Promise<Outcome> {
+  const { child, url } = await startServer(name);
+  const errors: string[] = [];
+  const streams: ListenStream[] = [];
+  try {
+    await callTool(url, "fire", { resourceUris: [] }); // warm the tool path before the baseline
+    await sleep(500);
+    const baseKb = rssKb(child.pid!);
+    const openStart = performance.now();
+    for (let first = 0; first < STREAMS; first += BATCH) {
+      const batch = [];
+      for (let i = first; i < Math.min(STREAMS, first + BATCH); i++) batch.push(openListenStream(url, `soak-${i}`, filterFor(i)));
+      await Promise.all(batch.map((stream) => stream.acked));
+      streams.push(...batch);
+    }
+    const openMs = performance.now() - openStart;
+    await sleep(1000);
+    const openKb = rssKb(child.pid!);
+    const resourceUris = Array.from({ length: RESOURCE_GROUPS }, (_, g) => `file:///soak/${g}`);
+    const deliveryMs: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const started = performance.now();
+      await callTool(url, "fire", { resourceUris });
+      const done = await waitFor(() => streams.every((s) => s.total >= round), ROUND_TIMEOUT_MS);
+      if (!done) errors.push(`round ${round}: ${streams.filter((s) => s.total < round).length} streams short`);
+      deliveryMs.push(Math.max(...streams.map((s) => s.lastArrival)) - started);
+      await sleep(200); // lets a duplicate, if any were sent, arrive before counting
+    }
+    for (const stream of streams) {
+      if (stream.violations.length > 0) errors.push(`${stream.id}: ${stream.violations.slice(0, 2).join("; ")}`);
+      const counts = [...stream.received.values()];
+      if (stream.received.size !== 1 || counts[0] !== ROUNDS) {
+        errors.push(`${stream.id}: received ${JSON.stringify([...stream.received])}, expected ${ROUNDS} of one kind`);
+      }
+    }
+    return { name, rssPerStreamKb: (openKb - baseKb) / STREAMS, deliveryMs, openMs, errors };
+  } finally {
+    for (const stream of streams) stream.close();
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("exit", resolve));
+    agent.destroy();
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function main(): Promise<void> {
+  const limit = fdLimit();
+  if (limit < STREAMS + 500) {
+    throw new Error(`open-file limit is ${limit}, need ${STREAMS + 500}; run \`ulimit -n ${STREAMS + 1000}\` first`);
+  }
+  const names = (values.only ? [values.only] : ["bare", "runtime"]) as ServerName[];
+  const outcomes: Outcome[] = [];
+  for (const name of names) outcomes.push(await soak(name));
+  console.log(`soak: ${STREAMS} listen streams, ${ROUNDS} bursts of ${STREAMS} notifications, loopback, node ${process.version}`);
+  for (const o of outcomes) {
+    const d = o.deliveryMs;
+    console.log(
+      `${o.name.padEnd(8)} RSS/stream ${o.rssPerStreamKb.toFixed(1)} KB   burst delivery min ${Math.min(...d).toFixed(0)} ms ` +
+        `median ${median(d).toFixed(0)} ms   open all ${o.openMs.toFixed(0)} ms   ${o.errors.length === 0 ? "exact" : `${o.errors.length} ERRORS`}`,
+    );
+    for (const error of o.errors.slice(0, 10)) console.log(`  ${error}`);
+  }
+  const [bare, runtime] = [outcomes.find((o) => o.name === "bare"), outcomes.find((o) => o.name === "runtime")];
+  if (bare && runtime) {
+    console.log(
+      `ratios runtime/bare: RSS/stream ${(runtime.rssPerStreamKb / bare.rssPerStreamKb).toFixed(2)}x, ` +
+        `median delivery ${(median(runtime.deliveryMs) / median(bare.deliveryMs)).toFixed(2)}x`,
+    );
+  }
+  const failed = outcomes.some((o) => o.errors.length > 0);
+  const overBudget = runtime !== undefined && runtime.rssPerStreamKb > 25;
+  if (overBudget) console.log(`runtime RSS/stream above the 25 KB target`);
+  process.exitCode = failed || overBudget ? 1 : 0;
+}
+
+await main();
