@@ -8,4 +8,20 @@ export const commandLoaders: ReadonlyArray<{
   name: string;
   describe: string;
   load: () => Promise<CommandModule<any, any>>;
-}> = [];
+}> = [
+  {
+    name: "types",
+    describe: "Generate types, method maps and capability maps from the MCP protocol schema",
+    load: async () => (await import("./types.js")).default,
+  },
+  {
+    name: "handler",
+    describe: "Add a subscription handler, its test, and its registration in src/server.ts",
+    load: async () => (await import("./handler.js")).default,
+  },
+  {
+    name: "transport",
+    describe: "Add a transport (newline-delimited JSON over any Duplex) and its contract test",
+    load: async () => (await import("./transport.js")).default,
+  },
+];

@@ -1,0 +1,41 @@
+import { resolve } from "node:path";
+import type { CommandModule } from "yargs";
+import { describeResult } from "../scaffold/apply.js";
+import { generateHandler, NOTIFICATION_KINDS } from "../scaffold/handler.js";
+
+interface HandlerArgs {
+  name: string;
+  notifications: string[];
+  project: string;
+  force: boolean;
+  "dry-run": boolean;
+}
+
+const command: CommandModule<object, HandlerArgs> = {
+  command: "handler <name>",
+  describe: "Add a subscription handler, its test, and its registration in src/server.ts",
+  builder: (yargs) =>
+    yargs
+      .positional("name", { type: "string", demandOption: true, describe: "PascalCase handler name, e.g. Audit" })
+      .option("notifications", {
+        type: "string",
+        array: true,
+        default: ["tools"],
+        describe: `what it emits, comma-separated: ${Object.keys(NOTIFICATION_KINDS).join(", ")}`,
+      })
+      .option("project", { type: "string", default: ".", describe: "the project folder" })
+      .option("force", { type: "boolean", default: false, describe: "overwrite existing files" })
+      .option("dry-run", { type: "boolean", default: false, describe: "list what would be written" }),
+  handler: async (args) => {
+    const result = await generateHandler({
+      project: resolve(args.project),
+      name: args.name,
+      notifications: args.notifications,
+      force: args.force,
+      dryRun: args["dry-run"],
+    });
+    process.stdout.write(describeResult(result));
+  },
+};
+
+export default command;

@@ -1,0 +1,56 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { CliError } from "../errors.js";
+import { formatFiles } from "./format.js";
+import type { PlannedFile } from "./render.js";
+import { refuseExisting, writeFilesAtomically } from "./write.js";
+
+export interface ApplyOptions {
+  force: boolean;
+  dryRun: boolean;
+}
+
+export interface ApplyResult {
+  /** Paths relative to the project: new files first, then edited ones. */
+  created: string[];
+  edited: string[];
+  dryRun: boolean;
+}
+
+/** The project root for a generator: a folder with package.json and src/server.ts. */
+export function requireProject(dir: string): string {
+  if (!existsSync(join(dir, "package.json")) || !existsSync(join(dir, "src", "server.ts"))) {
+    throw new CliError(`${dir} is not a project made by create-mcp-handler (no package.json and src/server.ts)`, {
+      hint: "run this inside the project, or pass --project <dir>",
+    });
+  }
+  return dir;
+}
+
+/**
+ * Formats new files with the project's prettier config, refuses to replace existing ones
+ * without `force`, and writes new and edited files together, all or nothing. Edited files
+ * are written as given: they keep the user's own formatting.
+ */
+export async function applyFiles(
+  root: string,
+  created: readonly PlannedFile[],
+  edited: readonly PlannedFile[],
+  options: ApplyOptions,
+): Promise<ApplyResult> {
+  refuseExisting(root, created, options.force);
+  const formatted = await formatFiles(root, created);
+  const result = { created: formatted.map((file) => file.path), edited: edited.map((file) => file.path), dryRun: options.dryRun };
+  if (!options.dryRun) writeFilesAtomically(root, [...formatted, ...edited]);
+  return result;
+}
+
+/** The lines a command prints for an ApplyResult. */
+export function describeResult(result: ApplyResult): string {
+  const verb = result.dryRun ? "would " : "";
+  const lines = [
+    ...result.created.map((path) => `${verb}create ${path}`),
+    ...result.edited.map((path) => `${verb}update ${path}`),
+  ];
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,65 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CliError } from "../errors.js";
+import { applyFiles, requireProject, type ApplyOptions, type ApplyResult } from "./apply.js";
+import { validateName } from "./names.js";
+import { packageRoot } from "./package-root.js";
+import { handlerClassName } from "./project.js";
+import { registerHandler } from "./register.js";
+import { renderTemplateTree } from "./render.js";
+
+/**
+ * The notification kinds a handler can emit, by the word used on the command line: the
+ * handler capability it declares and the filter key a client asks for it with.
+ */
+export const NOTIFICATION_KINDS = {
+  tools: { capability: "toolsListChanged", filterKey: "toolsListChanged", method: "notifications/tools/list_changed" },
+  prompts: { capability: "promptsListChanged", filterKey: "promptsListChanged", method: "notifications/prompts/list_changed" },
+  resources: { capability: "resourcesListChanged", filterKey: "resourcesListChanged", method: "notifications/resources/list_changed" },
+  "resource-updates": { capability: "resourcesUpdated", filterKey: "resourceSubscriptions", method: "notifications/resources/updated" },
+} as const;
+export type NotificationKind = keyof typeof NOTIFICATION_KINDS;
+
+export interface HandlerOptions extends ApplyOptions {
+  project: string;
+  name: string;
+  notifications: string[];
+}
+
+/** Checks --notifications words; an unknown one is an error listing the known ones. */
+export function parseNotifications(words: string[]): NotificationKind[] {
+  const kinds = words.flatMap((word) => word.split(",")).map((word) => word.trim()).filter(Boolean);
+  const known = Object.keys(NOTIFICATION_KINDS);
+  const unknown = kinds.filter((kind) => !known.includes(kind));
+  if (unknown.length > 0) {
+    throw new CliError(`unknown notification kind ${unknown.join(", ")}`, { hint: `choose from ${known.join(", ")}`, exitCode: 2 });
+  }
+  const chosen = known.filter((kind) => kinds.includes(kind)) as NotificationKind[];
+  return chosen.length > 0 ? chosen : ["tools"];
+}
+
+/** `mcp-gen handler <Name>`: the handler, its test, and its registration in src/server.ts. */
+export async function generateHandler(options: HandlerOptions): Promise<ApplyResult> {
+  const names = validateName(options.name, "handler");
+  const kinds = parseNotifications(options.notifications);
+  const root = requireProject(options.project);
+  const className = handlerClassName(names);
+  const view = {
+    className,
+    names,
+    topic: names.kebab,
+    kinds: kinds.map((kind) => ({ kind, ...NOTIFICATION_KINDS[kind] })),
+    listKinds: kinds.filter((kind) => kind !== "resource-updates").map((kind) => NOTIFICATION_KINDS[kind]),
+    updates: kinds.includes("resource-updates"),
+    firstKind: NOTIFICATION_KINDS[kinds[0]!],
+  };
+  const created = await renderTemplateTree(join(packageRoot(), "templates", "handler"), view, { fileName: names.kebab });
+  const serverPath = join(root, "src", "server.ts");
+  const serverText = readFileSync(serverPath, "utf8");
+  const registered = await registerHandler(serverText, "src/server.ts", {
+    className,
+    moduleSpecifier: `./handlers/${names.kebab}.js`,
+  });
+  const edited = registered === serverText ? [] : [{ path: "src/server.ts", content: registered }];
+  return applyFiles(root, created, edited, options);
+}

@@ -1,0 +1,96 @@
+import { readFileSync } from "node:fs";
+import { basename, join, relative } from "node:path";
+import { CliError } from "../errors.js";
+import { formatFiles } from "./format.js";
+import type { NameForms } from "./names.js";
+import { generatorDependencySpec, packageInfo, packageRoot } from "./package-root.js";
+import { listFiles, renderTemplateTree, type PlannedFile } from "./render.js";
+
+export type TransportChoice = "stdio" | "http" | "both";
+export type PackageManager = "npm" | "pnpm" | "yarn";
+
+export interface ProjectOptions {
+  /** Absolute path of the folder to create. */
+  dir: string;
+  transport: TransportChoice;
+  /** The first subscription handler (the sample, wired to the sample tool). */
+  handler: NameForms;
+  pm: PackageManager;
+}
+
+/** The protocol revision a new project is generated for, and its folder in `generated/`. */
+export const PROJECT_REVISION = "v2607";
+
+/** The class of a handler named `Audit` (or `AuditHandler`): `AuditHandler`. */
+export function handlerClassName(name: NameForms): string {
+  return name.pascal.endsWith("Handler") ? name.pascal : `${name.pascal}Handler`;
+}
+
+/** The npm package name for a project folder: its base name, checked against npm's rules. */
+export function projectPackageName(dir: string): string {
+  const name = basename(dir);
+  if (!/^[a-z0-9][a-z0-9._~-]*$/.test(name) || name.length > 214) {
+    throw new CliError(`the folder name ${JSON.stringify(name)} is not a valid npm package name`, {
+      hint: "use lowercase letters, digits, '-', '.' or '_', e.g. my-mcp-server",
+      exitCode: 2,
+    });
+  }
+  return name;
+}
+
+/** Every file of a new project, rendered and formatted, paths relative to the project. */
+export async function planProject(options: ProjectOptions): Promise<PlannedFile[]> {
+  const root = packageRoot();
+  const generator = packageInfo(root);
+  const view = {
+    packageName: projectPackageName(options.dir),
+    transport: options.transport,
+    stdio: options.transport !== "http",
+    http: options.transport !== "stdio",
+    both: options.transport === "both",
+    handler: options.handler,
+    handlerClass: handlerClassName(options.handler),
+    generatorName: generator.name,
+    generatorVersion: generator.version,
+    generatorSpec: generatorDependencySpec(root),
+    revision: PROJECT_REVISION,
+    pm: options.pm,
+    run: options.pm === "npm" ? "npm run" : options.pm,
+  };
+  const rendered = await renderTemplateTree(join(root, "templates", "project"), view, {
+    fileName: options.handler.kebab,
+    include: (path) => (view.http || !path.endsWith("http.ts")) && (view.stdio || !path.endsWith("stdio.ts")),
+  });
+  const config = JSON.parse(rendered.find((file) => file.path === ".prettierrc.json")!.content) as Record<string, unknown>;
+  // Templates are kept formatted; only what handlebars touched needs prettier.
+  const templated = rendered.filter((file) => isTemplated(file.path));
+  const formatted = await formatFiles(options.dir, templated, config);
+  const plain = rendered.filter((file) => !isTemplated(file.path));
+  return [...plain, ...formatted, ...generatedCopy(root)].sort(byPath);
+}
+
+const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts"]);
+function isTemplated(path: string): boolean {
+  return TEMPLATED.has(path) || path.startsWith("src/handlers/") || path.startsWith("test/");
+}
+
+/** The package's own generated code for the revision, runtime included: no schema download. */
+function generatedCopy(root: string): PlannedFile[] {
+  const source = join(root, "generated", PROJECT_REVISION);
+  let files: string[];
+  try {
+    files = listFiles(source);
+  } catch {
+    throw new CliError(`this package has no generated/${PROJECT_REVISION}`, {
+      hint: "run `mcp-gen types` in the generator's checkout (or reinstall the package)",
+    });
+  }
+  return files.map((file) => ({
+    path: join("src", "generated", PROJECT_REVISION, relative(source, file)).split("\\").join("/"),
+    content: readFileSync(file, "utf8"),
+  }));
+}
+
+function byPath(a: PlannedFile, b: PlannedFile): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}

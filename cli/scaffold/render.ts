@@ -1,0 +1,83 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import type { HelperDelegate } from "handlebars";
+
+/** One file a generator wants to write: a path relative to the target folder and its text. */
+export interface PlannedFile {
+  path: string;
+  content: string;
+}
+
+// The only helpers templates may call; an unknown one fails the render (strict mode).
+const HELPERS: Record<string, HelperDelegate> = {
+  eq: (left: unknown, right: unknown) => left === right,
+  json: (value: unknown) => JSON.stringify(value),
+  includes: (list: unknown, item: unknown) => Array.isArray(list) && list.includes(item),
+};
+
+type Compile = (source: string, name: string) => (view: object) => string;
+
+let compileTemplate: Compile | undefined;
+
+/** One isolated handlebars instance for every template, created on first use. */
+async function compiler(): Promise<Compile> {
+  if (compileTemplate) return compileTemplate;
+  const handlebars = (await import("handlebars")).default.create();
+  for (const [name, helper] of Object.entries(HELPERS)) handlebars.registerHelper(name, helper);
+  compileTemplate = (source, name) => {
+    const template = handlebars.compile(source, { strict: true, noEscape: true });
+    return (view) => {
+      try {
+        return template(view);
+      } catch (error) {
+        throw new Error(`template ${name}: ${(error as Error).message}`, { cause: error });
+      }
+    };
+  };
+  return compileTemplate;
+}
+
+/**
+ * The output path of a template file: a trailing `.hbs` is dropped, a leading `_` on a
+ * file name becomes `.` (npm leaves dotfiles such as .gitignore out of packages), and
+ * `__name__` in a path is replaced by `fileName`.
+ */
+export function outputPath(templatePath: string, fileName = ""): string {
+  return templatePath
+    .split(sep)
+    .join("/")
+    .replace(/\.hbs$/, "")
+    .replace(/(^|\/)_(?!_)/g, "$1.")
+    .replaceAll("__name__", fileName);
+}
+
+/**
+ * Renders every file under `templateDir`: `.hbs` files through handlebars with `view`,
+ * the rest copied verbatim. `include(path)` (the output path) may leave files out.
+ */
+export async function renderTemplateTree(
+  templateDir: string,
+  view: object,
+  options: { fileName?: string; include?: (path: string) => boolean } = {},
+): Promise<PlannedFile[]> {
+  const files: PlannedFile[] = [];
+  for (const source of listFiles(templateDir)) {
+    const path = outputPath(relative(templateDir, source), options.fileName);
+    if (options.include && !options.include(path)) continue;
+    const text = readFileSync(source, "utf8");
+    const content = source.endsWith(".hbs") ? (await compiler())(text, source)(view) : text;
+    files.push({ path, content });
+  }
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Every file below `dir`, depth first. */
+export function listFiles(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...listFiles(path));
+    else found.push(path);
+  }
+  return found;
+}
