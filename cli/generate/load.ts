@@ -1,0 +1,55 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { CliError } from "../errors.js";
+
+/** A schema as read: its text, where it came from, and the sha256 of its bytes. */
+export interface LoadedSchema {
+  text: string;
+  location: string;
+  isUrl: boolean;
+  sha256: string;
+}
+
+const FETCH_TIMEOUT_MS = 15_000;
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+export function isUrl(location: string): boolean {
+  return /^https?:\/\//i.test(location);
+}
+
+/** Reads a schema from a file path or an http(s) URL. */
+export async function loadSchema(location: string): Promise<LoadedSchema> {
+  const bytes = isUrl(location) ? await fetchBytes(location) : await readBytes(location);
+  return { text: bytes.toString("utf8"), location, isUrl: isUrl(location), sha256: sha256Hex(bytes) };
+}
+
+async function readBytes(path: string): Promise<Buffer> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      throw new CliError(`schema file not found: ${path}`, { hint: "pass --schema <path to schema.json> or an http(s) URL" });
+    }
+    throw new CliError(`cannot read schema file ${path}: ${code ?? String(error)}`, { hint: "check the path and its permissions" });
+  }
+}
+
+async function fetchBytes(url: string): Promise<Buffer> {
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    throw new CliError(`cannot reach ${url} (${cause})`, {
+      hint: "check the network or the address, or pass --schema <path> to a local copy of schema.json",
+    });
+  }
+  if (!response.ok) {
+    throw new CliError(`fetching ${url} answered HTTP ${response.status}`, { hint: "check the URL, or pass --schema <path> to a local copy" });
+  }
+  return Buffer.from(await response.arrayBuffer());
+}
