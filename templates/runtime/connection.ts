@@ -1,0 +1,219 @@
+/**
+ * One connected transport: reads messages (push when offered, else pull), answers
+ * requests, runs the listen streams opened on it, and tears them down when the client
+ * cancels one or the transport goes away. Cheap to create: one per HTTP request is fine.
+ */
+import { META_KEYS } from "../capabilities.js";
+import type { SubscriptionFilter } from "../types.js";
+import type { EventHook } from "./hooks.js";
+import {
+  classifyMessage,
+  errorResponse,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  METHOD_NOT_FOUND,
+  type JsonObject,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonRpcResultResponse,
+  type RequestId,
+} from "./jsonrpc.js";
+import { checkRequestMeta } from "./meta.js";
+import { filterProblem } from "./subscriptions/filter.js";
+import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
+import { supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
+
+export const LISTEN_METHOD = "subscriptions/listen";
+const CANCELLED_METHOD = "notifications/cancelled";
+const SUBSCRIPTION_ID_KEY: string = META_KEYS.subscriptionId;
+
+/** What a request handler learns besides its params. */
+export interface RequestContext {
+  readonly requestId: RequestId;
+  /** The request `_meta` plus what the transport adds (e.g. `principal`). */
+  readonly meta: Readonly<Record<string, unknown>>;
+  /** Aborted when the client cancels the request or the connection goes away. */
+  readonly signal: AbortSignal;
+}
+
+/** What a connection needs from its server. */
+export interface ConnectionHost {
+  readonly emit: EventHook;
+  readonly mailboxSize: number;
+  readonly maxStreams: number;
+  readonly supportedVersions: readonly string[];
+  readonly subscriptionHandlers: readonly HandlerEntry[];
+  /** Adds `resultType` and the server info to a result body. */
+  finishResult(result: JsonObject): JsonObject;
+  hasMethod(method: string): boolean;
+  dispatch(request: JsonRpcRequest, context: RequestContext): Promise<JsonRpcResponse>;
+  /** Counts a stream against the server-wide limit; false when the limit is reached. */
+  reserveStream(): boolean;
+  releaseStream(): void;
+  forget(connection: Connection): void;
+}
+
+export class Connection implements StreamHost {
+  readonly #streams = new Map<RequestId, ListenStream>();
+  readonly #inFlight = new Map<RequestId, AbortController>();
+  #closed = false;
+
+  constructor(
+    readonly host: ConnectionHost,
+    readonly transport: Transport,
+  ) {}
+
+  get emit(): EventHook {
+    return this.host.emit;
+  }
+  get mailboxSize(): number {
+    return this.host.mailboxSize;
+  }
+
+  async start(): Promise<void> {
+    if (supportsPush(this.transport)) this.transport.subscribe!(this.#onEvent);
+    else void this.#pull();
+    await this.transport.connect();
+  }
+
+  send(message: JsonRpcMessage): void {
+    if (this.#closed) return;
+    this.transport.sendMessage(message).catch(this.#onSendError);
+  }
+
+  completeResult(id: RequestId): JsonRpcResultResponse {
+    return { jsonrpc: "2.0", id, result: this.host.finishResult({ _meta: { [SUBSCRIPTION_ID_KEY]: id } }) };
+  }
+
+  ended(stream: ListenStream): void {
+    if (this.#streams.get(stream.id) === stream) {
+      this.#streams.delete(stream.id);
+      this.host.releaseStream();
+    }
+  }
+
+  /** Server shutdown: every stream gets its complete result, then the transport closes. */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.#streams.values()].map((stream) => stream.end("shutdown", true)));
+    await this.transport.close();
+    this.#onClosed();
+  }
+
+  readonly #onSendError = (error: unknown): void => {
+    this.host.emit({ type: "transport-error", error });
+  };
+
+  readonly #onEvent = (event: TransportEvent): void => {
+    if (event.type === "message") this.#receive(event);
+    else if (event.type === "closed") this.#onClosed();
+    else this.host.emit({ type: "transport-error", error: event.error });
+  };
+
+  async #pull(): Promise<void> {
+    while (!this.#closed) {
+      let received: ReceivedMessage;
+      try {
+        received = await this.transport.receiveMessage();
+      } catch {
+        this.#onClosed();
+        return;
+      }
+      this.#receive(received);
+    }
+  }
+
+  #receive(received: ReceivedMessage): void {
+    if (this.#closed) return;
+    const classified = classifyMessage(received.message);
+    switch (classified.kind) {
+      case "invalid":
+        this.send(errorResponse(classified.id, classified.error.code, classified.error.message));
+        return;
+      case "notification":
+        this.#notification(classified.message);
+        return;
+      case "request":
+        void this.#request(classified.message, received.context);
+        return;
+      case "response":
+        return; // this server sends no requests, so no response is awaited
+    }
+  }
+
+  #notification(notification: JsonRpcNotification): void {
+    if (notification.method !== CANCELLED_METHOD) return;
+    const id = notification.params?.requestId as RequestId | undefined;
+    if (id === undefined) return;
+    const stream = this.#streams.get(id);
+    // Cancelling a listen request is an outside teardown: handleClose, nothing more sent.
+    if (stream !== undefined) void stream.end("cancelled", false);
+    else this.#inFlight.get(id)?.abort();
+  }
+
+  async #request(request: JsonRpcRequest, context: MessageContext | undefined): Promise<void> {
+    const { id, method } = request;
+    if (this.#inFlight.has(id) || this.#streams.has(id)) {
+      this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
+      return;
+    }
+    if (method !== LISTEN_METHOD && !this.host.hasMethod(method)) {
+      this.send(errorResponse(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
+      return;
+    }
+    const invalidMeta = checkRequestMeta(request, this.host.supportedVersions);
+    if (invalidMeta !== undefined) {
+      this.send(invalidMeta);
+      return;
+    }
+    const meta = mergeMeta(request.params!._meta as JsonObject, context);
+    if (method === LISTEN_METHOD) {
+      await this.#listen(request, meta);
+      return;
+    }
+    const controller = new AbortController();
+    this.#inFlight.set(id, controller);
+    const response = await this.host.dispatch(request, { requestId: id, meta, signal: controller.signal });
+    this.#inFlight.delete(id);
+    this.send(response);
+  }
+
+  async #listen(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>): Promise<void> {
+    const filter = request.params?.notifications;
+    const problem = filterProblem(filter);
+    if (problem !== undefined) {
+      this.send(errorResponse(request.id, INVALID_PARAMS, `Invalid params: ${problem}`));
+      return;
+    }
+    if (!this.host.reserveStream()) {
+      this.send(errorResponse(request.id, INTERNAL_ERROR, `The server has reached its limit of ${this.host.maxStreams} open subscription streams; retry later`));
+      return;
+    }
+    const stream = new ListenStream(this, request.id, meta, filter as SubscriptionFilter);
+    this.#streams.set(request.id, stream);
+    try {
+      await stream.open(this.host.subscriptionHandlers);
+    } catch (error) {
+      this.host.emit({ type: "handler-error", id: request.id, callback: "subscribe", error });
+      void stream.end("handler-error", false);
+    }
+  }
+
+  /** The transport went away: streams end without a word, in-flight requests are aborted. */
+  #onClosed(): void {
+    if (this.#closed) return;
+    for (const stream of [...this.#streams.values()]) void stream.end("transport-closed", false);
+    this.#closed = true;
+    for (const controller of this.#inFlight.values()) controller.abort();
+    this.#inFlight.clear();
+    this.host.forget(this);
+  }
+}
+
+function mergeMeta(meta: JsonObject, context: MessageContext | undefined): Readonly<Record<string, unknown>> {
+  // Transport facts win over what the client declares: a client cannot claim a principal.
+  return Object.freeze(context === undefined ? { ...meta } : { ...meta, ...context });
+}
+

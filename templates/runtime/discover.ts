@@ -1,0 +1,48 @@
+/**
+ * `server/discover`: what the server advertises. Capabilities are folded from the
+ * registered request handlers (a `tools/...` handler means `tools`) and from every
+ * subscription handler's `subscriptionCapabilities` (each true key sets the
+ * `ServerCapabilities` flag the generated map names for it).
+ */
+import type { SubscriptionCapabilities } from "../capabilities.js";
+import type { ServerCapabilities } from "../types.js";
+import { KINDS } from "./subscriptions/filter.js";
+
+export interface DiscoverOptions {
+  /** How long the client may cache the result; default 0 (re-fetch when needed). */
+  ttlMs?: number;
+  /** "private" (default) when capabilities may depend on who asks, else "public". */
+  cacheScope?: "public" | "private";
+}
+
+type CapabilityTree = Record<string, Record<string, unknown>>;
+
+/** Feature groups a request method's first path segment announces. */
+const FEATURE_GROUPS: ReadonlyMap<string, string> = new Map([
+  ...KINDS.flatMap((kind) => (kind.serverCapability === null ? [] : [[kind.serverCapability[0], kind.serverCapability[0]] as const])),
+  // The one feature whose method prefix differs from its capability name.
+  ["completion", "completions"],
+]);
+
+export function foldCapabilities(
+  methods: Iterable<string>,
+  declarations: readonly SubscriptionCapabilities[],
+  extra: ServerCapabilities = {},
+): ServerCapabilities {
+  const tree: CapabilityTree = {};
+  for (const method of methods) {
+    const group = FEATURE_GROUPS.get(method.split("/")[0]);
+    if (group !== undefined) tree[group] ??= {};
+  }
+  for (const declared of declarations) {
+    for (const kind of KINDS) {
+      if ((declared as Record<string, unknown>)[kind.handlerCapability] !== true || kind.serverCapability === null) continue;
+      const [group, flag] = kind.serverCapability;
+      tree[group] = { ...tree[group], [flag]: true };
+    }
+  }
+  for (const [group, value] of Object.entries(extra as Record<string, unknown>)) {
+    tree[group] = { ...tree[group], ...(value as Record<string, unknown>) };
+  }
+  return tree as ServerCapabilities;
+}

@@ -1,0 +1,21 @@
+/**
+ * What the runtime reports to `createServer({ onEvent })`: the server's own log of stream
+ * lifecycles and failures. Stop reasons and handler errors end here, never at the client.
+ */
+import type { RequestId } from "./jsonrpc.js";
+import type { StopReason } from "./subscriptions/types.js";
+import type { SubscriptionFilter } from "../types.js";
+
+/** How a stream ended when its handler did not choose to stop. */
+export type StreamEndCause = "cancelled" | "transport-closed" | "shutdown" | "overflow" | "handler-error";
+
+export type RuntimeEvent =
+  | { type: "stream-opened"; id: RequestId; honored: SubscriptionFilter }
+  | { type: "stream-rejected"; id: RequestId; reason: unknown }
+  | { type: "stream-stopped"; id: RequestId; reason: StopReason }
+  | { type: "stream-closed"; id: RequestId; cause: StreamEndCause }
+  | { type: "message-coalesced"; id: RequestId }
+  | { type: "handler-error"; id: RequestId | null; callback: string; error: unknown }
+  | { type: "transport-error"; error: unknown };
+
+export type EventHook = (event: RuntimeEvent) => void;

@@ -1,0 +1,51 @@
+/** The runtime's public surface (see ARCHITECTURE.md, "Runtime"). */
+export { createServer, Server } from "./server.js";
+export type { HandledMethod, HandlerResult, RequestHandler, ServerLimits, ServerOptions } from "./server.js";
+export type { RequestContext } from "./connection.js";
+export type { DiscoverOptions } from "./discover.js";
+export type { EventHook, RuntimeEvent, StreamEndCause } from "./hooks.js";
+export { classifyMessage, errorResponse, McpError, parseMessage } from "./jsonrpc.js";
+export type {
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+  RequestId,
+} from "./jsonrpc.js";
+export type {
+  Awaitable,
+  Channel,
+  MessageResult,
+  OutgoingNotification,
+  RefusalReason,
+  SendResult,
+  StopReason,
+  SubscribeResult,
+  SubscriptionHandler,
+} from "./subscriptions/types.js";
+export { stampNotification } from "./subscriptions/stream.js";
+export { getTransport, registerTransport, supportsPush, TransportClosedError } from "./transport.js";
+export type {
+  MessageContext,
+  ReceivedMessage,
+  Transport,
+  TransportCapability,
+  TransportClass,
+  TransportEvent,
+  TransportListener,
+} from "./transport.js";
+export { NdjsonTransport } from "./transports/ndjson.js";
+export type { NdjsonOptions } from "./transports/ndjson.js";
+export { StdioClientTransport, StdioServerTransport } from "./transports/stdio.js";
+export type { StdioClientOptions, StdioServerOptions } from "./transports/stdio.js";
+export { createInProcessTransportPair, createTestTransportPair, InProcessTransport, TestTransport } from "./transports/memory.js";
+export type { MemoryPairOptions, TransportPair } from "./transports/memory.js";
+export { transportContractSuite } from "./transports/contract.js";
+export { InProcessEventSource } from "./events.js";
+export type { EventListener, EventSource, EventTopics, Unsubscribe } from "./events.js";
+export { createHttpHandler, serveHttp, HttpAuthError, HttpExchange } from "./transports/http-server.js";
+export type { ConnectableServer, HttpHandler, HttpHandlerOptions, HttpServerHandle, ServeHttpOptions } from "./transports/http-server.js";
+export { HttpClientTransport, HttpStreamClosedError } from "./transports/http-client.js";
+export type { HttpClientTransportOptions } from "./transports/http-client.js";

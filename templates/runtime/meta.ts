@@ -1,0 +1,34 @@
+/**
+ * The per-request `_meta` checks every request passes before its handler runs: `_meta`
+ * itself, the protocol version and the client capabilities must be there, and the
+ * version must be one the server supports.
+ */
+import { ERROR_CODES, META_KEYS } from "../capabilities.js";
+import { errorResponse, INVALID_PARAMS, isObject, type JsonRpcErrorResponse, type JsonRpcRequest } from "./jsonrpc.js";
+
+const PROTOCOL_VERSION_KEY: string = META_KEYS.protocolVersion;
+const CLIENT_CAPABILITIES_KEY: string = META_KEYS.clientCapabilities;
+const UNSUPPORTED_VERSION: number = ERROR_CODES.UnsupportedProtocolVersionError;
+
+/** The error response for a request whose `_meta` fails the checks, or undefined. */
+export function checkRequestMeta(request: JsonRpcRequest, supportedVersions: readonly string[]): JsonRpcErrorResponse | undefined {
+  const meta = request.params?._meta;
+  if (!isObject(meta) || Array.isArray(meta)) {
+    return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "params._meta" is required on every request`);
+  }
+  const version = meta[PROTOCOL_VERSION_KEY];
+  if (typeof version !== "string") {
+    return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "_meta" must name "${PROTOCOL_VERSION_KEY}"`);
+  }
+  const capabilities = meta[CLIENT_CAPABILITIES_KEY];
+  if (!isObject(capabilities) || Array.isArray(capabilities)) {
+    return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "_meta" must carry "${CLIENT_CAPABILITIES_KEY}" (an object)`);
+  }
+  if (!supportedVersions.includes(version)) {
+    return errorResponse(request.id, UNSUPPORTED_VERSION, `Unsupported protocol version "${version}"`, {
+      supported: [...supportedVersions],
+      requested: version,
+    });
+  }
+  return undefined;
+}

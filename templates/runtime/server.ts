@@ -1,0 +1,215 @@
+/**
+ * The server core: request handlers per method (typed from the generated ClientRequests
+ * map), `server/discover`, subscription handlers, and the transports it serves.
+ */
+import { META_KEYS, PROTOCOL_VERSION } from "../capabilities.js";
+import type { ClientRequestMethod, ClientRequests } from "../methods.js";
+import type { Implementation, ServerCapabilities, Tool } from "../types.js";
+import { Connection, LISTEN_METHOD, type ConnectionHost, type RequestContext } from "./connection.js";
+import { foldCapabilities, type DiscoverOptions } from "./discover.js";
+import type { EventHook, RuntimeEvent } from "./hooks.js";
+import {
+  errorResponse,
+  INTERNAL_ERROR,
+  isObject,
+  McpError,
+  type JsonObject,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from "./jsonrpc.js";
+import type { HandlerEntry } from "./subscriptions/stream.js";
+import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
+import { ToolRegistry, type ToolRunner } from "./tools.js";
+import type { Transport } from "./transport.js";
+
+const DISCOVER_METHOD = "server/discover";
+/** Absent from schemas whose results carry no server info; then nothing is added. */
+const SERVER_INFO_KEY: string | undefined = (META_KEYS as Readonly<Record<string, string | undefined>>).serverInfo;
+
+export interface ServerLimits {
+  /** Open listen streams across all connections; a listen beyond it is refused before any ack. Default 10000. */
+  maxStreams?: number;
+  /** Messages waiting in one worker's mailbox (see the mailbox policy in subscriptions/stream.ts). Default 1000. */
+  mailboxSize?: number;
+}
+
+export interface ServerOptions {
+  name: string;
+  version: string;
+  title?: string;
+  instructions?: string;
+  /** Protocol versions accepted in request `_meta`; default: the generated revision only. */
+  supportedVersions?: readonly string[];
+  limits?: ServerLimits;
+  discover?: DiscoverOptions;
+  /** Capabilities to advertise beyond those folded from handlers (e.g. `logging`, `extensions`). */
+  capabilities?: ServerCapabilities;
+  /** Stream lifecycle and failure reports; they never reach the client. */
+  onEvent?(event: RuntimeEvent): void;
+}
+
+/** The methods the runtime answers itself. */
+type RuntimeMethod = typeof DISCOVER_METHOD | typeof LISTEN_METHOD;
+export type HandledMethod = Exclude<ClientRequestMethod, RuntimeMethod>;
+type ResultOf<M extends ClientRequestMethod> = ClientRequests[M]["result"];
+/** A handler's result; `resultType` may be left out (the runtime adds "complete"). */
+export type HandlerResult<M extends ClientRequestMethod> = Omit<ResultOf<M>, "resultType"> & { resultType?: string };
+export type RequestHandler<M extends ClientRequestMethod> = (
+  params: ClientRequests[M]["params"],
+  context: RequestContext,
+) => Awaitable<HandlerResult<M>>;
+
+type AnyHandler = (params: any, context: RequestContext) => Awaitable<object>;
+
+export class Server {
+  readonly #options: ServerOptions;
+  readonly #info: Implementation;
+  readonly #handlers = new Map<string, AnyHandler>();
+  readonly #subscriptionHandlers: HandlerEntry[] = [];
+  readonly #connections = new Set<Connection>();
+  readonly #tools = new ToolRegistry();
+  readonly #host: ConnectionHost;
+  #openStreams = 0;
+  #closed = false;
+
+  constructor(options: ServerOptions) {
+    if (typeof options?.name !== "string" || typeof options.version !== "string") {
+      throw new TypeError("createServer: options.name and options.version are required strings");
+    }
+    this.#options = options;
+    this.#info = options.title === undefined ? { name: options.name, version: options.version } : { name: options.name, version: options.version, title: options.title };
+    this.#host = this.#makeHost();
+  }
+
+  /** Registers the handler for one request method (replacing any earlier one). */
+  setRequestHandler<M extends HandledMethod>(method: M, handler: RequestHandler<M>): this {
+    if (method === (DISCOVER_METHOD as string) || method === (LISTEN_METHOD as string)) {
+      throw new TypeError(`${method} is answered by the runtime; use addSubscriptionHandler or createServer options`);
+    }
+    this.#handlers.set(method, handler as AnyHandler);
+    return this;
+  }
+
+  /** Adds (or replaces) a tool served by the built-in tools/list and tools/call. */
+  addTool(tool: Tool, run: ToolRunner): this {
+    this.#tools.add(tool, run);
+    if (!this.#handlers.has("tools/list")) this.#handlers.set("tools/list", () => this.#tools.list());
+    if (!this.#handlers.has("tools/call")) this.#handlers.set("tools/call", (params, context) => this.#tools.call(params ?? {}, context));
+    return this;
+  }
+
+  /** Removes a tool; true when it existed. Clients learn of it from a handler's event, not from here. */
+  removeTool(name: string): boolean {
+    return this.#tools.remove(name);
+  }
+
+  /** Adds a subscription handler; every registered one is folded into server/discover. */
+  addSubscriptionHandler<State, Arg>(handler: SubscriptionHandler<State, Arg>, arg?: Arg): this {
+    if (typeof handler?.subscribe !== "function" || typeof handler.handleMessage !== "function") {
+      throw new TypeError("addSubscriptionHandler: the handler needs subscribe() and handleMessage()");
+    }
+    this.#subscriptionHandlers.push({ handler, arg });
+    return this;
+  }
+
+  /** Serves one transport (one logical connection); resolves once it is connected. */
+  async connect(transport: Transport): Promise<void> {
+    if (this.#closed) throw new Error("the server is closed; create a new one to serve again");
+    const connection = new Connection(this.#host, transport);
+    this.#connections.add(connection);
+    await connection.start();
+  }
+
+  /** Ends every open stream with its complete result (handleClose runs), then closes the transports. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#connections].map((connection) => connection.shutdown()));
+  }
+
+  /** The capabilities server/discover advertises to a caller with this `_meta`. */
+  capabilities(meta: Readonly<Record<string, unknown>> = {}): ServerCapabilities {
+    const declarations = this.#subscriptionHandlers.map(({ handler, arg }) => {
+      try {
+        return handler.subscriptionCapabilities?.(discoveryChannel(meta), arg) ?? {};
+      } catch (error) {
+        this.#emit({ type: "handler-error", id: null, callback: "subscriptionCapabilities", error });
+        return {};
+      }
+    });
+    return foldCapabilities(this.#handlers.keys(), declarations, this.#options.capabilities);
+  }
+
+  #discover(context: RequestContext): JsonObject {
+    const { ttlMs = 0, cacheScope = "private" } = this.#options.discover ?? {};
+    const result: JsonObject = {
+      supportedVersions: [...this.#supportedVersions()],
+      capabilities: this.capabilities(context.meta),
+      cacheScope,
+      ttlMs,
+    };
+    if (this.#options.instructions !== undefined) result.instructions = this.#options.instructions;
+    return result;
+  }
+
+  #supportedVersions(): readonly string[] {
+    return this.#options.supportedVersions ?? [PROTOCOL_VERSION];
+  }
+
+  #emit: EventHook = (event) => {
+    try {
+      this.#options.onEvent?.(event);
+    } catch {
+      // A failing observer must not disturb the server.
+    }
+  };
+
+  #finishResult(result: JsonObject): JsonObject {
+    const finished: JsonObject = { ...result, resultType: typeof result.resultType === "string" ? result.resultType : "complete" };
+    if (SERVER_INFO_KEY !== undefined) {
+      finished._meta = { ...(isObject(result._meta) ? result._meta : {}), [SERVER_INFO_KEY]: this.#info };
+    }
+    return finished;
+  }
+
+  async #dispatch(request: JsonRpcRequest, context: RequestContext): Promise<JsonRpcResponse> {
+    try {
+      const handler = request.method === DISCOVER_METHOD ? () => this.#discover(context) : this.#handlers.get(request.method)!;
+      const result = await handler(request.params ?? {}, context);
+      if (!isObject(result) || Array.isArray(result)) throw new TypeError(`the ${request.method} handler returned no result object`);
+      return { jsonrpc: "2.0", id: request.id, result: this.#finishResult(result as JsonObject) };
+    } catch (error) {
+      if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
+      this.#emit({ type: "handler-error", id: request.id, callback: request.method, error });
+      return errorResponse(request.id, INTERNAL_ERROR, `Internal error while handling ${request.method}`);
+    }
+  }
+
+  #makeHost(): ConnectionHost {
+    const limits = this.#options.limits ?? {};
+    const maxStreams = limits.maxStreams ?? 10_000;
+    return {
+      emit: this.#emit,
+      mailboxSize: Math.max(1, limits.mailboxSize ?? 1000),
+      maxStreams,
+      supportedVersions: this.#supportedVersions(),
+      subscriptionHandlers: this.#subscriptionHandlers,
+      finishResult: (result) => this.#finishResult(result),
+      hasMethod: (method) => method === DISCOVER_METHOD || this.#handlers.has(method),
+      dispatch: (request, context) => this.#dispatch(request, context),
+      reserveStream: () => (this.#openStreams < maxStreams ? (this.#openStreams++, true) : false),
+      releaseStream: () => void this.#openStreams--,
+      forget: (connection) => void this.#connections.delete(connection),
+    };
+  }
+}
+
+export function createServer(options: ServerOptions): Server {
+  return new Server(options);
+}
+
+const REFUSED: SendResult = Object.freeze({ ok: false, reason: "closed" });
+
+/** The channel subscriptionCapabilities sees while server/discover is built: meta only. */
+function discoveryChannel(meta: Readonly<Record<string, unknown>>): Channel {
+  return { requestId: "server/discover", meta, honored: {}, closed: true, sendNotification: () => REFUSED, post: () => false };
+}

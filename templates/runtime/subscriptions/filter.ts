@@ -1,0 +1,96 @@
+/**
+ * Subscription filters, generically over the generated SUBSCRIPTION_KINDS: validation of
+ * a requested filter, narrowing (never widening), union, and the per-stream gate that
+ * `sendNotification` consults. A kind is either a boolean opt-in or a list of URIs; for a
+ * URI kind the notification's `params.uri` names the resource.
+ */
+import { SUBSCRIPTION_KINDS, type SubscriptionCapabilities } from "../../capabilities.js";
+import type { SubscriptionFilter } from "../../types.js";
+import { isObject } from "../jsonrpc.js";
+
+interface Kind {
+  readonly filterKey: string;
+  readonly value: "boolean" | "uris";
+  readonly notificationMethod: string;
+  readonly handlerCapability: string;
+  readonly serverCapability: readonly [string, string] | null;
+}
+
+export const KINDS: readonly Kind[] = Object.values(SUBSCRIPTION_KINDS as Record<string, Kind>);
+
+type MutableFilter = Record<string, boolean | string[]>;
+
+/** A problem with a requested filter, phrased for the client; undefined when valid. */
+export function filterProblem(value: unknown): string | undefined {
+  if (!isObject(value) || Array.isArray(value)) return '"notifications" must be an object';
+  for (const kind of KINDS) {
+    const entry = value[kind.filterKey];
+    if (entry === undefined) continue;
+    if (kind.value === "boolean" && typeof entry !== "boolean") return `"notifications.${kind.filterKey}" must be a boolean`;
+    if (kind.value === "uris" && (!Array.isArray(entry) || !entry.every((uri) => typeof uri === "string"))) {
+      return `"notifications.${kind.filterKey}" must be an array of URI strings`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What may be honored: the request, limited to what the handler declared, and further
+ * to `narrowed` when the handler narrowed. Never holds anything the request lacks.
+ */
+export function intersectFilter(
+  requested: SubscriptionFilter,
+  declared: SubscriptionCapabilities,
+  narrowed?: SubscriptionFilter,
+): SubscriptionFilter {
+  const out: MutableFilter = {};
+  const asked = requested as Record<string, unknown>;
+  const narrow = narrowed as Record<string, unknown> | undefined;
+  for (const kind of KINDS) {
+    if ((declared as Record<string, boolean | undefined>)[kind.handlerCapability] !== true) continue;
+    const wanted = asked[kind.filterKey];
+    if (kind.value === "boolean") {
+      if (wanted === true && (narrow === undefined || narrow[kind.filterKey] === true)) out[kind.filterKey] = true;
+      continue;
+    }
+    if (!Array.isArray(wanted)) continue;
+    const keep = narrow === undefined ? undefined : narrow[kind.filterKey];
+    const allowed = Array.isArray(keep) ? new Set(keep) : undefined;
+    if (narrow !== undefined && allowed === undefined) continue;
+    const uris = [...new Set(wanted as string[])].filter((uri) => allowed === undefined || allowed.has(uri));
+    if (uris.length > 0) out[kind.filterKey] = uris;
+  }
+  return out as SubscriptionFilter;
+}
+
+/** The union of several honored sets, URIs in first-seen order. */
+export function unionFilters(filters: readonly SubscriptionFilter[]): SubscriptionFilter {
+  const out: MutableFilter = {};
+  for (const kind of KINDS) {
+    const uris = new Set<string>();
+    for (const filter of filters) {
+      const entry = (filter as Record<string, unknown>)[kind.filterKey];
+      if (entry === true) out[kind.filterKey] = true;
+      else if (Array.isArray(entry)) for (const uri of entry) uris.add(uri);
+    }
+    if (uris.size > 0) out[kind.filterKey] = [...uris];
+  }
+  return out as SubscriptionFilter;
+}
+
+export function isEmptyFilter(filter: SubscriptionFilter): boolean {
+  return Object.keys(filter).length === 0;
+}
+
+/** method -> true (any) or the honored URIs; built once per worker, read on every send. */
+export type Gate = ReadonlyMap<string, true | ReadonlySet<string>>;
+
+export function gateFor(honored: SubscriptionFilter): Gate {
+  const gate = new Map<string, true | ReadonlySet<string>>();
+  for (const kind of KINDS) {
+    const entry = (honored as Record<string, unknown>)[kind.filterKey];
+    if (entry === true) gate.set(kind.notificationMethod, true);
+    else if (Array.isArray(entry) && entry.length > 0) gate.set(kind.notificationMethod, new Set(entry as string[]));
+  }
+  return gate;
+}

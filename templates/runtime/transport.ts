@@ -1,0 +1,111 @@
+/**
+ * The transport contract: what moves MCP messages over one channel, for a server or a
+ * client. Pull (`receiveMessage`) and push (`subscribe`) are both part of it; a server
+ * uses push when the transport offers it.
+ */
+import type { JsonRpcMessage } from "./jsonrpc.js";
+
+/** Optional features a transport declares; "push" means `subscribe` delivers events. */
+export type TransportCapability = "push" | "compression" | "encryption" | (string & {});
+
+/**
+ * Facts a transport knows about a message that the message does not carry, for example
+ * `{ principal }` from HTTP authentication. The server merges it into `channel.meta` and
+ * the request context.
+ */
+export type MessageContext = Readonly<Record<string, unknown>>;
+
+/**
+ * One received message. Wire transports hand over the raw text (a string) and leave
+ * decoding to the receiver, so that malformed JSON is answered with a parse error by the
+ * server instead of being lost inside the transport; in-process transports hand over the
+ * object itself.
+ */
+export interface ReceivedMessage {
+  readonly type: "message";
+  readonly message: JsonRpcMessage | string;
+  readonly context?: MessageContext;
+}
+
+export type TransportEvent =
+  | ReceivedMessage
+  | { readonly type: "closed"; readonly reason?: unknown }
+  | { readonly type: "error"; readonly error: unknown };
+
+export type TransportListener = (event: TransportEvent) => void;
+
+export interface Transport {
+  /** Opens the channel; resolves once messages can flow. */
+  connect(): Promise<void>;
+  /**
+   * Sends one message. A synchronous request/response transport may resolve with the
+   * reply inline; every other transport resolves with nothing.
+   */
+  sendMessage(message: JsonRpcMessage): Promise<void | JsonRpcMessage>;
+  /** Pull model: the next received message; rejects with `TransportClosedError` once closed. */
+  receiveMessage(): Promise<ReceivedMessage>;
+  /** Closes the channel; the peer and the subscriber see a "closed" event. Idempotent. */
+  close(): Promise<void>;
+  /** Push model: deliver every later event (and any still buffered) to `listener`. */
+  subscribe?(listener: TransportListener): void;
+  capabilities?(): readonly TransportCapability[];
+  /** Whether messages can still flow; absent means always. */
+  connected?(): boolean;
+}
+
+/** Thrown by `receiveMessage` and `sendMessage` once the transport is closed. */
+export class TransportClosedError extends Error {
+  constructor(message = "transport closed") {
+    super(message);
+    this.name = "TransportClosedError";
+  }
+}
+
+export type TransportClass = abstract new (...args: any[]) => Transport;
+
+const registry = new Map<string, TransportClass>();
+
+/** Makes a transport class findable by name with `getTransport`; built-ins register themselves. */
+export function registerTransport(name: string, transportClass: TransportClass): void {
+  registry.set(name, transportClass);
+}
+
+/**
+ * The transport class for a name ("stdio", "test", "inprocess", "http", or any registered
+ * name) or, given a class, that class after checking it implements the contract.
+ */
+export function getTransport(nameOrClass: string | TransportClass): TransportClass {
+  if (typeof nameOrClass === "function") {
+    const proto = nameOrClass.prototype as Partial<Transport> | undefined;
+    for (const member of ["connect", "sendMessage", "receiveMessage", "close"] as const) {
+      if (typeof proto?.[member] !== "function") {
+        throw new TypeError(`${nameOrClass.name || "the class"} is not a transport: it has no ${member}() method`);
+      }
+    }
+    return nameOrClass;
+  }
+  const found = registry.get(nameOrClass);
+  if (found === undefined) {
+    const known = [...registry.keys()].sort().join(", ");
+    throw new TypeError(`unknown transport "${nameOrClass}"; known transports: ${known}`);
+  }
+  return found;
+}
+
+/** Whether a transport (instance or class) delivers events by push (`subscribe`). */
+export function supportsPush(transport: Transport | TransportClass | string): boolean {
+  const target: Partial<Transport> =
+    typeof transport === "string"
+      ? getTransport(transport).prototype
+      : typeof transport === "function"
+        ? transport.prototype
+        : transport;
+  if (typeof target.subscribe !== "function") return false;
+  // Without a capabilities() declaration a subscribe method is taken at its word.
+  if (typeof target.capabilities !== "function") return true;
+  try {
+    return target.capabilities.call(target).includes("push");
+  } catch {
+    return true; // a prototype-level call may need instance state; subscribe exists
+  }
+}

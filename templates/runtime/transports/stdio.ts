@@ -1,0 +1,123 @@
+/**
+ * stdio: newline-delimited JSON on a process's stdin and stdout. The server side reads
+ * this process's stdin; stdin reaching EOF closes the transport, which ends every stream.
+ * The client side spawns the server as a child process and talks over its pipes.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import type { JsonRpcMessage } from "../jsonrpc.js";
+import {
+  registerTransport,
+  TransportClosedError,
+  type MessageContext,
+  type ReceivedMessage,
+  type Transport,
+  type TransportCapability,
+  type TransportListener,
+} from "../transport.js";
+import { NdjsonTransport } from "./ndjson.js";
+
+export interface StdioServerOptions {
+  context?: MessageContext;
+}
+
+export class StdioServerTransport extends NdjsonTransport {
+  constructor(options: StdioServerOptions = {}) {
+    // process.stdout stays open after close(): other code may still log through it.
+    super({ readable: process.stdin, writable: process.stdout }, { context: options.context, endOutputOnClose: false });
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    process.stdin.pause(); // lets the process exit once nothing else is pending
+  }
+}
+
+export interface StdioClientOptions {
+  command: string;
+  args?: readonly string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Where the child's stderr goes; default "inherit". */
+  stderr?: "inherit" | "pipe" | "ignore";
+  /** How long close() waits for the child to exit before SIGTERM, then SIGKILL; default 2000 ms. */
+  exitTimeoutMs?: number;
+}
+
+const PUSH: readonly TransportCapability[] = Object.freeze(["push"]);
+
+/** The client side of stdio: spawns the server and exchanges NDJSON with it. */
+export class StdioClientTransport implements Transport {
+  readonly #options: StdioClientOptions;
+  #child: ChildProcess | undefined;
+  #wire: NdjsonTransport | undefined;
+  #listener: TransportListener | undefined;
+  #exited: Promise<void> = Promise.resolve();
+
+  constructor(options: StdioClientOptions) {
+    this.#options = options;
+  }
+
+  /** The spawned process, once connected (its stderr when `stderr: "pipe"`). */
+  get child(): ChildProcess | undefined {
+    return this.#child;
+  }
+
+  async connect(): Promise<void> {
+    if (this.#child !== undefined) return;
+    const { command, args = [], cwd, env, stderr = "inherit" } = this.#options;
+    const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", stderr] });
+    this.#child = child;
+    this.#exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", reject);
+    });
+    this.#wire = new NdjsonTransport({ readable: child.stdout!, writable: child.stdin! });
+    if (this.#listener !== undefined) this.#wire.subscribe(this.#listener);
+    await this.#wire.connect();
+  }
+
+  sendMessage(message: JsonRpcMessage): Promise<void> {
+    if (this.#wire === undefined) return Promise.reject(new TransportClosedError("not connected: call connect() first"));
+    return this.#wire.sendMessage(message);
+  }
+
+  receiveMessage(): Promise<ReceivedMessage> {
+    if (this.#wire === undefined) return Promise.reject(new TransportClosedError("not connected: call connect() first"));
+    return this.#wire.receiveMessage();
+  }
+
+  subscribe(listener: TransportListener): void {
+    this.#listener = listener;
+    this.#wire?.subscribe(listener);
+  }
+
+  capabilities(): readonly TransportCapability[] {
+    return PUSH;
+  }
+
+  connected(): boolean {
+    return this.#wire?.connected() ?? false;
+  }
+
+  /** Ends the child's stdin (its EOF), then waits for it to exit, escalating if it lingers. */
+  async close(): Promise<void> {
+    const child = this.#child;
+    if (child === undefined) return;
+    await this.#wire?.close();
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const timeoutMs = this.#options.exitTimeoutMs ?? 2000;
+    for (const signal of [undefined, "SIGTERM", "SIGKILL"] as const) {
+      if (signal !== undefined) child.kill(signal);
+      const exited = await Promise.race([this.#exited.then(() => true), delay(timeoutMs).then(() => false)]);
+      if (exited) return;
+    }
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+registerTransport("stdio", StdioServerTransport);
+registerTransport("stdio-client", StdioClientTransport);
