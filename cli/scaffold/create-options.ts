@@ -3,12 +3,14 @@ import { parseArgs } from "node:util";
 import { CliError } from "../errors.js";
 import { validateName, type NameForms } from "./names.js";
 import type { PackageManager, TransportChoice } from "./project.js";
+import { EVENT_SOURCES, type EventSourceChoice } from "./event-source.js";
 
 export interface CreateOptions {
   dir: string;
   transport: TransportChoice;
   handler: NameForms;
   pm: PackageManager;
+  eventSource: EventSourceChoice;
   install: boolean;
   git: boolean;
   overwrite: boolean;
@@ -27,6 +29,7 @@ export const DEFAULTS = {
   transport: "both",
   handler: "ToolChanges",
   pm: "npm",
+  eventSource: "memory",
   install: true,
   git: true,
 } as const satisfies Partial<Record<keyof CreateOptions, unknown>>;
@@ -42,6 +45,8 @@ Options:
   --transport stdio|http|both  what \`npm start\` serves (default: ${DEFAULTS.transport})
   --handler <Name>             the first subscription handler, PascalCase (default: ${DEFAULTS.handler})
   --pm npm|pnpm|yarn           package manager for install and the next steps (default: ${DEFAULTS.pm})
+  --event-source memory|redis  what \`npm start\` publishes events through; redis shares them
+                               between server processes (default: ${DEFAULTS.eventSource})
   --install, --no-install      install dependencies (default: install)
   --git, --no-git              initialise a git repository (default: git)
   --yes, -y                    take the defaults for everything not given
@@ -61,6 +66,7 @@ export function parseCreateFlags(argv: string[]): CreateFlags {
         transport: { type: "string" },
         handler: { type: "string" },
         pm: { type: "string" },
+        "event-source": { type: "string" },
         install: { type: "boolean" },
         "no-install": { type: "boolean" },
         git: { type: "boolean" },
@@ -86,6 +92,7 @@ export function parseCreateFlags(argv: string[]): CreateFlags {
     transport: oneOf("--transport", values.transport, TRANSPORTS),
     handler: values.handler,
     pm: oneOf("--pm", values.pm, PACKAGE_MANAGERS),
+    eventSource: oneOf("--event-source", values["event-source"], EVENT_SOURCES),
     install: toggle("install", values.install, values["no-install"]),
     git: toggle("git", values.git, values["no-git"]),
     overwrite: values.overwrite ?? false,
@@ -134,6 +141,7 @@ export function resolveWithoutPrompts(flags: CreateFlags, cwd: string): CreateOp
     transport: chosen.transport!,
     handler: validateName(chosen.handler!, "handler"),
     pm: chosen.pm!,
+    eventSource: flags.eventSource ?? DEFAULTS.eventSource, // not prompted: memory unless asked
     install: chosen.install!,
     git: chosen.git!,
     overwrite: flags.overwrite ?? false,

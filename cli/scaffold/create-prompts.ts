@@ -54,7 +54,8 @@ export async function promptForOptions(flags: CreateFlags, cwd: string): Promise
     overwrite = answer(await prompts.confirm({ message: `${target} is not empty. Write into it anyway?`, initialValue: false }));
     if (!overwrite) throw new CliError(`the folder ${target} is not empty`, { hint: "choose a new folder" });
   }
-  return { dir: target, transport, handler: validateName(handler, "handler"), pm, install, git, overwrite, dryRun: flags.dryRun ?? false };
+  const eventSource = flags.eventSource ?? DEFAULTS.eventSource;
+  return { dir: target, transport, handler: validateName(handler, "handler"), pm, eventSource, install, git, overwrite, dryRun: flags.dryRun ?? false };
 }
 
 function validationMessage(check: () => unknown): string | undefined {

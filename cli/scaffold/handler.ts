@@ -1,11 +1,11 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
 import { applyFiles, requireProject, type ApplyOptions, type ApplyResult } from "./apply.js";
 import { validateName } from "./names.js";
 import { packageRoot } from "./package-root.js";
 import { handlerClassName } from "./project.js";
-import { registerHandler } from "./register.js";
+import { extendEventTopics, registerHandler } from "./register.js";
 import { renderTemplateTree } from "./render.js";
 
 /**
@@ -51,7 +51,10 @@ export async function generateHandler(options: HandlerOptions): Promise<ApplyRes
     kinds: kinds.map((kind) => ({ kind, ...NOTIFICATION_KINDS[kind] })),
     listKinds: kinds.filter((kind) => kind !== "resource-updates").map((kind) => NOTIFICATION_KINDS[kind]),
     updates: kinds.includes("resource-updates"),
-    firstKind: NOTIFICATION_KINDS[kinds[0]!],
+    firstFilter:
+      kinds[0] === "resource-updates"
+        ? { resourceSubscriptions: ["app://watched"] }
+        : { [NOTIFICATION_KINDS[kinds[0]!].filterKey]: true },
   };
   const created = await renderTemplateTree(join(packageRoot(), "templates", "handler"), view, { fileName: names.kebab });
   const serverPath = join(root, "src", "server.ts");
@@ -61,5 +64,11 @@ export async function generateHandler(options: HandlerOptions): Promise<ApplyRes
     moduleSpecifier: `./handlers/${names.kebab}.js`,
   });
   const edited = registered === serverText ? [] : [{ path: "src/server.ts", content: registered }];
+  const eventsPath = join(root, "src", "events.ts");
+  if (existsSync(eventsPath)) {
+    const eventsText = readFileSync(eventsPath, "utf8");
+    const extended = await extendEventTopics(eventsText, `${names.pascal}Events`, `./handlers/${names.kebab}.js`);
+    if (extended !== eventsText) edited.push({ path: "src/events.ts", content: extended });
+  }
   return applyFiles(root, created, edited, options);
 }

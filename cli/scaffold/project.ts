@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
 import { CliError } from "../errors.js";
+import { eventSourceChanges, type EventSourceChoice } from "./event-source.js";
 import { formatFiles } from "./format.js";
 import type { NameForms } from "./names.js";
 import { generatorDependencySpec, packageInfo, packageRoot } from "./package-root.js";
@@ -16,6 +17,8 @@ export interface ProjectOptions {
   /** The first subscription handler (the sample, wired to the sample tool). */
   handler: NameForms;
   pm: PackageManager;
+  /** What `npm start` publishes events through; tests always use the in-process source. */
+  eventSource?: EventSourceChoice;
 }
 
 /** The protocol revision a new project is generated for, and its folder in `generated/`. */
@@ -55,6 +58,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     generatorSpec: generatorDependencySpec(root),
     revision: PROJECT_REVISION,
     pm: options.pm,
+    redis: options.eventSource === "redis",
     run: options.pm === "npm" ? "npm run" : options.pm,
   };
   const rendered = await renderTemplateTree(join(root, "templates", "project"), view, {
@@ -66,7 +70,14 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   const templated = rendered.filter((file) => isTemplated(file.path));
   const formatted = await formatFiles(options.dir, templated, config);
   const plain = rendered.filter((file) => !isTemplated(file.path));
-  return [...plain, ...formatted, ...generatedCopy(root)].sort(byPath);
+  const files = [...plain, ...formatted, ...generatedCopy(root)];
+  if (options.eventSource === "redis") {
+    const planned = new Map(files.map((file) => [file.path, file]));
+    const changes = await eventSourceChanges(options.dir, "redis", (path) => planned.get(path)!.content);
+    for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);
+    return [...planned.values()].sort(byPath);
+  }
+  return files.sort(byPath);
 }
 
 const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts"]);

@@ -63,3 +63,30 @@ function lineEnd(text: string, offset: number): number {
   const newline = text.indexOf("\n", offset);
   return newline < 0 ? text.length : newline;
 }
+
+/**
+ * Widens the project's `AppEvents` topic map in src/events.ts with a handler's own topics
+ * (`AppEvents = { ... } & AuditEvents`), so the shared event source type-checks as the
+ * new handler's source. Returns the text unchanged when there is no `AppEvents` alias or
+ * it already includes the type.
+ */
+export async function extendEventTopics(eventsText: string, typeName: string, moduleSpecifier: string): Promise<string> {
+  const { Project } = await import("ts-morph");
+  const file = new Project({ useInMemoryFileSystem: true }).createSourceFile("events.ts", eventsText);
+  const alias = file.getTypeAlias("AppEvents");
+  const typeNode = alias?.getTypeNode();
+  if (!typeNode || typeNode.getText().split(/[^\w$]+/).includes(typeName)) return eventsText;
+  const singleQuotes = /^import[^\n]*'[^'\n]*';?\s*$/m.test(eventsText) && !/^import[^\n]*"[^"\n]*";?\s*$/m.test(eventsText);
+  const quote = singleQuotes ? "'" : '"';
+  const end = /^import[^\n]*[^;\s]\s*$/m.test(eventsText) ? "" : ";";
+  const lastImport = file.getImportDeclarations().at(-1);
+  const edits = [
+    { at: typeNode.getEnd(), text: ` & ${typeName}` },
+    {
+      at: lastImport ? lineEnd(eventsText, lastImport.getEnd()) : 0,
+      text: `${lastImport ? "\n" : ""}import type { ${typeName} } from ${quote}${moduleSpecifier}${quote}${end}${lastImport ? "" : "\n"}`,
+    },
+  ].sort((a, b) => b.at - a.at);
+  for (const edit of edits) file.insertText(edit.at, edit.text);
+  return file.getFullText();
+}

@@ -9,7 +9,15 @@ export type AppEvents = {
   tools: { reason: string };
 };
 
-/** The application's event source: in-process here; swap in a shared broker to scale out. */
+/** An in-process event source: what tests use, and the server too unless it scales out. */
 export function createEventSource(): EventSource<AppEvents> {
   return new InProcessEventSource<AppEvents>();
+}
+
+/**
+ * The event source the server runs with (src/main.ts). To share events between several
+ * server processes, switch it to Redis: `npx mcp-gen handler <Name> --event-source redis`.
+ */
+export async function openEventSource(): Promise<EventSource<AppEvents>> {
+  return createEventSource();
 }
