@@ -65,7 +65,8 @@ export async function useEventSource(eventsText: string, choice: EventSourceChoi
       hint: "add `export async function openEventSource() { return createEventSource(); }` and use it in src/main.ts",
     });
   }
-  const indent = /[ \t]*$/.exec(eventsText.slice(0, body.getStart()))![0];
+  const lineStart = eventsText.lastIndexOf("\n", body.getStart()) + 1;
+  const indent = /^[ \t]*/.exec(eventsText.slice(lineStart))![0];
   const inner = BODIES[choice].split("\n").map((line) => `${indent}  ${line}`).join("\n");
   body.replaceWithText(`{\n${inner}\n${indent}}`);
   const existing = file.getImportDeclaration(REDIS_SPECIFIER);

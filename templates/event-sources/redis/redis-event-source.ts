@@ -83,7 +83,8 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     const startedAt = Date.now();
     const socket = {
-      reconnectStrategy: (retries: number, cause: Error) => this.#retryDelay(retries, cause, startedAt),
+      reconnectStrategy: (retries: number, cause: Error) =>
+        this.#retryDelay(retries, cause, startedAt),
     };
     // Publishing while disconnected fails at once instead of piling up in memory.
     this.#publisher = createClient({ url: this.url, socket, disableOfflineQueue: true });
@@ -108,12 +109,18 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     this.#started = true;
   }
 
-  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe {
+  subscribe<Topic extends keyof Topics & string>(
+    topic: Topic,
+    listener: EventListener<Topics[Topic]>,
+  ): Unsubscribe {
     const subscription: Subscription = { listener };
     let subscriptions = this.#topics.get(topic);
     if (subscriptions === undefined) {
       this.#topics.set(topic, (subscriptions = new Set()));
-      this.#command(this.#subscriber.subscribe(this.#prefix + topic, this.#onMessage), `subscribe to "${topic}"`);
+      this.#command(
+        this.#subscriber.subscribe(this.#prefix + topic, this.#onMessage),
+        `subscribe to "${topic}"`,
+      );
     }
     subscriptions.add(subscription);
     return () => {
@@ -121,12 +128,18 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       if (this.#topics.get(topic) !== subscriptions) return;
       this.#topics.delete(topic);
       if (!this.#closed) {
-        this.#command(this.#subscriber.unsubscribe(this.#prefix + topic, this.#onMessage), `unsubscribe from "${topic}"`);
+        this.#command(
+          this.#subscriber.unsubscribe(this.#prefix + topic, this.#onMessage),
+          `unsubscribe from "${topic}"`,
+        );
       }
     };
   }
 
-  async publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void> {
+  async publish<Topic extends keyof Topics & string>(
+    topic: Topic,
+    payload: Topics[Topic],
+  ): Promise<void> {
     if (!this.#publisher.isReady) {
       throw new RedisUnreachableError(
         `Redis at ${this.#where} is unreachable (reconnecting); event "${topic}" was not published`,
@@ -186,7 +199,9 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     client.on("error", (error: unknown) => {
       if (down || !this.#started || this.#closed) return;
       down = true;
-      this.#log(`redis event source: ${role} lost ${this.#where} (${rootCause(error)}); reconnecting with backoff`);
+      this.#log(
+        `redis event source: ${role} lost ${this.#where} (${rootCause(error)}); reconnecting with backoff`,
+      );
     });
     client.on("ready", () => {
       if (!down) return;
@@ -224,7 +239,11 @@ function checkedUrl(url: string): string {
 function rootCause(error: unknown): string {
   let current: unknown = error;
   // node-redis wraps the socket error in its own; the innermost one says what happened.
-  for (let depth = 0; depth < 5 && current instanceof Error && current.cause !== undefined; depth++) {
+  for (
+    let depth = 0;
+    depth < 5 && current instanceof Error && current.cause !== undefined;
+    depth++
+  ) {
     current = current.cause;
   }
   if (current instanceof AggregateError && current.errors.length > 0) current = current.errors[0];

@@ -15,8 +15,8 @@ export function createEventSource(): EventSource<AppEvents> {
 }
 
 /**
- * The event source the server runs with (src/main.ts). To share events between several
- * server processes, switch it to Redis: `npx mcp-gen handler <Name> --event-source redis`.
+ * The event source the server runs with (src/main.ts): in-process, or Redis pub/sub to share
+ * events between server processes (`npx mcp-gen handler <Name> --event-source redis|memory`).
  */
 export async function openEventSource(): Promise<EventSource<AppEvents>> {
   return createEventSource();

@@ -1,0 +1,95 @@
+/**
+ * A small application on the generated runtime for scale tests and the soak: one
+ * subscription handler that joins an event source per requested kind, and a `fire` tool
+ * that publishes events. Which event source (in-process or Redis) is the caller's choice,
+ * so the same code runs alone or as one of several processes sharing a broker.
+ */
+import {
+  createServer,
+  type Channel,
+  type EventSource,
+  type Server,
+  type SubscriptionHandler,
+  type Unsubscribe,
+} from "../../generated/v2607/runtime/index.js";
+
+export type FanoutTopics = {
+  tools: { origin: string };
+  prompts: { origin: string };
+  resources: { origin: string; uri: string };
+};
+
+type Posted = { method: string; uri?: string };
+interface StreamState {
+  readonly unsubscribes: Unsubscribe[];
+}
+
+/** Joins one topic per requested kind; each event becomes a notification on this stream. */
+export function fanoutHandler(events: EventSource<FanoutTopics>): SubscriptionHandler<StreamState> {
+  const leave = (state: StreamState) => state.unsubscribes.forEach((unsubscribe) => unsubscribe());
+  return {
+    subscribe(filter, channel: Channel) {
+      const unsubscribes: Unsubscribe[] = [];
+      if (filter.toolsListChanged) {
+        unsubscribes.push(events.subscribe("tools", () => channel.post({ method: "notifications/tools/list_changed" })));
+      }
+      if (filter.promptsListChanged) {
+        unsubscribes.push(events.subscribe("prompts", () => channel.post({ method: "notifications/prompts/list_changed" })));
+      }
+      const uris = new Set(filter.resourceSubscriptions ?? []);
+      if (uris.size > 0) {
+        unsubscribes.push(
+          events.subscribe("resources", ({ uri }) => {
+            if (uris.has(uri)) channel.post({ method: "notifications/resources/updated", uri });
+          }),
+        );
+      }
+      return { stream: { unsubscribes } };
+    },
+    handleMessage(message, channel, state) {
+      const { method, uri } = message as Posted;
+      channel.sendNotification(uri === undefined ? { method } : { method, params: { uri } });
+      return { stream: state };
+    },
+    handleClose(_channel, state) {
+      leave(state);
+    },
+    subscriptionCapabilities: () => ({ toolsListChanged: true, promptsListChanged: true, resourcesUpdated: true }),
+  };
+}
+
+export interface FireArguments {
+  tools?: boolean;
+  prompts?: boolean;
+  resourceUris?: string[];
+}
+
+/** A server with the fan-out handler and a `fire` tool publishing to `events`. */
+export function createFanoutServer(events: EventSource<FanoutTopics>, name: string): Server {
+  const server = createServer({ name, version: "1.0.0" });
+  server.addSubscriptionHandler(fanoutHandler(events));
+  server.addTool(
+    {
+      name: "fire",
+      description: "Publishes change events: the tool and prompt lists, and updates of the given resources",
+      inputSchema: {
+        type: "object",
+        properties: {
+          tools: { type: "boolean" },
+          prompts: { type: "boolean" },
+          resourceUris: { type: "array", items: { type: "string" } },
+        },
+      },
+    },
+    async (args) => {
+      const { tools = true, prompts = true, resourceUris = [] } = (args ?? {}) as FireArguments;
+      const published: Promise<void>[] = [];
+      if (tools) published.push(events.publish("tools", { origin: name }));
+      if (prompts) published.push(events.publish("prompts", { origin: name }));
+      for (const uri of resourceUris) published.push(events.publish("resources", { origin: name, uri }));
+      await Promise.all(published);
+      return { content: [{ type: "text", text: `${name} fired ${published.length} events` }] };
+    },
+  );
+  return server;
+}
