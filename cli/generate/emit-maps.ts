@@ -142,23 +142,3 @@ function writeLiteral(writer: CodeBlockWriter, value: Literal): void {
   }
 }
 
-/** emitMaps in a worker thread (the same module compiled or run from source). */
-export async function emitMapsInWorker(maps: MapsIR): Promise<MapFiles> {
-  const { Worker } = await import("node:worker_threads");
-  const entry = new URL(`./emit-maps.worker.${import.meta.url.endsWith(".ts") ? "ts" : "js"}`, import.meta.url);
-  const worker = import.meta.url.endsWith(".ts")
-    ? // From source, the thread registers the TypeScript loader (tsx) before loading its entry.
-      new Worker(`import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`, { eval: true, workerData: maps })
-    : new Worker(entry, { workerData: maps });
-  try {
-    const reply = await new Promise<{ files?: MapFiles; error?: string }>((resolve, reject) => {
-      worker.once("message", resolve);
-      worker.once("error", reject);
-      worker.once("exit", (code) => reject(new Error(`map emitter thread exited with code ${code}`)));
-    });
-    if (!reply.files) throw new Error(`map emitter thread failed: ${reply.error}`);
-    return reply.files;
-  } finally {
-    await worker.terminate();
-  }
-}

@@ -4,13 +4,14 @@ import { defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaI
 import { normalizeSchema } from "./normalize.js";
 import { buildIR, type SchemaIR } from "./ir.js";
 import { emitTypes } from "./emit-types.js";
-import { emitMapsInWorker } from "./emit-maps.js";
+import { runSideThread } from "./side-thread.js";
 import { emitRuntime, readRuntimeTemplates } from "./emit-runtime.js";
-import { formatFiles } from "./format.js";
+import { formatClaimed, formatFiles } from "./format.js";
 import { generatedHeader } from "./header.js";
-import { describeChanges, isFresh, MANIFEST_FILE, readManifest, renderManifest, summarize, templatesSha256, type ManifestInputs } from "./manifest.js";
+import { describeChanges, generatorFingerprint, isFresh, MANIFEST_FILE, readManifest, renderManifest, summarize, templatesSha256, type ManifestInputs } from "./manifest.js";
 import { replaceFolder, staleFiles } from "./write.js";
-import { generatorVersion, runtimeTemplatesDir } from "./paths.js";
+import { runtimeTemplatesDir } from "./paths.js";
+import { sortedBy } from "./sort.js";
 
 export interface TypesOptions {
   /** Path or http(s) URL; the pinned default revision's URL when absent. */
@@ -57,20 +58,25 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
 
 function manifestInputs(identity: SchemaIdentity, templates: ReadonlyMap<string, string>): ManifestInputs {
   return {
-    generator: `mcp-gen ${generatorVersion()}`,
+    generator: generatorFingerprint(),
     revision: identity.revision,
     schemaSha256: identity.sha256,
     runtimeTemplatesSha256: templatesSha256(templates),
   };
 }
 
-/** types.ts here while the maps are built in a worker; then the one formatting pass. */
+/**
+ * Two cores: this thread emits and formats types.ts while a side thread builds the maps; then
+ * both format the runtime files from one shared list. One prettier pass per file.
+ */
 async function emitAll(ir: SchemaIR, header: string, templates: ReadonlyMap<string, string>): Promise<Map<string, string>> {
-  const maps = emitMapsInWorker(ir.maps);
-  maps.catch(() => undefined); // awaited below; keeps an early failure here from going unhandled
   const runtime = ir.maps.subscriptionKinds === null ? new Map<string, string>() : emitRuntime(templates, header);
-  const first = await formatFiles(new Map([["types.ts", header + (await emitTypes(ir))], ...runtime]));
-  const mapFiles = await maps;
-  const second = await formatFiles(new Map(Object.entries(mapFiles).map(([path, text]) => [path, header + text])));
-  return new Map([...first, ...second]);
+  const shared = [...runtime];
+  const next = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  const side = runSideThread({ maps: ir.maps, header, shared, next });
+  side.catch(() => undefined); // awaited below; keeps an early failure here from going unhandled
+  const types = await formatFiles(new Map([["types.ts", header + (await emitTypes(ir))]]));
+  const mine = await formatClaimed(shared, next);
+  const files = [...types, ...mine, ...(await side)];
+  return new Map(sortedBy(files, ([path]) => path));
 }

@@ -1,5 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
+import { generatorVersion, packageRoot } from "./paths.js";
 import { sha256Hex } from "./load.js";
 import { listFiles } from "./write.js";
 import { sorted } from "./sort.js";
@@ -31,6 +33,20 @@ export interface Manifest {
   inputs: ManifestInputs;
   outputs: Record<string, string>;
   summary: Summary;
+}
+
+/**
+ * What makes the generator itself: mcp-gen's version, the versions of the libraries that
+ * shape the output, and the generator's own sources (shipped in the package for this), so
+ * that editing the generator makes `--check` regenerate instead of trusting the manifest.
+ */
+export function generatorFingerprint(): string {
+  const require = createRequire(import.meta.url);
+  const libraries = ["json-schema-to-typescript", "prettier", "ts-morph"].map((name) => `${name}@${require(`${name}/package.json`).version}`);
+  const sourceDir = join(packageRoot, "cli", "generate");
+  const sources = existsSync(sourceDir) ? sorted(readdirSync(sourceDir).filter((name) => name.endsWith(".ts"))) : [];
+  const sourceHash = sha256Hex(sources.map((name) => `${name}\0${readFileSync(join(sourceDir, name), "utf8")}\0`).join(""));
+  return `mcp-gen@${generatorVersion()} ${libraries.join(" ")} sources:${sourceHash}`;
 }
 
 export function templatesSha256(templates: ReadonlyMap<string, string>): string {
