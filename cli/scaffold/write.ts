@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import type { PlannedFile } from "./render.js";
@@ -31,6 +31,11 @@ export function writeFilesAtomically(root: string, files: readonly PlannedFile[]
   try {
     for (const file of files) {
       const target = resolve(root, file.path);
+      if (existsSync(target) && statSync(target).isDirectory()) {
+        throw new CliError(`${file.path} is a folder in ${root}; a file cannot replace it`, {
+          hint: "move the folder away, or choose another name",
+        });
+      }
       createdDirs.push(...makeDirs(dirname(target)));
       const temp = `${target}${stamp}.tmp`;
       staged.push({ temp, target });

@@ -1,0 +1,114 @@
+/**
+ * Shared by the scaffolding tests: run the CLIs from this checkout (TypeScript through
+ * tsx), make temp folders that are removed afterwards, and run npm quietly from the cache.
+ */
+import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { repoRoot } from "../../support/schemas.js";
+
+const tsx = import.meta.resolve("tsx");
+
+/** npm from the local cache, without audit, fund or update chatter. */
+export const npmEnv: NodeJS.ProcessEnv = {
+  ...process.env,
+  npm_config_prefer_offline: "true",
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_update_notifier: "false",
+  npm_config_loglevel: "error",
+};
+
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function result(run: SpawnSyncReturns<string>): Run {
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** Runs `create-mcp-handler` from this checkout; stdin is a pipe, so never a TTY. */
+export function runCreate(args: string[], cwd: string): Run {
+  return result(
+    spawnSync(process.execPath, ["--import", tsx, join(repoRoot, "cli", "create.ts"), ...args], {
+      cwd,
+      encoding: "utf8",
+      env: npmEnv,
+      timeout: 120_000,
+    }),
+  );
+}
+
+/** Runs `mcp-gen` from this checkout. */
+export function runMcpGen(args: string[], cwd: string): Run {
+  return result(
+    spawnSync(process.execPath, ["--import", tsx, join(repoRoot, "cli", "main.ts"), ...args], {
+      cwd,
+      encoding: "utf8",
+      timeout: 60_000,
+    }),
+  );
+}
+
+/** Runs a command (npm, npx, tsc) in `cwd`; the output is kept for assertion messages. */
+export function runIn(cwd: string, command: string, args: string[], timeout = 180_000): Run {
+  return result(spawnSync(command, args, { cwd, encoding: "utf8", env: npmEnv, timeout }));
+}
+
+/** A fresh temp folder and its remover. */
+export function tempFolder(prefix: string): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** One line for an assertion message: the command's output when it failed. */
+export function explain(run: Run): string {
+  return `exit ${run.status}\n--- stdout\n${run.stdout.slice(-4000)}\n--- stderr\n${run.stderr.slice(-4000)}`;
+}
+
+/**
+ * Starts a long-running process; `waitFor(pattern)` resolves once stderr matched it, and
+ * `stop(signal)` resolves with the exit code. Bounded: gives up after `timeoutMs`.
+ */
+export function startProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
+  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdout.resume();
+  return {
+    child,
+    get stderr() {
+      return stderr;
+    },
+    waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${pattern} on stderr within ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
+        const check = () => {
+          const match = pattern.exec(stderr);
+          if (!match) return;
+          clearTimeout(timer);
+          child.stderr.off("data", check);
+          resolve(match);
+        };
+        child.stderr.on("data", check);
+        exited.then(() => {
+          clearTimeout(timer);
+          reject(new Error(`exited before ${pattern}:\n${stderr}`));
+        });
+        check();
+      });
+    },
+    async stop(signal: NodeJS.Signals = "SIGTERM", timeoutMs = 15_000): Promise<number | null> {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
