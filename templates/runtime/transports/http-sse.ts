@@ -66,8 +66,9 @@ export class SseWriter {
     res.on("drain", this.#onDrain);
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
     if (keepAliveMs > 0) {
+      // Not unref'd: the open socket keeps the process alive anyway, and a ref'd timer is
+      // visible to leak checks (process.getActiveResourcesInfo).
       this.#keepAlive = setInterval(this.#sendKeepAlive, keepAliveMs);
-      this.#keepAlive.unref();
     }
   }
 
