@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, test } from "node:test";
+import { repoRoot } from "../support/schemas.js";
+import { explain, runCreate, tempFolder } from "./scaffold/helpers.js";
+
+let temp: ReturnType<typeof tempFolder>;
+beforeEach(() => (temp = tempFolder("create-mcp-handler")));
+afterEach(() => temp.remove());
+
+const SLOW = { timeout: 60_000 };
+const quick = ["--no-install", "--no-git"];
+
+test("without a terminal and without --yes it never prompts: it names every missing option", SLOW, () => {
+  const run = runCreate(["app"], temp.dir);
+  assert.equal(run.status, 2, explain(run));
+  assert.match(run.stderr, /^error: no terminal to ask on, and missing --transport, --handler, --pm, --install\/--no-install, --git\/--no-git/);
+  assert.deepEqual(readdirSync(temp.dir), []);
+});
+
+test("without a terminal, every prompt answered by a flag is enough", SLOW, () => {
+  const args = ["app", "--transport", "stdio", "--handler", "Watch", "--pm", "pnpm", ...quick];
+  const run = runCreate(args, temp.dir);
+  assert.equal(run.status, 0, explain(run));
+  assert.ok(existsSync(join(temp.dir, "app", "src", "handlers", "watch.ts")));
+  assert.ok(!existsSync(join(temp.dir, "app", "src", "serve", "http.ts")), "stdio only: no HTTP entry");
+  assert.match(run.stdout, /\n {2}cd app\n {2}pnpm install\n {2}pnpm test\n {2}pnpm start\n/);
+});
+
+test("--yes takes the defaults and ends with the exact next commands", SLOW, () => {
+  const run = runCreate(["app", "--yes", ...quick], temp.dir);
+  assert.equal(run.status, 0, explain(run));
+  assert.match(run.stdout, /Next:\n\n {2}cd app\n {2}npm install\n {2}npm test\n {2}npm start\n/);
+  const manifest = JSON.parse(readFileSync(join(temp.dir, "app", "package.json"), "utf8"));
+  assert.equal(manifest.name, "app");
+  assert.equal(manifest.devDependencies["mcp-gen"], `file:${repoRoot.replace(/\/$/, "")}`, "from a checkout: a file: spec");
+  assert.equal(manifest.scripts.start, "node dist/src/main.js --http");
+  assert.equal(manifest.scripts["start:stdio"], "node dist/src/main.js --stdio");
+  assert.ok(existsSync(join(temp.dir, "app", ".gitignore")));
+  assert.ok(existsSync(join(temp.dir, "app", "src", "generated", "v2607", "runtime", "index.ts")));
+  assert.ok(!existsSync(join(temp.dir, "app", ".git")), "--no-git");
+});
+
+test("a non-empty folder is refused without --overwrite and left untouched", SLOW, () => {
+  const app = join(temp.dir, "app");
+  mkdirSync(app);
+  writeFileSync(join(app, "notes.md"), "mine");
+  const run = runCreate(["app", "--yes", ...quick], temp.dir);
+  assert.equal(run.status, 1, explain(run));
+  assert.match(run.stderr, /^error: the folder .*app is not empty \(.*--overwrite/);
+  assert.deepEqual(readdirSync(app), ["notes.md"]);
+  const again = runCreate(["app", "--yes", "--overwrite", ...quick], temp.dir);
+  assert.equal(again.status, 0, explain(again));
+  assert.equal(readFileSync(join(app, "notes.md"), "utf8"), "mine");
+  assert.ok(existsSync(join(app, "src", "server.ts")));
+});
+
+test("a bad handler name is refused before anything is written", SLOW, () => {
+  for (const name of ["../x", "1abc", "Class", "Promise", "lower"]) {
+    const run = runCreate(["app", "--yes", "--handler", name, ...quick], temp.dir);
+    assert.equal(run.status, 2, explain(run));
+    assert.match(run.stderr, /^error: invalid handler name/);
+  }
+  assert.deepEqual(readdirSync(temp.dir), []);
+});
+
+test("bad flags are one-line usage errors", SLOW, () => {
+  const cases: Array<[string[], RegExp]> = [
+    [["app", "--yes", "--transport", "ws"], /--transport must be one of stdio, http, both, not "ws"/],
+    [["app", "--yes", "--pm", "bun"], /--pm must be one of npm, pnpm, yarn/],
+    [["app", "--yes", "--install", "--no-install"], /--install and --no-install contradict/],
+    [["app", "other", "--yes"], /expected one folder, got 2/],
+    [["app", "--yes", "--frobnicate"], /frobnicate/],
+    [["My App", "--yes", ...quick], /not a valid npm package name/],
+  ];
+  for (const [args, message] of cases) {
+    const run = runCreate(args, temp.dir);
+    assert.equal(run.status, 2, explain(run));
+    assert.match(run.stderr, message);
+    assert.equal(run.stderr.trim().split("\n").length, 1, `one line: ${run.stderr}`);
+  }
+  assert.deepEqual(readdirSync(temp.dir), []);
+});
+
+test("--dry-run lists the files and writes nothing", SLOW, () => {
+  const run = runCreate(["app", "--yes", "--dry-run"], temp.dir);
+  assert.equal(run.status, 0, explain(run));
+  assert.match(run.stdout, /^would write \d+ files to .*app:\n/);
+  assert.match(run.stdout, /\n {2}src\/server\.ts\n/);
+  assert.match(run.stdout, /\n {2}src\/handlers\/tool-changes\.ts\n/);
+  assert.deepEqual(readdirSync(temp.dir), []);
+});
