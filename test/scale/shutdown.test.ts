@@ -1,0 +1,77 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { eventually } from "./fanout-process.js";
+import { ChildStdioTransport, scaffoldProject, servedUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
+
+function newClient(name: string): Client {
+  return new Client({ name, version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+}
+
+/** Opens `count` tools listen streams on `client` and returns how each one ended. */
+async function openStreams(client: Client, count: number): Promise<Array<Promise<string>>> {
+  const ended: Array<Promise<string>> = [];
+  for (let i = 0; i < count; i++) {
+    const subscription = await client.listen({ toolsListChanged: true });
+    ended.push(subscription.closed);
+  }
+  return ended;
+}
+
+describe("graceful shutdown of a scaffolded server", { timeout: 180_000 }, () => {
+  let project: ScaffoldedProject;
+  const running: StartedServer[] = [];
+
+  before(() => {
+    project = scaffoldProject(["--transport", "both"]);
+  });
+  after(() => {
+    for (const server of running) if (server.child.exitCode === null) server.child.kill("SIGKILL");
+    project?.remove();
+  });
+
+  test("SIGTERM over HTTP: every client's open listen streams end with their complete result, then exit 0", async () => {
+    const server = startProject(project, ["--http"], { PORT: "0" });
+    running.push(server);
+    const url = await servedUrl(server);
+    const clients = [newClient("first"), newClient("second")];
+    const ended: Array<Promise<string>> = [];
+    for (const client of clients) {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      ended.push(...(await openStreams(client, 2)));
+    }
+    // The streams work before the signal: a tool call reaches all four.
+    let changed = 0;
+    for (const client of clients) client.setNotificationHandler("notifications/tools/list_changed", () => void changed++);
+    await clients[0]!.callTool({ name: "toggle_greet", arguments: {} });
+    assert.ok(await eventually(() => changed === 4), `got ${changed} of 4 notifications`);
+
+    server.child.kill("SIGTERM");
+    assert.deepEqual(await Promise.all(ended), ["graceful", "graceful", "graceful", "graceful"]);
+    assert.equal(await server.exited, 0, server.stderr());
+    assert.match(server.stderr(), /shutting down \(SIGTERM\)/);
+  });
+
+  test("SIGTERM over stdio: the client's open listen streams end with their complete result, then exit 0", async () => {
+    const server = startProject(project, ["--stdio"]);
+    running.push(server);
+    const client = newClient("stdio");
+    await client.connect(new ChildStdioTransport(server.child));
+    const ended = await openStreams(client, 2);
+
+    server.child.kill("SIGTERM");
+    assert.deepEqual(await Promise.all(ended), ["graceful", "graceful"]);
+    assert.equal(await server.exited, 0, server.stderr());
+  });
+
+  test("SIGINT is handled the same way", async () => {
+    const server = startProject(project, ["--http"], { PORT: "0" });
+    running.push(server);
+    const client = newClient("sigint");
+    await client.connect(new StreamableHTTPClientTransport(new URL(await servedUrl(server))));
+    const ended = await openStreams(client, 1);
+    server.child.kill("SIGINT");
+    assert.deepEqual(await Promise.all(ended), ["graceful"]);
+    assert.equal(await server.exited, 0, server.stderr());
+  });
+});
