@@ -24,9 +24,9 @@ async function connectOfficialClient() {
   // Every message as it came off the wire, before the client's own routing.
   const wire: Raw[] = [];
   const deliver = transport.onmessage!;
-  transport.onmessage = (message, extra) => {
+  transport.onmessage = (message: JSONRPCMessage) => {
     wire.push(message as Raw);
-    deliver(message, extra);
+    deliver(message);
   };
   return { client, wire };
 }

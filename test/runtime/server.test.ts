@@ -33,7 +33,7 @@ for (const kind of MEMORY_KINDS) {
         capabilities: { logging: {} },
       });
       echoTool(server);
-      server.setRequestHandler("prompts/list", () => ({ prompts: [] }));
+      server.setRequestHandler("prompts/list", () => ({ prompts: [], cacheScope: "public" as const, ttlMs: 0 }));
       server.addSubscriptionHandler(recordingHandler({ declares: { toolsListChanged: true } }).handler);
       server.addSubscriptionHandler(recordingHandler({ declares: { resourcesUpdated: true, promptsListChanged: false } }).handler);
       const peer = await Peer.connect(server, kind);
@@ -80,8 +80,8 @@ for (const kind of MEMORY_KINDS) {
 
     it("every result carries resultType, defaulting to complete and keeping the handler's own", T, async () => {
       const server = createServer({ name: "s", version: "1" });
-      server.setRequestHandler("prompts/list", () => ({ prompts: [] }));
-      server.setRequestHandler("resources/list", () => ({ resources: [], resultType: "input_required" }));
+      server.setRequestHandler("prompts/list", () => ({ prompts: [], cacheScope: "public" as const, ttlMs: 0 }));
+      server.setRequestHandler("resources/list", () => ({ resources: [], cacheScope: "public" as const, ttlMs: 0, resultType: "input_required" }));
       const peer = await Peer.connect(server, kind);
       assert.equal((await peer.request("prompts/list")).result.resultType, "complete");
       assert.equal((await peer.request("resources/list")).result.resultType, "input_required");
@@ -174,7 +174,7 @@ for (const kind of MEMORY_KINDS) {
       server.setRequestHandler("prompts/list", async (_params, context) => {
         seen = context;
         await new Promise<void>((resolve) => (release = resolve));
-        return { prompts: [] };
+        return { prompts: [], cacheScope: "public" as const, ttlMs: 0 };
       });
       const peer = await Peer.connect(server, kind, { principal: "alice" });
       peer.send("prompts/list", {}, "slow");

@@ -30,8 +30,13 @@ export class ToolRegistry {
     return this.#tools.delete(name);
   }
 
-  list(): { tools: Tool[] } {
-    return { tools: [...this.#tools.values()].map((entry) => entry.tool) };
+  /** The list, marked private and immediately stale: tools come and go at run time. */
+  list(): { tools: Tool[]; cacheScope: "private"; ttlMs: number } {
+    return {
+      tools: [...this.#tools.values()].map((entry) => entry.tool),
+      cacheScope: "private",
+      ttlMs: 0,
+    };
   }
 
   /** Runs a tool; a tool that throws reports the failure in its result (isError), as tools do. */
