@@ -6,6 +6,7 @@ import {
   type RequestContext,
   type RuntimeEvent,
   type TestTransport,
+  type Transport,
 } from "../../generated/v2607/runtime/index.js";
 import { createTestTransportPair } from "../../generated/v2607/runtime/index.js";
 import { MEMORY_KINDS, Peer, PROTOCOL_VERSION, until } from "../support/runtime-peer.js";
@@ -193,6 +194,26 @@ for (const kind of MEMORY_KINDS) {
       assert.throws(() => server.setRequestHandler("server/discover" as never, (() => ({})) as never), /answered by the runtime/);
       assert.throws(() => server.setRequestHandler("subscriptions/listen" as never, (() => ({})) as never), /answered by the runtime/);
       assert.throws(() => createServer({} as never), /name and options.version/);
+    });
+
+    it("a pull-only transport is served through receiveMessage", T, async () => {
+      const server = createServer({ name: "s", version: "1" });
+      const pair = createTestTransportPair();
+      const end = pair.server;
+      // The same end with its push side hidden: the server must pull.
+      const pullOnly: Transport = {
+        connect: () => end.connect(),
+        sendMessage: (message) => end.sendMessage(message),
+        receiveMessage: () => end.receiveMessage(),
+        close: () => end.close(),
+      };
+      await server.connect(pullOnly);
+      const peer = new Peer(pair.client);
+      await pair.client.connect();
+      assert.equal((await peer.request("server/discover")).result.resultType, "complete");
+      assert.equal((await peer.request("no/such")).error.code, -32601);
+      await server.close();
+      await peer.waitClosed();
     });
 
     it("a closed server refuses new connections", T, async () => {

@@ -339,6 +339,26 @@ for (const kind of MEMORY_KINDS) {
       await server.close();
     });
 
+    it("a cancel while subscribe is running sends no ack, and handleClose runs once subscribe has accepted", T, async () => {
+      const release = deferred();
+      const { peer, log } = await open({
+        onSubscribe: async () => {
+          await release.promise;
+          return { stream: 0 };
+        },
+      });
+      peer.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, "early");
+      await until(() => log.calls.includes("subscribe"), "subscribe started");
+      peer.notify("notifications/cancelled", { requestId: "early" });
+      await peer.sync();
+      release.resolve();
+      await until(() => log.closes === 1, "handleClose ran");
+      await peer.sync();
+      assert.deepEqual(peer.stream("early"), []);
+      await server.close();
+      assert.equal(log.closes, 1);
+    });
+
     it("several streams on one connection are told apart by their ids", T, async () => {
       const { peer, log } = await open();
       await listen(peer, { toolsListChanged: true }, "t");
