@@ -46,6 +46,17 @@ export class HttpAuthError extends Error {
   }
 }
 
+/** How one SSE response went, reported when it is over (slow consumers show up here). */
+export interface SseStreamReport {
+  readonly requestId: RequestId | undefined;
+  /** The most bytes the stream held at once: Node's buffer plus frames waiting to be written. */
+  readonly peakBufferedBytes: number;
+  /** Frames dropped because an identical one was already waiting (the client was slow). */
+  readonly coalescedFrames: number;
+  /** Whether the stream was ended because the client did not keep up. */
+  readonly overflowed: boolean;
+}
+
 export interface HttpHandlerOptions extends SseOptions {
   /** Largest accepted body in bytes; larger is refused with 413 before parsing. Default 4 MiB. */
   readonly maxBodyBytes?: number;
@@ -62,6 +73,8 @@ export interface HttpHandlerOptions extends SseOptions {
   readonly authenticate?: (req: IncomingMessage) => unknown | Promise<unknown>;
   /** Called with errors that have no client to go to (a failed write, a broken handler). */
   readonly onError?: (error: unknown) => void;
+  /** Called once per SSE response when it is over, however it ended. */
+  readonly onStreamEnd?: (report: SseStreamReport) => void;
 }
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -136,11 +149,11 @@ export class HttpExchange implements Transport {
   readonly #res: ServerResponse;
   readonly #inbox = new Inbox();
   readonly #requestId: RequestId | undefined;
-  readonly #options: SseOptions;
+  readonly #options: HttpHandlerOptions;
   #writer: SseWriter | undefined;
   #ended = false;
 
-  constructor(res: ServerResponse, message: JsonRpcMessage, context: MessageContext | undefined, options: SseOptions = {}) {
+  constructor(res: ServerResponse, message: JsonRpcMessage, context: MessageContext | undefined, options: HttpHandlerOptions = {}) {
     this.#res = res;
     this.#options = options;
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
@@ -199,7 +212,16 @@ export class HttpExchange implements Transport {
   readonly #onClose = (): void => {
     const abrupt = !this.#res.writableFinished;
     this.#ended = true;
-    this.#writer?.destroy();
+    const writer = this.#writer;
+    if (writer !== undefined) {
+      writer.destroy();
+      const { peakBufferedBytes, coalescedFrames, overflowed } = writer;
+      try {
+        this.#options.onStreamEnd?.({ requestId: this.#requestId, peakBufferedBytes, coalescedFrames, overflowed });
+      } catch (error) {
+        this.#options.onError?.(error); // an observer's failure must not break the teardown
+      }
+    }
     this.#inbox.deliver(abrupt ? { type: "closed", reason: "client closed the response" } : { type: "closed" });
   };
 }

@@ -263,12 +263,16 @@ export class HttpExchange implements Transport {
     if (writer !== undefined) {
       writer.destroy();
       const { peakBufferedBytes, coalescedFrames, overflowed } = writer;
-      this.#options.onStreamEnd?.({
-        requestId: this.#requestId,
-        peakBufferedBytes,
-        coalescedFrames,
-        overflowed,
-      });
+      try {
+        this.#options.onStreamEnd?.({
+          requestId: this.#requestId,
+          peakBufferedBytes,
+          coalescedFrames,
+          overflowed,
+        });
+      } catch (error) {
+        this.#options.onError?.(error); // an observer's failure must not break the teardown
+      }
     }
     this.#inbox.deliver(
       abrupt ? { type: "closed", reason: "client closed the response" } : { type: "closed" },
