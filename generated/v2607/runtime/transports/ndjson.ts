@@ -34,6 +34,7 @@ export class NdjsonTransport implements Transport {
   readonly #options: NdjsonOptions;
   readonly #inbox = new Inbox();
   #pending = "";
+  #discarding = false;
   #started = false;
   #closed = false;
 
@@ -94,17 +95,26 @@ export class NdjsonTransport implements Transport {
 
   readonly #onData = (chunk: string): void => {
     let text = this.#pending + chunk;
+    if (this.#discarding) {
+      // The rest of an over-long line: skip to its end.
+      const end = text.indexOf("\n");
+      if (end === -1) return;
+      this.#discarding = false;
+      text = text.slice(end + 1);
+    }
     let newline = text.indexOf("\n");
     while (newline !== -1) {
       this.#deliverLine(text.slice(0, newline));
       text = text.slice(newline + 1);
       newline = text.indexOf("\n");
     }
-    if (text.length > (this.#options.maxLineLength ?? DEFAULT_MAX_LINE)) {
+    const limit = this.#options.maxLineLength ?? DEFAULT_MAX_LINE;
+    if (text.length > limit) {
       this.#inbox.deliver({
         type: "error",
-        error: new Error(`dropped an input line longer than ${text.length - 1} characters`),
+        error: new Error(`dropped an input line longer than ${limit} characters`),
       });
+      this.#discarding = true;
       text = "";
     }
     this.#pending = text;
