@@ -49,11 +49,12 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
   const files = await emitAll(ir, header, templates);
   const runtimeEmitted = ir.maps.subscriptionKinds !== null;
   files.set(MANIFEST_FILE, renderManifest(inputs, files, summarize(ir)));
-  if (options.check) return { ...report, stale: staleFiles(outDir, files), notes: ir.notes, runtimeEmitted };
+  const notes = [...new Set(ir.notes)];
+  if (options.check) return { ...report, stale: staleFiles(outDir, files), notes, runtimeEmitted };
 
   const changes = describeChanges(readManifest(outDir)?.summary, summarize(ir));
   await replaceFolder(outDir, files);
-  return { ...report, written: true, runtimeEmitted, changes, notes: ir.notes };
+  return { ...report, written: true, runtimeEmitted, changes, notes };
 }
 
 function manifestInputs(identity: SchemaIdentity, templates: ReadonlyMap<string, string>): ManifestInputs {

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { CliError } from "../errors.js";
 
-/** A schema as read: its text, where it came from, and the sha256 of its bytes. */
+/** A schema as read: its parsed JSON, where it came from, and the sha256 of its bytes. */
 export interface LoadedSchema {
-  text: string;
+  json: Record<string, unknown>;
   location: string;
   isUrl: boolean;
   sha256: string;
@@ -20,10 +20,28 @@ export function isUrl(location: string): boolean {
   return /^https?:\/\//i.test(location);
 }
 
-/** Reads a schema from a file path or an http(s) URL. */
+/** Reads a schema from a file path or an http(s) URL and parses it as JSON Schema. */
 export async function loadSchema(location: string): Promise<LoadedSchema> {
   const bytes = isUrl(location) ? await fetchBytes(location) : await readBytes(location);
-  return { text: bytes.toString("utf8"), location, isUrl: isUrl(location), sha256: sha256Hex(bytes) };
+  return { json: parseJsonSchema(bytes.toString("utf8"), location), location, isUrl: isUrl(location), sha256: sha256Hex(bytes) };
+}
+
+function parseJsonSchema(text: string, location: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${location} is not valid JSON: ${(error as Error).message}`, {
+      hint: "pass the MCP protocol schema.json, not another file",
+    });
+  }
+  const root = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  if (!root || (typeof root.$schema !== "string" && !("$defs" in root))) {
+    throw new CliError(`${location} is not a JSON Schema (no "$schema" or "$defs" at its top level)`, {
+      hint: "pass the MCP protocol schema.json (JSON Schema 2020-12 with a $defs map)",
+    });
+  }
+  return root;
 }
 
 async function readBytes(path: string): Promise<Buffer> {

@@ -16,7 +16,7 @@ const DEF_REF = /^#\/\$defs\/(.+)$/;
 
 /** Parses, validates and repairs a loaded schema. */
 export function normalizeSchema(loaded: LoadedSchema): NormalizedSchema {
-  const root = parseJson(loaded);
+  const root = loaded.json as JsonObject;
   const defs = root.$defs;
   if (!isObject(defs) || Object.keys(defs).length === 0) {
     throw new CliError(`${loaded.location} is not a JSON Schema with definitions: it has no "$defs" object`, {
@@ -35,23 +35,6 @@ export function normalizeSchema(loaded: LoadedSchema): NormalizedSchema {
     definitions.set(name, repairDescriptions(def, names) as JsonObject);
   }
   return { definitions };
-}
-
-function parseJson(loaded: LoadedSchema): JsonObject {
-  let value: unknown;
-  try {
-    value = JSON.parse(loaded.text);
-  } catch (error) {
-    throw new CliError(`${loaded.location} is not valid JSON: ${(error as Error).message}`, {
-      hint: "pass the MCP protocol schema.json, not another file",
-    });
-  }
-  if (!isObject(value) || (typeof value.$schema !== "string" && !("$defs" in value))) {
-    throw new CliError(`${loaded.location} is not a JSON Schema (no "$schema" or "$defs" at its top level)`, {
-      hint: "pass the MCP protocol schema.json (JSON Schema 2020-12 with a $defs map)",
-    });
-  }
-  return value;
 }
 
 function checkRefs(node: JsonValue, at: string, known: Set<string>, location: string): void {

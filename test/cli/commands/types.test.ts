@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import { schemaPath } from "../../support/schemas.js";
+import { closedPort, editedSchema, explain, put, runMcpGen, serveOnLoopback, tempFolder } from "../generate/helpers.js";
+
+const SLOW = { timeout: 120_000 };
+let temp: ReturnType<typeof tempFolder>;
+beforeEach(() => (temp = tempFolder("mcp-gen-types-cli")));
+afterEach(() => temp.remove());
+
+/** A bad input: exit non-zero, exactly one line on stderr matching `message`, nothing written. */
+async function assertRefused(args: string[], message: RegExp): Promise<void> {
+  const out = join(temp.dir, "out");
+  const run = await runMcpGen(["types", ...args, "--out", out]);
+  assert.notEqual(run.status, 0, explain(run));
+  assert.equal(run.stderr.trimEnd().split("\n").length, 1, `one line: ${explain(run)}`);
+  assert.match(run.stderr, /^error: /);
+  assert.match(run.stderr, message);
+  assert.equal(existsSync(out), false, "nothing written");
+}
+
+describe("bad input is a one-line error naming the problem and the fix, non-zero exit, nothing written", () => {
+  test("a missing file", SLOW, () => assertRefused(["--schema", join(temp.dir, "nope.json")], /schema file not found: .*nope\.json \(pass --schema/));
+
+  test("an unreachable URL (a closed port on 127.0.0.1)", SLOW, async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/schema.json`;
+    await assertRefused(["--schema", url], /cannot reach http:\/\/127\.0\.0\.1:\d+\/schema\.json \(ECONNREFUSED\) \(check the network/);
+  });
+
+  test("invalid JSON", SLOW, () => assertRefused(["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), "{ not json")], /is not valid JSON: .* \(pass the MCP protocol schema\.json/));
+
+  test("JSON that is not a JSON Schema", SLOW, () =>
+    assertRefused(["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), '{"name": "package"}')], /is not a JSON Schema \(no "\$schema" or "\$defs"/));
+
+  test("a $ref to a missing definition", SLOW, () => {
+    const schema = editedSchema(schemaPath("2026-07-28"), temp.dir, "2026-12-01", (s) => {
+      s.$defs.Tool.properties.icons = { $ref: "#/$defs/Nowhere" };
+    });
+    return assertRefused(["--schema", schema], /\$ref "#\/\$defs\/Nowhere" at \$defs\.Tool\.properties\.icons points to a missing definition \(add the definition/);
+  });
+
+  test("a known revision with a wrong hash", SLOW, () => {
+    const schema = editedSchema(schemaPath("2026-07-28"), temp.dir, "2026-07-28", (s) => {
+      s.$defs.Cursor.description = "changed";
+    });
+    return assertRefused(["--schema", schema], /claims pinned MCP revision 2026-07-28 but its sha256 \w+ is not the pinned ef70b61f/);
+  });
+
+  test("a schema whose hash is unknown and whose revision is named nowhere", SLOW, () => {
+    const schema = editedSchema(schemaPath("2026-07-28"), temp.dir, "latest", (s) => {
+      s.$defs.Cursor.description = "changed";
+    });
+    return assertRefused(["--schema", schema], /cannot tell which MCP revision .* is .* \(pass --protocol-version/);
+  });
+});
+
+test("an unknown schema named by --protocol-version generates and is reported as unpinned", SLOW, async () => {
+  const schema = editedSchema(schemaPath("2026-07-28"), temp.dir, "latest", (s) => {
+    s.$defs.Cursor.description = "changed";
+  });
+  const run = await runMcpGen(["types", "--schema", schema, "--protocol-version", "2026-09-01", "--out", join(temp.dir, "out")]);
+  assert.equal(run.status, 0, explain(run));
+  assert.match(run.stdout, /wrote .*v2609 from MCP 2026-09-01 \(unpinned, sha256/);
+  assert.match(readFileSync(join(temp.dir, "out", "v2609", "capabilities.ts"), "utf8"), /PROTOCOL_VERSION = "2026-09-01"/);
+});
+
+test("a schema read from an http URL on loopback is recognised by its hash", SLOW, async () => {
+  const server = await serveOnLoopback(readFileSync(schemaPath("2026-07-28"), "utf8"));
+  try {
+    const run = await runMcpGen(["types", "--schema", server.url, "--out", join(temp.dir, "out")]);
+    assert.equal(run.status, 0, explain(run));
+    assert.match(run.stdout, /from MCP 2026-07-28 \(pinned, sha256 ef70b61f99b6\)/);
+    assert.ok(existsSync(join(temp.dir, "out", "v2607", "types.ts")));
+  } finally {
+    await server.close();
+  }
+});
+
+describe("--check", () => {
+  test("passes on fresh output, and on drift exits 1 listing the stale files while writing nothing", SLOW, async () => {
+    const out = join(temp.dir, "out");
+    const schema = schemaPath("2025-11-25");
+    assert.equal((await runMcpGen(["types", "--schema", schema, "--out", out])).status, 0);
+    const fresh = await runMcpGen(["types", "--schema", schema, "--out", out, "--check"]);
+    assert.equal(fresh.status, 0, explain(fresh));
+    assert.match(fresh.stdout, /is up to date with MCP 2025-11-25/);
+
+    const methods = join(out, "v2511", "methods.ts");
+    writeFileSync(methods, `${readFileSync(methods, "utf8")}// edited by hand\n`);
+    writeFileSync(join(out, "v2511", "extra.ts"), "export {};\n");
+    const before = readdirSync(join(out, "v2511")).sort();
+    const stale = await runMcpGen(["types", "--schema", schema, "--out", out, "--check"]);
+    assert.equal(stale.status, 1, explain(stale));
+    assert.match(stale.stderr, /^error: .*v2511 is stale against MCP 2025-11-25 .*: extra\.ts, methods\.ts \(regenerate/);
+    assert.deepEqual(readdirSync(join(out, "v2511")).sort(), before, "nothing written");
+    assert.match(readFileSync(methods, "utf8"), /edited by hand/);
+  });
+
+  test("a changed schema makes the output stale without a file being touched", SLOW, async () => {
+    const out = join(temp.dir, "out");
+    const first = editedSchema(schemaPath("2026-07-28"), temp.dir, "a", () => {});
+    assert.equal((await runMcpGen(["types", "--schema", first, "--protocol-version", "2026-09-01", "--out", out])).status, 0);
+    const second = editedSchema(schemaPath("2026-07-28"), temp.dir, "b", (s) => {
+      delete s.$defs.SubscriptionFilter.properties.toolsListChanged;
+    });
+    const run = await runMcpGen(["types", "--schema", second, "--protocol-version", "2026-09-01", "--out", out, "--check"]);
+    assert.equal(run.status, 1, explain(run));
+    assert.match(run.stderr, /is stale against MCP 2026-09-01 .*: capabilities\.ts, .*mcp-gen\.manifest\.json, methods\.ts, .*types\.ts \(regenerate/);
+  });
+});
+
+test("a regeneration prints what changed against the previous output", SLOW, async () => {
+  const out = join(temp.dir, "out");
+  const before = editedSchema(schemaPath("2026-07-28"), temp.dir, "a", () => {});
+  assert.equal((await runMcpGen(["types", "--schema", before, "--protocol-version", "2026-09-01", "--out", out])).status, 0);
+  const after = editedSchema(schemaPath("2026-07-28"), temp.dir, "b", (s) => {
+    delete s.$defs.SubscriptionFilter.properties.toolsListChanged;
+    s.$defs.ServerCapabilities.properties.tools.properties.listChanged.type = "string";
+    s.$defs.ClientRequest.anyOf = s.$defs.ClientRequest.anyOf.filter((r: { $ref: string }) => r.$ref !== "#/$defs/CompleteRequest");
+  });
+  const run = await runMcpGen(["types", "--schema", after, "--protocol-version", "2026-09-01", "--out", out]);
+  assert.equal(run.status, 0, explain(run));
+  assert.match(run.stdout, /changes against the previous output:\n {2}- method completion\/complete\n {2}- filter key toolsListChanged\n {2}- flag tools\.listChanged\n/);
+});
+
+test("output folders are replaced whole: a file the generator no longer writes disappears", SLOW, async () => {
+  const out = join(temp.dir, "out");
+  cpSync(join(schemaPath("2025-11-25")), join(temp.dir, "schema.json"));
+  assert.equal((await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", out])).status, 0);
+  writeFileSync(join(out, "v2511", "leftover.ts"), "export {};\n");
+  assert.equal((await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", out])).status, 0);
+  assert.equal(existsSync(join(out, "v2511", "leftover.ts")), false);
+  assert.deepEqual(readdirSync(out), ["v2511"], "no temp folder left behind");
+});

@@ -1,0 +1,90 @@
+/**
+ * Shared by the `mcp-gen types` tests: run the CLI from this checkout, temp folders, a
+ * loopback HTTP server for URL input, and tsc --strict over generated files.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { repoRoot } from "../../support/schemas.js";
+
+const tsx = import.meta.resolve("tsx");
+
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a node script (async, so that an in-process HTTP server can answer it). */
+export function runNode(args: string[], cwd = repoRoot, timeoutMs = 120_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"], timeout: timeoutMs });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** `mcp-gen <args>` from the sources. */
+export function runMcpGen(args: string[], cwd = repoRoot): Promise<Run> {
+  return runNode(["--import", tsx, join(repoRoot, "cli", "main.ts"), ...args], cwd);
+}
+
+export function explain(run: Run): string {
+  return `exit ${run.status}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
+}
+
+export function tempFolder(prefix: string): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Writes a file, creating its folder. */
+export function put(path: string, text: string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  return path;
+}
+
+/** A copy of an upstream schema with `edit` applied, saved under `dir/<folder>/schema.json`. */
+export function editedSchema(source: string, dir: string, folder: string, edit: (schema: any) => void): string {
+  const schema = JSON.parse(readFileSync(source, "utf8"));
+  edit(schema);
+  return put(join(dir, folder, "schema.json"), JSON.stringify(schema, null, 2));
+}
+
+/** Serves `body` on 127.0.0.1 at a free port; close() when done. */
+export async function serveOnLoopback(body: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/schema/2026-07-28/schema.json`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A loopback port with nothing listening: bound, then released. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** tsc --strict over the given files (native tsc, no project file); returns its run. */
+export function tscStrict(files: string[]): Promise<Run> {
+  const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");
+  const flags = ["--ignoreConfig", "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--skipLibCheck"];
+  return runNode([tsc, ...flags, ...files]);
+}
