@@ -24,4 +24,9 @@ export const commandLoaders: ReadonlyArray<{
     describe: "Add a transport (newline-delimited JSON over any Duplex) and its contract test",
     load: async () => (await import("./transport.js")).default,
   },
+  {
+    name: "listen",
+    describe: "Watch a server live: discover, open a listen stream, print each notification",
+    load: async () => (await import("./listen.js")).default,
+  },
 ];

@@ -1,0 +1,94 @@
+/**
+ * The little JSON-RPC client `mcp-gen listen` needs: requests matched to their responses
+ * by id, notifications handed to one callback, and the end of the transport (or of one
+ * request's stream) reported, so the caller can tell a `complete` result from an abrupt
+ * close. Every request carries the per-request `_meta` of 2026-07-28.
+ */
+import { META_KEYS, PROTOCOL_VERSION } from "../../generated/v2607/capabilities.js";
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, RequestId } from "../../generated/v2607/runtime/jsonrpc.js";
+import type { Transport, TransportEvent } from "../../generated/v2607/runtime/transport.js";
+import { HttpStreamClosedError } from "../../generated/v2607/runtime/transports/http-client.js";
+
+export const CLIENT_INFO = { name: "mcp-gen listen", version: "0.1.0" } as const;
+
+/** How a request ended: its response, or the stream/transport going away without one. */
+export type RequestOutcome = { kind: "response"; response: JsonRpcResponse } | { kind: "closed"; reason: string };
+
+export class RpcClient {
+  readonly #transport: Transport;
+  readonly #pending = new Map<RequestId, (outcome: RequestOutcome) => void>();
+  #nextId = 1;
+  #onNotification: (n: JsonRpcNotification) => void = () => {};
+
+  constructor(transport: Transport) {
+    this.#transport = transport;
+    transport.subscribe?.((event) => this.#onEvent(event));
+  }
+
+  onNotification(callback: (n: JsonRpcNotification) => void): void {
+    this.#onNotification = callback;
+  }
+
+  /** The id the next request will carry. */
+  get nextId(): RequestId {
+    return this.#nextId;
+  }
+
+  /** Sends a request with the per-request `_meta`; resolves with how it ended. */
+  async request(method: string, params: Record<string, unknown> = {}): Promise<RequestOutcome> {
+    const id = this.#nextId++;
+    const _meta = {
+      [META_KEYS.protocolVersion]: PROTOCOL_VERSION,
+      [META_KEYS.clientInfo]: CLIENT_INFO,
+      [META_KEYS.clientCapabilities]: {},
+    };
+    const outcome = new Promise<RequestOutcome>((resolve) => this.#pending.set(id, resolve));
+    try {
+      await this.#transport.sendMessage({ jsonrpc: "2.0", id, method, params: { ...params, _meta } });
+    } catch (error) {
+      this.#settle(id, { kind: "closed", reason: error instanceof Error ? error.message : String(error) });
+    }
+    return outcome;
+  }
+
+  /** Cancels a request: over HTTP this closes its response stream, over stdio it notifies. */
+  async cancel(id: RequestId): Promise<void> {
+    const message: JsonRpcMessage = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } };
+    await this.#transport.sendMessage(message).catch(() => {});
+  }
+
+  #settle(id: RequestId, outcome: RequestOutcome): void {
+    const resolve = this.#pending.get(id);
+    if (resolve === undefined) return;
+    this.#pending.delete(id);
+    resolve(outcome);
+  }
+
+  #onEvent(event: TransportEvent): void {
+    if (event.type === "closed") {
+      for (const id of [...this.#pending.keys()]) this.#settle(id, { kind: "closed", reason: "the connection closed" });
+      return;
+    }
+    if (event.type === "error") {
+      if (event.error instanceof HttpStreamClosedError) {
+        this.#settle(event.error.requestId, { kind: "closed", reason: event.error.message });
+      }
+      return;
+    }
+    const message = typeof event.message === "string" ? safeParse(event.message) : event.message;
+    if (message === undefined) return;
+    if ("method" in message) {
+      if (!("id" in message)) this.#onNotification(message);
+      return;
+    }
+    if (message.id !== undefined && message.id !== null) this.#settle(message.id, { kind: "response", response: message });
+  }
+}
+
+function safeParse(text: string): JsonRpcMessage | undefined {
+  try {
+    return JSON.parse(text) as JsonRpcMessage;
+  } catch {
+    return undefined;
+  }
+}
