@@ -78,7 +78,9 @@ class Worker implements Channel {
   #gate: Gate = new Map();
   #closed = false;
   #closeHandled = false;
-  #running: Promise<void> | undefined;
+  /** A handleMessage is running (synchronously on the stack, or awaited). */
+  #busy = false;
+  #onIdle: (() => void) | undefined;
   readonly #mailbox: unknown[] = [];
 
   constructor(
@@ -131,11 +133,74 @@ class Worker implements Channel {
     return true;
   }
 
-  /** Begins processing the mailbox once the stream is open. */
+  /**
+   * Processes the mailbox once the stream is open. Synchronous handlers run right here,
+   * inside the post() that delivered the message (no task or microtask per message: the
+   * fan-out path stays a plain loop); an async handler's promise is awaited before the
+   * next message. Either way one message at a time, in order.
+   */
   start(): void {
-    if (this.#running === undefined && !this.#closed && this.stream.phase === "open" && this.#mailbox.length > 0) {
-      this.#running = this.#drain();
+    if (this.#busy || this.#closed || this.stream.phase !== "open") return;
+    this.#busy = true;
+    const { handler, arg } = this.entry;
+    while (this.#mailbox.length > 0 && !this.#closed) {
+      let result: unknown;
+      try {
+        result = handler.handleMessage(this.#mailbox.shift(), this, this.state, arg);
+      } catch (error) {
+        this.stream.fail("handleMessage", error);
+        break;
+      }
+      if (isThenable(result)) {
+        result.then(this.#settleAndContinue, this.#failAndStop);
+        return; // still busy until the promise settles
+      }
+      if (!this.#settle(result)) break;
     }
+    this.#becomeIdle();
+  }
+
+  readonly #settleAndContinue = (result: unknown): void => {
+    this.#busy = false;
+    if (this.#settle(result)) this.start();
+    else this.#becomeIdle();
+  };
+
+  readonly #failAndStop = (error: unknown): void => {
+    this.#busy = false;
+    if (!this.#closed) this.stream.fail("handleMessage", error);
+    this.#becomeIdle();
+  };
+
+  /** Applies one handleMessage result; false when the worker must not go on. */
+  #settle(result: unknown): boolean {
+    if (isObject(result) && "stream" in result) {
+      this.state = result.stream; // kept even when torn down meanwhile: handleClose sees it
+      return !this.#closed;
+    }
+    if (this.#closed) return false;
+    if (isObject(result) && "stop" in result) this.stream.stop(this, result.stop as StopReason);
+    else this.stream.fail("handleMessage", new TypeError("handleMessage returned neither { stream } nor { stop }"));
+    return false;
+  }
+
+  #becomeIdle(): void {
+    this.#busy = false;
+    const waiting = this.#onIdle;
+    this.#onIdle = undefined;
+    waiting?.();
+  }
+
+  /** Resolves once no handleMessage is running for this worker. */
+  #idle(): Promise<void> {
+    if (!this.#busy) return Promise.resolve();
+    return new Promise((resolve) => {
+      const before = this.#onIdle;
+      this.#onIdle = () => {
+        before?.();
+        resolve();
+      };
+    });
   }
 
   /** No more sends or deliveries; the mailbox is dropped. */
@@ -149,7 +214,7 @@ class Worker implements Channel {
     if (this.#closeHandled) return;
     this.#closeHandled = true;
     this.close();
-    if (this.#running !== undefined) await this.#running;
+    await this.#idle();
     const { handler, arg } = this.entry;
     if (handler.handleClose === undefined) return;
     try {
@@ -165,29 +230,6 @@ class Worker implements Channel {
     this.close();
   }
 
-  async #drain(): Promise<void> {
-    await undefined; // the handler never runs inside the post() call that woke it
-    const { handler, arg } = this.entry;
-    while (this.#mailbox.length > 0 && !this.#closed) {
-      const message = this.#mailbox.shift();
-      let result: unknown;
-      try {
-        result = await handler.handleMessage(message, this, this.state, arg);
-      } catch (error) {
-        this.stream.fail("handleMessage", error);
-        break;
-      }
-      if (isObject(result) && "stream" in result) {
-        this.state = result.stream; // kept even when torn down meanwhile: handleClose sees it
-        continue;
-      }
-      if (this.#closed) break;
-      if (isObject(result) && "stop" in result) this.stream.stop(this, result.stop as StopReason);
-      else this.stream.fail("handleMessage", new TypeError("handleMessage returned neither { stream } nor { stop }"));
-      break;
-    }
-    this.#running = undefined;
-  }
 }
 
 export class ListenStream {
@@ -302,6 +344,10 @@ export class ListenStream {
     this.host.emit({ type: "stream-rejected", id: this.id, reason });
     this.host.ended(this);
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return isObject(value) && typeof (value as { then?: unknown }).then === "function";
 }
 
 function sameMessage(a: unknown, b: unknown): boolean {

@@ -438,3 +438,39 @@ describe("several subscription handlers on one stream", () => {
     await server.close();
   });
 });
+
+describe("synchronous subscription handlers", () => {
+  it("run one message at a time, in order, and handleClose waits for a handleMessage still on the stack", T, async () => {
+    const calls: string[] = [];
+    const channels: Array<{ post(m: unknown): boolean }> = [];
+    const server = createServer({ name: "sync", version: "1", limits: { mailboxSize: 1 } });
+    server.addSubscriptionHandler<number, unknown>({
+      subscriptionCapabilities: () => ({ toolsListChanged: true }),
+      subscribe: (_filter, channel) => (channels.push(channel), { stream: 0 }),
+      handleMessage(message, channel, state) {
+        calls.push(`start:${String(message)}`);
+        if (message === "overflow") {
+          channel.post("queued"); // waits: this worker is busy
+          channel.post("too many"); // the mailbox (size 1) is full: the stream ends now
+        }
+        channel.sendNotification({ method: TOOLS, params: { n: state } });
+        calls.push(`end:${String(message)}`);
+        return { stream: state + 1 };
+      },
+      handleClose(_channel, state) {
+        calls.push(`close:${state}`);
+      },
+    });
+    const peer = await Peer.connect(server, "test");
+    await listen(peer, { toolsListChanged: true });
+    channels[0].post("a");
+    channels[0].post("b");
+    assert.deepEqual(calls, ["start:a", "end:a", "start:b", "end:b"], "synchronous handlers run inside post()");
+    channels[0].post("overflow");
+    await until(() => calls.includes("close:3"), "handleClose ran");
+    assert.deepEqual(calls.slice(4), ["start:overflow", "end:overflow", "close:3"]);
+    const done = await peer.response("sub-1");
+    assert.equal(done.result.resultType, "complete");
+    await server.close();
+  });
+});
