@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { repoRoot, schemaPath } from "../support/schemas.js";
+import { explain, tempFolder, type Run } from "../cli/generate/helpers.js";
+
+/**
+ * The published package works when installed elsewhere. The package is staged (compiled into
+ * its own dist/, with the folders package.json "files" names) and packed there, so that the
+ * checkout's own dist/ is never rebuilt under other running tests; npm pack applies "files".
+ */
+const SLOW = { timeout: 300_000 };
+const env = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", npm_config_loglevel: "error" };
+
+let temp: ReturnType<typeof tempFolder>;
+let bin: string;
+
+function run(command: string, args: string[], cwd: string): Run {
+  const result = spawnSync(command, args, { cwd, encoding: "utf8", env, timeout: 240_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+before(() => {
+  temp = tempFolder("mcp-gen-pack");
+  const stage = join(temp.dir, "stage");
+  const build = run(process.execPath, [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--outDir", join(stage, "dist")], repoRoot);
+  assert.ok(existsSync(join(stage, "dist", "cli", "main.js")), explain(build));
+  for (const entry of ["package.json", "README.md", "templates", "generated", "schemas", "cli"]) {
+    if (existsSync(join(repoRoot, entry))) cpSync(join(repoRoot, entry), join(stage, entry), { recursive: true });
+  }
+  const pack = run("npm", ["pack", "--ignore-scripts", "--pack-destination", temp.dir], stage);
+  assert.equal(pack.status, 0, explain(pack));
+  const tarball = readdirSync(temp.dir).find((name) => name.endsWith(".tgz"));
+  assert.ok(tarball, "npm pack made a tarball");
+
+  const app = join(temp.dir, "app");
+  mkdirSync(app);
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true, type: "module" }));
+  const install = run("npm", ["install", "--prefer-offline", join(temp.dir, tarball)], app);
+  assert.equal(install.status, 0, explain(install));
+  bin = join(app, "node_modules", ".bin", "mcp-gen");
+}, SLOW);
+after(() => temp.remove());
+
+test("the installed mcp-gen prints its help, listing the types command", SLOW, () => {
+  const help = run(bin, ["--help"], temp.dir);
+  assert.equal(help.status, 0, explain(help));
+  assert.match(help.stdout, /mcp-gen types +Generate types, method maps and capability maps/);
+});
+
+test("the installed mcp-gen types writes the same files as the checkout has committed", SLOW, () => {
+  const out = join(temp.dir, "out");
+  const types = run(bin, ["types", "--schema", schemaPath("2026-07-28"), "--out", out], temp.dir);
+  assert.equal(types.status, 0, explain(types));
+  const committed = join(repoRoot, "generated", "v2607");
+  for (const file of ["types.ts", "methods.ts", "capabilities.ts", "mcp-gen.manifest.json", "runtime/index.ts"]) {
+    assert.equal(readFileSync(join(out, "v2607", file), "utf8"), readFileSync(join(committed, file), "utf8"), file);
+  }
+  const check = run(bin, ["types", "--schema", schemaPath("2026-07-28"), "--out", out, "--check"], temp.dir);
+  assert.equal(check.status, 0, explain(check));
+});
