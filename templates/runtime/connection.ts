@@ -58,7 +58,8 @@ export interface ConnectionHost {
 
 export class Connection implements StreamHost {
   readonly #streams = new Map<RequestId, ListenStream>();
-  readonly #inFlight = new Map<RequestId, AbortController>();
+  /** Requests being handled, for cancellation; made on first use (listen-only connections never need it). */
+  #inFlight: Map<RequestId, AbortController> | undefined;
   #closed = false;
 
   constructor(
@@ -150,12 +151,12 @@ export class Connection implements StreamHost {
     const stream = this.#streams.get(id);
     // Cancelling a listen request is an outside teardown: handleClose, nothing more sent.
     if (stream !== undefined) void stream.end("cancelled", false);
-    else this.#inFlight.get(id)?.abort();
+    else this.#inFlight?.get(id)?.abort();
   }
 
   async #request(request: JsonRpcRequest, context: MessageContext | undefined): Promise<void> {
     const { id, method } = request;
-    if (this.#inFlight.has(id) || this.#streams.has(id)) {
+    if (this.#inFlight?.has(id) || this.#streams.has(id)) {
       this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
       return;
     }
@@ -174,9 +175,10 @@ export class Connection implements StreamHost {
       return;
     }
     const controller = new AbortController();
-    this.#inFlight.set(id, controller);
+    const inFlight = (this.#inFlight ??= new Map());
+    inFlight.set(id, controller);
     const response = await this.host.dispatch(request, { requestId: id, meta, signal: controller.signal });
-    this.#inFlight.delete(id);
+    inFlight.delete(id);
     this.send(response);
   }
 
@@ -206,8 +208,8 @@ export class Connection implements StreamHost {
     if (this.#closed) return;
     for (const stream of [...this.#streams.values()]) void stream.end("transport-closed", false);
     this.#closed = true;
-    for (const controller of this.#inFlight.values()) controller.abort();
-    this.#inFlight.clear();
+    for (const controller of this.#inFlight?.values() ?? []) controller.abort();
+    this.#inFlight = undefined;
     this.host.forget(this);
   }
 }

@@ -104,7 +104,7 @@ export class Server {
   }
 
   /** Adds a subscription handler; every registered one is folded into server/discover. */
-  addSubscriptionHandler<State, Arg>(handler: SubscriptionHandler<State, Arg>, arg?: Arg): this {
+  addSubscriptionHandler<State, Arg = unknown>(handler: SubscriptionHandler<State, Arg>, arg?: Arg): this {
     if (typeof handler?.subscribe !== "function" || typeof handler.handleMessage !== "function") {
       throw new TypeError("addSubscriptionHandler: the handler needs subscribe() and handleMessage()");
     }

@@ -182,7 +182,10 @@ class Worker implements Channel {
         break;
       }
       if (isThenable(result)) {
-        result.then(this.#settleAndContinue, this.#failAndStop);
+        result.then(
+          (settled) => this.#settleAndContinue(settled),
+          (error: unknown) => this.#failAndStop(error),
+        );
         return; // still busy until the promise settles
       }
       if (!this.#settle(result)) break;
@@ -190,17 +193,17 @@ class Worker implements Channel {
     this.#becomeIdle();
   }
 
-  readonly #settleAndContinue = (result: unknown): void => {
+  #settleAndContinue(result: unknown): void {
     this.#busy = false;
     if (this.#settle(result)) this.start();
     else this.#becomeIdle();
-  };
+  }
 
-  readonly #failAndStop = (error: unknown): void => {
+  #failAndStop(error: unknown): void {
     this.#busy = false;
     if (!this.#closed) this.stream.fail("handleMessage", error);
     this.#becomeIdle();
-  };
+  }
 
   /** Applies one handleMessage result; false when the worker must not go on. */
   #settle(result: unknown): boolean {
