@@ -474,3 +474,40 @@ describe("synchronous subscription handlers", () => {
     await server.close();
   });
 });
+
+describe("failures stay inside their own stream", () => {
+  it("a handleClose that throws, a subscriptionCapabilities that throws and an onEvent that throws disturb nothing else", T, async () => {
+    const server = createServer({
+      name: "isolation",
+      version: "1",
+      onEvent: () => {
+        throw new Error("observer broke");
+      },
+    });
+    const throwingClose = recordingHandler({ declares: { toolsListChanged: true } });
+    throwingClose.handler.handleClose = () => {
+      throw new Error("cleanup broke");
+    };
+    const healthy = recordingHandler({ declares: { promptsListChanged: true } });
+    server.addSubscriptionHandler(throwingClose.handler);
+    server.addSubscriptionHandler({
+      ...recordingHandler().handler,
+      subscriptionCapabilities: () => {
+        throw new Error("declaration broke");
+      },
+    });
+    server.addSubscriptionHandler(healthy.handler);
+    const peer = await Peer.connect(server, "test");
+    const discovered = await peer.request("server/discover");
+    assert.deepEqual(discovered.result.capabilities, { tools: { listChanged: true }, prompts: { listChanged: true } });
+    await listen(peer, { toolsListChanged: true }, "t");
+    await listen(peer, { promptsListChanged: true }, "p");
+    peer.notify("notifications/cancelled", { requestId: "t" });
+    await peer.sync();
+    healthy.log.channels[0].post({ send: { method: PROMPTS } } satisfies Step);
+    const delivered = await peer.waitFor((m) => m.method === PROMPTS, "a notification on the healthy stream");
+    assert.equal(delivered.params._meta[SUBSCRIPTION_ID], "p");
+    await server.close();
+    assert.equal(healthy.log.closes, 1);
+  });
+});
