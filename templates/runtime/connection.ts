@@ -179,7 +179,8 @@ export class Connection implements StreamHost {
     inFlight.set(id, controller);
     const response = await this.host.dispatch(request, { requestId: id, meta, signal: controller.signal });
     inFlight.delete(id);
-    this.send(response);
+    // A cancelled request gets no response: the client said it will not use one.
+    if (!controller.signal.aborted) this.send(response);
   }
 
   async #listen(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>): Promise<void> {

@@ -168,7 +168,7 @@ for (const kind of MEMORY_KINDS) {
       await server.close();
     });
 
-    it("the request context carries _meta merged with the transport context, and a cancel aborts it", T, async () => {
+    it("the request context carries _meta merged with the transport context; a cancel aborts it and no response follows", T, async () => {
       const server = createServer({ name: "s", version: "1" });
       let seen: RequestContext | undefined;
       let release!: () => void;
@@ -186,6 +186,8 @@ for (const kind of MEMORY_KINDS) {
       peer.notify("notifications/cancelled", { requestId: "slow" });
       await until(() => seen!.signal.aborted, "the signal aborted");
       release();
+      await peer.sync();
+      assert.equal(peer.messages.some((m) => m.id === "slow"), false, "a cancelled request gets no response");
       await server.close();
     });
 

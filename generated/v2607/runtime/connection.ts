@@ -200,7 +200,8 @@ export class Connection implements StreamHost {
       signal: controller.signal,
     });
     inFlight.delete(id);
-    this.send(response);
+    // A cancelled request gets no response: the client said it will not use one.
+    if (!controller.signal.aborted) this.send(response);
   }
 
   async #listen(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>): Promise<void> {
