@@ -220,7 +220,6 @@ export class Worker implements Channel {
     this.#closeHandled = true;
     this.close();
   }
-
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
