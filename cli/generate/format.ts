@@ -34,8 +34,13 @@ export async function formatFiles(files: ReadonlyMap<string, string>): Promise<M
  * Formats files from a list two threads share: each claims the next index from `next` (an
  * Int32Array over a SharedArrayBuffer), so the work splits itself by speed.
  */
-export async function formatClaimed(files: ReadonlyArray<readonly [string, string]>, next: Int32Array): Promise<Array<[string, string]>> {
-  const format = await loadFormatter();
+export async function formatClaimed(
+  files: ReadonlyArray<readonly [string, string]>,
+  next: Int32Array,
+  format?: FormatOne,
+): Promise<Array<[string, string]>> {
+  if (Atomics.load(next, 0) >= files.length) return [];
+  format ??= await loadFormatter();
   const done: Array<[string, string]> = [];
   for (let index = Atomics.add(next, 0, 1); index < files.length; index = Atomics.add(next, 0, 1)) {
     const [path, text] = files[index];

@@ -4,9 +4,9 @@ import { defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaI
 import { normalizeSchema } from "./normalize.js";
 import { buildIR, type SchemaIR } from "./ir.js";
 import { emitTypes } from "./emit-types.js";
-import { runSideThread } from "./side-thread.js";
+import { startSideThread, type SideThread } from "./side-thread.js";
 import { emitRuntime, readRuntimeTemplates } from "./emit-runtime.js";
-import { formatClaimed, formatFiles } from "./format.js";
+import { formatClaimed, loadFormatter } from "./format.js";
 import { generatedHeader } from "./header.js";
 import { describeChanges, generatorFingerprint, isFresh, MANIFEST_FILE, readManifest, renderManifest, summarize, templatesSha256, type ManifestInputs } from "./manifest.js";
 import { replaceFolder, staleFiles } from "./write.js";
@@ -44,9 +44,15 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
   const report = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
   if (options.check && isFresh(outDir, inputs)) return report;
 
-  const ir = buildIR(normalizeSchema(loaded), identity);
-  const header = generatedHeader(identity, lock);
-  const files = await emitAll(ir, header, templates);
+  const side = startSideThread();
+  let ir: SchemaIR;
+  let files: Map<string, string>;
+  try {
+    ir = buildIR(normalizeSchema(loaded), identity);
+    files = await emitAll(ir, generatedHeader(identity, lock), templates, side);
+  } finally {
+    await side.stop();
+  }
   const runtimeEmitted = ir.maps.subscriptionKinds !== null;
   files.set(MANIFEST_FILE, renderManifest(inputs, files, summarize(ir)));
   const notes = [...new Set(ir.notes)];
@@ -67,17 +73,20 @@ function manifestInputs(identity: SchemaIdentity, templates: ReadonlyMap<string,
 }
 
 /**
- * Two cores: this thread emits and formats types.ts while a side thread builds the maps; then
- * both format the runtime files from one shared list. One prettier pass per file.
+ * Two cores: this thread emits and formats types.ts while the side thread builds the maps;
+ * both format the runtime files from one shared list; this thread formats the maps, its
+ * prettier being warm by then. One prettier pass per file.
  */
-async function emitAll(ir: SchemaIR, header: string, templates: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+async function emitAll(ir: SchemaIR, header: string, templates: ReadonlyMap<string, string>, side: SideThread): Promise<Map<string, string>> {
   const runtime = ir.maps.subscriptionKinds === null ? new Map<string, string>() : emitRuntime(templates, header);
   const shared = [...runtime];
   const next = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-  const side = runSideThread({ maps: ir.maps, header, shared, next });
-  side.catch(() => undefined); // awaited below; keeps an early failure here from going unhandled
-  const types = await formatFiles(new Map([["types.ts", header + (await emitTypes(ir))]]));
-  const mine = await formatClaimed(shared, next);
-  const files = [...types, ...mine, ...(await side)];
+  const fromSide = side.start({ maps: ir.maps, shared, next });
+  const types = header + (await emitTypes(ir));
+  const format = await loadFormatter();
+  const files: Array<[string, string]> = [["types.ts", await format("types.ts", types)]];
+  files.push(...(await formatClaimed(shared, next, format)));
+  for (const [path, text] of Object.entries(await fromSide.maps)) files.push([path, await format(path, header + text)]);
+  files.push(...(await fromSide.formatted));
   return new Map(sortedBy(files, ([path]) => path));
 }

@@ -42,6 +42,8 @@ import {
 } from "./http-request.js";
 import { SseWriter, sseFrame, type SseOptions } from "./http-sse.js";
 
+const SENT: Promise<void> = Promise.resolve();
+
 /** What the handler needs of a server: the core's `connect`, called once per POST. */
 export interface ConnectableServer {
   connect(transport: Transport): Promise<void>;
@@ -204,8 +206,10 @@ export class HttpExchange implements Transport {
 
   async connect(): Promise<void> {}
 
-  async sendMessage(message: JsonRpcMessage): Promise<void> {
-    if (!this.connected()) throw new TransportClosedError("the HTTP response is closed");
+  /** Not `async`: on the per-notification path a shared settled promise saves an allocation. */
+  sendMessage(message: JsonRpcMessage): Promise<void> {
+    if (!this.connected())
+      return Promise.reject(new TransportClosedError("the HTTP response is closed"));
     const isFinal = !("method" in message) && "id" in message && message.id === this.#requestId;
     if (isFinal) this.#ended = true;
     const json = JSON.stringify(message);
@@ -216,11 +220,12 @@ export class HttpExchange implements Transport {
         "content-length": Buffer.byteLength(json),
       });
       this.#res.end(json);
-      return;
+      return SENT;
     }
     this.#writer ??= new SseWriter(this.#res, this.#options);
     if (isFinal) this.#writer.end(sseFrame(json));
     else this.#writer.write(sseFrame(json));
+    return SENT;
   }
 
   receiveMessage(): Promise<ReceivedMessage> {

@@ -50,6 +50,7 @@ export class SseWriter {
   #pendingSet = new Set<string>();
   #pendingBytes = 0;
   #endAfterFlush = false;
+  #corked = false;
   #done = false;
   /** The most bytes this stream ever held (buffer plus pending); for tests and metrics. */
   peakBufferedBytes = 0;
@@ -62,8 +63,9 @@ export class SseWriter {
     this.#res = res;
     this.#highWater = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
     this.#maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    // No flushHeaders: the writer exists because a frame is about to be written, and the
+    // headers travel with it in one packet.
     res.writeHead(200, SSE_HEADERS);
-    res.flushHeaders();
     res.on("drain", this.#onDrain);
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
     if (keepAliveMs > 0) {
@@ -82,6 +84,7 @@ export class SseWriter {
   write(frame: string): boolean {
     if (this.done) return false;
     if (this.#pending.length === 0 && this.#res.writableLength <= this.#highWater) {
+      this.#cork();
       this.#res.write(frame);
       this.#notePeak(0);
       return true;
@@ -131,6 +134,22 @@ export class SseWriter {
     this.#pendingSet.clear();
     this.#pendingBytes = 0;
   }
+
+  /**
+   * Frames written in one turn of the event loop (a burst fanned out to this stream) go
+   * out in one socket write: corked now, uncorked once the current work is done.
+   */
+  #cork(): void {
+    if (this.#corked) return;
+    this.#corked = true;
+    this.#res.cork();
+    process.nextTick(this.#uncork);
+  }
+
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    this.#res.uncork();
+  };
 
   #notePeak(pendingBytes: number): void {
     const total = this.#res.writableLength + pendingBytes;
