@@ -1,0 +1,16 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { emitTypes } from "../../../cli/generate/emit-types.js";
+import { buildIR } from "../../../cli/generate/ir.js";
+import { loadSchema } from "../../../cli/generate/load.js";
+import { normalizeSchema } from "../../../cli/generate/normalize.js";
+import { schemaPath } from "../../support/schemas.js";
+
+test("a $ref with sibling keywords names the definition instead of making a numbered copy", async () => {
+  const loaded = await loadSchema(schemaPath("2026-07-28"));
+  const ir = buildIR(normalizeSchema(loaded), { revision: "2026-07-28", sha256: loaded.sha256, pinned: true });
+  const types = await emitTypes(ir);
+  for (const { name } of ir.definitions) assert.doesNotMatch(types, new RegExp(`\\b${name}\\d+\\b`), `no numbered copy of ${name}`);
+  assert.match(types, /\* Optional annotations for the client\.\s*\*\/\s*annotations\?: Annotations\n/, "the ref's own description stays on the property");
+  assert.equal((types.match(/^export interface Annotations \{/gm) ?? []).length, 1);
+});
