@@ -1,7 +1,7 @@
 // The straightforward `mcp-gen types` pipeline, the reference bench/types.mjs compares to:
-// json-schema-to-typescript, prettier and ts-morph imported eagerly and run one after the
-// other in one process, prettier's typescript parser, no worker thread, no manifest. Same stages and files as the CLI
-// (types, maps, the runtime from templates/runtime), each formatted once.
+// json-schema-to-typescript, prettier (its typescript parser) and ts-morph imported eagerly
+// and run one after the other in one process; no worker thread, no manifest. The same files
+// as the CLI (types, maps, the runtime found beside the build), each formatted once.
 // Usage: node bench/types-baseline.mjs <build dir (compiled cli/)> <schema.json> <out dir>
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { loadSchema } from "./load.js";
+import { loadSchema, type LoadedSchema } from "./load.js";
 import { defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaIdentity } from "./verify.js";
 import { normalizeSchema } from "./normalize.js";
 import { buildIR, type SchemaIR } from "./ir.js";
@@ -33,7 +33,7 @@ export interface TypesReport {
   notes: string[];
 }
 
-/** `mcp-gen types`: load, verify, normalize, build the IR, emit, format, write. */
+/** `mcp-gen types`: load, verify, (when stale) normalize, build the IR, emit, format, write. */
 export async function generateTypes(options: TypesOptions): Promise<TypesReport> {
   const lock = readLock();
   const loaded = await loadSchema(options.schema ?? defaultSchemaUrl(lock));
@@ -41,26 +41,29 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
   const outDir = join(options.out, versionFolder(identity.revision));
   const templates = readRuntimeTemplates(runtimeTemplatesDir);
   const inputs = manifestInputs(identity, templates);
-  const report = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
+  const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
   if (options.check && isFresh(outDir, inputs)) return report;
 
+  const { ir, files } = await generate(loaded, identity, generatedHeader(identity, lock), templates);
+  const summary = summarize(ir);
+  files.set(MANIFEST_FILE, renderManifest(inputs, files, summary));
+  const generated = { ...report, notes: [...new Set(ir.notes)], runtimeEmitted: ir.maps.subscriptionKinds !== null };
+  if (options.check) return { ...generated, stale: staleFiles(outDir, files) };
+
+  const changes = describeChanges(readManifest(outDir)?.summary, summary);
+  await replaceFolder(outDir, files);
+  return { ...generated, written: true, changes };
+}
+
+/** Everything between the verified schema and the files, in memory. */
+async function generate(loaded: LoadedSchema, identity: SchemaIdentity, header: string, templates: ReadonlyMap<string, string>) {
   const side = startSideThread();
-  let ir: SchemaIR;
-  let files: Map<string, string>;
   try {
-    ir = buildIR(normalizeSchema(loaded), identity);
-    files = await emitAll(ir, generatedHeader(identity, lock), templates, side);
+    const ir = buildIR(normalizeSchema(loaded), identity);
+    return { ir, files: await emitAll(ir, header, templates, side) };
   } finally {
     await side.stop();
   }
-  const runtimeEmitted = ir.maps.subscriptionKinds !== null;
-  files.set(MANIFEST_FILE, renderManifest(inputs, files, summarize(ir)));
-  const notes = [...new Set(ir.notes)];
-  if (options.check) return { ...report, stale: staleFiles(outDir, files), notes, runtimeEmitted };
-
-  const changes = describeChanges(readManifest(outDir)?.summary, summarize(ir));
-  await replaceFolder(outDir, files);
-  return { ...report, written: true, runtimeEmitted, changes, notes };
 }
 
 function manifestInputs(identity: SchemaIdentity, templates: ReadonlyMap<string, string>): ManifestInputs {

@@ -3,14 +3,17 @@
  * One Server-Sent Events response: the frames of one POST's stream (a request's
  * notifications and response, or a whole `subscriptions/listen` stream).
  *
+ * Frames written in one turn of the event loop go out in one corked socket write.
+ *
  * Slow consumers: a client that stops reading must not make the server buffer without
- * bound. While the socket accepts data, frames are written at once. Once more than
- * `highWaterBytes` sit in the response's own buffer (`writableLength`), the stream is
- * congested: new frames wait in a pending list where a frame identical to one already
- * waiting is dropped (coalesced: two identical `list_changed` notifications say no more
- * than one). The pending list is flushed on `drain`. If buffer plus pending would exceed
- * `maxBufferedBytes`, the client is not keeping up at all: the stream is ended by
+ * bound. While the client keeps up, frames are written at once. When a turn starts with
+ * more than `highWaterBytes` still in the response's own buffer (`writableLength`), the
+ * stream is congested: new frames wait in a pending list where a frame identical to one
+ * already waiting is dropped (coalesced: two identical `list_changed` notifications say no
+ * more than one). The pending list is flushed on `drain`. If buffer plus pending would
+ * exceed `maxBufferedBytes`, the client is not keeping up at all: the stream is ended by
  * destroying the response, which the server sees as an outside teardown (handleClose).
+ * So one stream never holds more than `maxBufferedBytes`.
  */
 import type { ServerResponse } from "node:http";
 
@@ -50,6 +53,8 @@ export class SseWriter {
   #pendingSet = new Set<string>();
   #pendingBytes = 0;
   #endAfterFlush = false;
+  #inTurn = false;
+  #congested = false;
   #corked = false;
   #done = false;
   /** The most bytes this stream ever held (buffer plus pending); for tests and metrics. */
@@ -83,8 +88,11 @@ export class SseWriter {
   /** Writes (or queues) one frame; returns false when the stream is over. */
   write(frame: string): boolean {
     if (this.done) return false;
-    if (this.#pending.length === 0 && this.#res.writableLength <= this.#highWater) {
-      this.#cork();
+    if (!this.#inTurn) this.#startTurn();
+    if (!this.#congested) {
+      const buffered = this.#res.writableLength;
+      if (buffered > this.#highWater && buffered + Buffer.byteLength(frame) > this.#maxBuffered)
+        return this.#overflow();
       this.#res.write(frame);
       this.#notePeak(0);
       return true;
@@ -94,11 +102,8 @@ export class SseWriter {
       return true;
     }
     const size = Buffer.byteLength(frame);
-    if (this.#res.writableLength + this.#pendingBytes + size > this.#maxBuffered) {
-      this.overflowed = true;
-      this.destroy();
-      return false;
-    }
+    if (this.#res.writableLength + this.#pendingBytes + size > this.#maxBuffered)
+      return this.#overflow();
     this.#pending.push(frame);
     this.#pendingSet.add(frame);
     this.#pendingBytes += size;
@@ -136,20 +141,34 @@ export class SseWriter {
   }
 
   /**
-   * Frames written in one turn of the event loop (a burst fanned out to this stream) go
-   * out in one socket write: corked now, uncorked once the current work is done.
+   * The first frame of a turn of the event loop decides for the whole turn (a burst fanned
+   * out to this stream): a client that took what was written before (buffer under the
+   * high-water mark, nothing waiting) gets the burst in one corked socket write; otherwise
+   * the stream is congested and the burst waits, coalescing.
    */
-  #cork(): void {
-    if (this.#corked) return;
-    this.#corked = true;
-    this.#res.cork();
-    process.nextTick(this.#uncork);
+  #startTurn(): void {
+    this.#inTurn = true;
+    this.#congested = this.#pending.length > 0 || this.#res.writableLength > this.#highWater;
+    if (!this.#congested) {
+      this.#corked = true;
+      this.#res.cork();
+    }
+    process.nextTick(this.#endTurn);
   }
 
-  readonly #uncork = (): void => {
-    this.#corked = false;
-    this.#res.uncork();
+  readonly #endTurn = (): void => {
+    this.#inTurn = false;
+    if (this.#corked) {
+      this.#corked = false;
+      this.#res.uncork();
+    }
   };
+
+  #overflow(): false {
+    this.overflowed = true;
+    this.destroy();
+    return false;
+  }
 
   #notePeak(pendingBytes: number): void {
     const total = this.#res.writableLength + pendingBytes;
