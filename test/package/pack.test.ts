@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { repoRoot, schemaPath } from "../support/schemas.js";
@@ -16,6 +16,7 @@ const env = { ...process.env, npm_config_audit: "false", npm_config_fund: "false
 
 let temp: ReturnType<typeof tempFolder>;
 let bin: string;
+let installed: string;
 
 function run(command: string, args: string[], cwd: string): Run {
   const result = spawnSync(command, args, { cwd, encoding: "utf8", env, timeout: 240_000 });
@@ -40,7 +41,8 @@ before(() => {
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true, type: "module" }));
   const install = run("npm", ["install", "--prefer-offline", join(temp.dir, tarball)], app);
   assert.equal(install.status, 0, explain(install));
-  bin = join(app, "node_modules", ".bin", "mcp-gen");
+  installed = join(app, "node_modules");
+  bin = join(installed, ".bin", "mcp-gen");
 }, SLOW);
 after(() => temp.remove());
 
@@ -60,4 +62,21 @@ test("the installed mcp-gen types writes the same files as the checkout has comm
   }
   const check = run(bin, ["types", "--schema", schemaPath("2026-07-28"), "--out", out, "--check"], temp.dir);
   assert.equal(check.status, 0, explain(check));
+});
+
+test("--check on unchanged output loads none of the code-generation libraries", SLOW, () => {
+  const out = join(temp.dir, "out");
+  // Only their package.json stays (the generator fingerprint reads the versions): loading
+  // any of their code from here on fails.
+  for (const library of ["json-schema-to-typescript", "prettier", "ts-morph"]) {
+    for (const entry of readdirSync(join(installed, library))) {
+      if (entry !== "package.json") rmSync(join(installed, library, entry), { recursive: true, force: true });
+    }
+  }
+  const check = run(bin, ["types", "--schema", schemaPath("2026-07-28"), "--out", out, "--check"], temp.dir);
+  assert.equal(check.status, 0, explain(check));
+  assert.match(check.stdout, /is up to date with MCP 2026-07-28/);
+  writeFileSync(join(out, "v2607", "types.ts"), "// edited\n");
+  const stale = run(bin, ["types", "--schema", schemaPath("2026-07-28"), "--out", out, "--check"], temp.dir);
+  assert.notEqual(stale.status, 0, "drift takes the full path, which needs the libraries");
 });

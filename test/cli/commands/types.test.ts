@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { schemaPath } from "../../support/schemas.js";
+import { repoRoot, schemaPath } from "../../support/schemas.js";
 import { closedPort, editedSchema, explain, put, runMcpGen, serveOnLoopback, tempFolder } from "../generate/helpers.js";
 
 const SLOW = { timeout: 120_000 };
@@ -133,4 +133,16 @@ test("output folders are replaced whole: a file the generator no longer writes d
   assert.equal((await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", out])).status, 0);
   assert.equal(existsSync(join(out, "v2511", "leftover.ts")), false);
   assert.deepEqual(readdirSync(out), ["v2511"], "no temp folder left behind");
+});
+
+test("without --schema it reads the pinned 2026-07-28 URL, or says in one line that it cannot reach it", SLOW, async () => {
+  const lock = JSON.parse(readFileSync(join(repoRoot, "schemas", "lock.json"), "utf8"));
+  const run = await runMcpGen(["types", "--out", join(temp.dir, "out")]);
+  if (run.status === 0) {
+    assert.match(run.stdout, /from MCP 2026-07-28 \(pinned, sha256 ef70b61f99b6\)/);
+  } else {
+    assert.equal(run.stderr.trimEnd().split("\n").length, 1, explain(run));
+    assert.ok(run.stderr.startsWith(`error: cannot reach ${lock.revisions["2026-07-28"].url} (`), explain(run));
+    assert.equal(existsSync(join(temp.dir, "out")), false);
+  }
 });
