@@ -1,4 +1,4 @@
-import type { CodeBlockWriter, OptionalKind, PropertySignatureStructure, StatementStructures } from "ts-morph";
+import type { CodeBlockWriter, OptionalKind, PropertySignatureStructure, StatementStructures, WriterFunction } from "ts-morph";
 import type { MapsIR, NotificationEntry, RequestEntry } from "./ir.js";
 import { sorted, sortedBy } from "./sort.js";
 
@@ -38,7 +38,7 @@ export async function emitMaps(maps: MapsIR): Promise<MapFiles> {
       type: Writers.objectType({
         properties: [
           { name: "request", type: entry.requestType },
-          { name: "params", type: entry.paramsType },
+          { name: "params", type: paramsType(entry) },
           { name: "result", type: entry.resultType },
         ],
       }),
@@ -97,14 +97,26 @@ function methodSenders(maps: MapsIR): Record<string, string> {
   return Object.fromEntries(all.map((method) => [method, client.has(method) && server.has(method) ? "both" : client.has(method) ? "client" : "server"]));
 }
 
-/** The definitions methods.ts names, to import them; indexed accesses name their base type. */
+/** The params type of a request: its definition, an indexed access into the request, or none. */
+function paramsType(entry: RequestEntry): WriterFunction | string {
+  const { params } = entry;
+  if (params.kind === "named") return params.type;
+  if (params.kind === "none") return "undefined";
+  const indexed: WriterFunction = (writer) => writer.write(entry.requestType).write("[").quote("params").write("]");
+  if (params.required) return indexed;
+  return (writer) => {
+    writer.write("NonNullable<");
+    indexed(writer);
+    writer.write(">");
+  };
+}
+
+/** The definitions methods.ts names, to import them. */
 function typeNamesUsed(maps: MapsIR): string[] {
   const names = new Set<string>();
   for (const entry of [...maps.clientRequests, ...maps.serverRequests]) {
-    for (const type of [entry.requestType, entry.paramsType, entry.resultType]) {
-      const base = /^(?:NonNullable<)?(\w+)/.exec(type)?.[1];
-      if (base && base !== "undefined" && base !== "NonNullable") names.add(base);
-    }
+    names.add(entry.requestType).add(entry.resultType);
+    if (entry.params.kind === "named") names.add(entry.params.type);
   }
   for (const entry of [...maps.clientNotifications, ...maps.serverNotifications]) names.add(entry.type);
   return sorted(names);

@@ -34,7 +34,7 @@ export function deriveMethods(defs: Definitions, notes: string[]): DerivedMethod
 function requestsOf(defs: Definitions, union: string, notes: string[]): RequestEntry[] {
   const entries = unionMembers(defs, union).map(({ name, def }) => {
     const method = methodOf(def, name);
-    return { method, requestType: name, paramsType: paramsTypeOf(def, name), resultType: resultTypeOf(defs, name, method, notes) };
+    return { method, requestType: name, params: paramsOf(def), resultType: resultTypeOf(defs, name, method, notes) };
   });
   return sortedBy(entries, (entry) => entry.method);
 }
@@ -76,13 +76,12 @@ export function methodOf(def: JsonObject, name: string): string {
   return method.const;
 }
 
-function paramsTypeOf(def: JsonObject, name: string): string {
+function paramsOf(def: JsonObject): RequestEntry["params"] {
   const params = isObject(def.properties) ? def.properties.params : undefined;
-  if (params === undefined) return "undefined";
+  if (params === undefined) return { kind: "none" };
   const named = refName(params);
-  if (named) return named;
-  const required = Array.isArray(def.required) && def.required.includes("params");
-  return required ? `${name}["params"]` : `NonNullable<${name}["params"]>`;
+  if (named) return { kind: "named", type: named };
+  return { kind: "inline", required: Array.isArray(def.required) && def.required.includes("params") };
 }
 
 /**

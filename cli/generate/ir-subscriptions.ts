@@ -22,7 +22,7 @@ export function deriveSubscriptions(
     notes.push("no SubscriptionFilter in the schema: no subscription stream, SUBSCRIPTION_KINDS is empty");
     return null;
   }
-  const listen = methods.clientRequests.find((request) => mentions(defs.get(request.paramsType), "SubscriptionFilter"));
+  const listen = methods.clientRequests.find((request) => request.params.kind === "named" && mentions(defs.get(request.params.type), "SubscriptionFilter"));
   if (!listen) {
     throw new CliError("SubscriptionFilter exists but no client request takes it in its params", {
       hint: "the schema needs the listen request (subscriptions/listen) whose params carry the filter",

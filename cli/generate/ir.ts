@@ -21,8 +21,8 @@ export interface SchemaIR {
 export interface RequestEntry {
   method: string;
   requestType: string;
-  /** A type expression: a definition name, or an indexed access when params are inline. */
-  paramsType: string;
+  /** The params definition, or params declared inline in the request (optional or not), or none. */
+  params: { kind: "named"; type: string } | { kind: "inline"; required: boolean } | { kind: "none" };
   resultType: string;
 }
 

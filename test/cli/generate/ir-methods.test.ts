@@ -13,7 +13,7 @@ async function irOf(revision: "2026-07-28" | "2025-11-25", edit: (schema: any) =
 
 test("requests pair XRequest with XResult and its params definition", async () => {
   const call = (await irOf("2026-07-28")).maps.clientRequests.find((r) => r.method === "tools/call");
-  assert.deepEqual(call, { method: "tools/call", requestType: "CallToolRequest", paramsType: "CallToolRequestParams", resultType: "CallToolResult" });
+  assert.deepEqual(call, { method: "tools/call", requestType: "CallToolRequest", params: { kind: "named", type: "CallToolRequestParams" }, resultType: "CallToolResult" });
 });
 
 test("a request without its own result type answers with EmptyResult, and says so", async () => {
@@ -34,7 +34,7 @@ test("with neither XResult nor EmptyResult the generator fails naming what is mi
 
 test("inline params are typed through the request (2025-11-25's tasks/get)", async () => {
   const get = (await irOf("2025-11-25")).maps.clientRequests.find((r) => r.method === "tasks/get");
-  assert.equal(get?.paramsType, 'GetTaskRequest["params"]');
+  assert.deepEqual(get?.params, { kind: "inline", required: true });
 });
 
 test("a one-member union the schema inlined maps to the definition with the same content", async () => {
