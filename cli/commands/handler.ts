@@ -1,11 +1,13 @@
 import { resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { describeResult } from "../scaffold/apply.js";
+import { EVENT_SOURCES, type EventSourceChoice } from "../scaffold/event-source.js";
 import { generateHandler, NOTIFICATION_KINDS } from "../scaffold/handler.js";
 
 interface HandlerArgs {
   name: string;
   notifications: string[];
+  "event-source"?: EventSourceChoice;
   project: string;
   force: boolean;
   "dry-run": boolean;
@@ -23,6 +25,11 @@ const command: CommandModule<object, HandlerArgs> = {
         default: ["tools"],
         describe: `what it emits, comma-separated: ${Object.keys(NOTIFICATION_KINDS).join(", ")}`,
       })
+      .option("event-source", {
+        type: "string",
+        choices: EVENT_SOURCES,
+        describe: "also switch what the server publishes events through (redis adds the redis dependency)",
+      })
       .option("project", { type: "string", default: ".", describe: "the project folder" })
       .option("force", { type: "boolean", default: false, describe: "overwrite existing files" })
       .option("dry-run", { type: "boolean", default: false, describe: "list what would be written" }),
@@ -31,10 +38,12 @@ const command: CommandModule<object, HandlerArgs> = {
       project: resolve(args.project),
       name: args.name,
       notifications: args.notifications,
+      eventSource: args["event-source"],
       force: args.force,
       dryRun: args["dry-run"],
     });
     process.stdout.write(describeResult(result));
+    if (!result.dryRun && result.edited.includes("package.json")) process.stdout.write("next: npm install (a dependency was added)\n");
   },
 };
 

@@ -54,7 +54,8 @@ export function redisDependencySpec(): string {
 
 /**
  * Rewrites the body of `openEventSource` in src/events.ts for `choice` and keeps the Redis
- * import in step with it. The rest of the file stays byte for byte.
+ * import in step with it, following the file's quotes, semicolons and indentation. Every
+ * other byte stays as it was.
  */
 export async function useEventSource(eventsText: string, choice: EventSourceChoice): Promise<string> {
   const { Project } = await import("ts-morph");
@@ -65,19 +66,38 @@ export async function useEventSource(eventsText: string, choice: EventSourceChoi
       hint: "add `export async function openEventSource() { return createEventSource(); }` and use it in src/main.ts",
     });
   }
-  const lineStart = eventsText.lastIndexOf("\n", body.getStart()) + 1;
-  const indent = /^[ \t]*/.exec(eventsText.slice(lineStart))![0];
-  const inner = BODIES[choice].split("\n").map((line) => `${indent}  ${line}`).join("\n");
-  body.replaceWithText(`{\n${inner}\n${indent}}`);
+  const semicolon = /^import[^\n]*;\s*$/m.test(eventsText) || !/^import[^\n]*[^;\s]\s*$/m.test(eventsText) ? ";" : "";
+  const quote = /^import[^\n]*'/m.test(eventsText) && !/^import[^\n]*"/m.test(eventsText) ? "'" : '"';
+  const closingIndent = indentOf(eventsText, body.getStart());
+  const firstStatement = body.getChildSyntaxList()?.getChildren()[0];
+  const indent = firstStatement ? indentOf(eventsText, firstStatement.getStart()) : `${closingIndent}  `;
+  const lines = BODIES[choice].split("\n").map((line) => `${indent}${line.endsWith(";") ? line.slice(0, -1) + semicolon : line}`);
+  const edits = [{ from: body.getStart(), to: body.getEnd(), text: `{\n${lines.join("\n")}\n${closingIndent}}` }];
   const existing = file.getImportDeclaration(REDIS_SPECIFIER);
   if (choice === "redis" && existing === undefined) {
-    const quote = /^import[^\n]*'/m.test(eventsText) ? "'" : '"';
     const last = file.getImportDeclarations().at(-1);
-    const at = last ? last.getEnd() : 0;
-    file.insertText(at, `${last ? "\n" : ""}import { connectRedisEventSource } from ${quote}${REDIS_SPECIFIER}${quote};${last ? "" : "\n"}`);
+    const at = last ? lineEnd(eventsText, last.getEnd()) : 0;
+    const statement = `import { connectRedisEventSource } from ${quote}${REDIS_SPECIFIER}${quote}${semicolon}`;
+    edits.push({ from: at, to: at, text: last ? `\n${statement}` : `${statement}\n` });
   }
-  if (choice === "memory") existing?.remove();
-  return file.getFullText();
+  if (choice === "memory" && existing !== undefined) {
+    const from = eventsText.lastIndexOf("\n", existing.getStart()) + 1;
+    edits.push({ from, to: lineEnd(eventsText, existing.getEnd()) + 1, text: "" });
+  }
+  let text = eventsText;
+  for (const edit of edits.sort((a, b) => b.from - a.from)) text = text.slice(0, edit.from) + edit.text + text.slice(edit.to);
+  return text;
+}
+
+/** The whitespace that starts the line holding `offset`. */
+function indentOf(text: string, offset: number): string {
+  return /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", offset - 1) + 1))![0];
+}
+
+/** The offset of the end of the line holding `offset` (before its newline). */
+function lineEnd(text: string, offset: number): number {
+  const newline = text.indexOf("\n", offset);
+  return newline < 0 ? text.length : newline;
 }
 
 /** Adds `name: spec` to package.json `dependencies`, keeping the file's indentation. */
@@ -89,4 +109,21 @@ export function addDependency(packageText: string, name: string, spec: string): 
   manifest.dependencies = Object.fromEntries(Object.entries(dependencies).sort(([a], [b]) => (a < b ? -1 : 1)));
   const indent = /^[ \t]+/m.exec(packageText)?.[0] ?? "  ";
   return `${JSON.stringify(manifest, null, indent)}\n`;
+}
+
+/**
+ * Adds the changes for `choice` to a generator's pending files, reading a file from the
+ * pending edits when one is already there (so edits of the same file compose).
+ */
+export async function withEventSource(
+  root: string,
+  choice: EventSourceChoice,
+  created: PlannedFile[],
+  edited: PlannedFile[],
+): Promise<{ created: PlannedFile[]; edited: PlannedFile[] }> {
+  const pending = new Map(edited.map((file) => [file.path, file]));
+  const read = (path: string) => pending.get(path)?.content ?? readFileSync(join(root, path), "utf8");
+  const changes = await eventSourceChanges(root, choice, read);
+  for (const file of changes.edited) pending.set(file.path, file);
+  return { created: [...created, ...changes.created], edited: [...pending.values()] };
 }

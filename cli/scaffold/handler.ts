@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
 import { applyFiles, requireProject, type ApplyOptions, type ApplyResult } from "./apply.js";
+import { withEventSource, type EventSourceChoice } from "./event-source.js";
 import { validateName } from "./names.js";
 import { packageRoot } from "./package-root.js";
 import { handlerClassName } from "./project.js";
@@ -24,6 +25,8 @@ export interface HandlerOptions extends ApplyOptions {
   project: string;
   name: string;
   notifications: string[];
+  /** Also switch the server's event source (adds the Redis module and dependency for redis). */
+  eventSource?: EventSourceChoice;
 }
 
 /** Checks --notifications words; an unknown one is an error listing the known ones. */
@@ -70,5 +73,7 @@ export async function generateHandler(options: HandlerOptions): Promise<ApplyRes
     const extended = await extendEventTopics(eventsText, `${names.pascal}Events`, `./handlers/${names.kebab}.js`);
     if (extended !== eventsText) edited.push({ path: "src/events.ts", content: extended });
   }
-  return applyFiles(root, created, edited, options);
+  if (options.eventSource === undefined) return applyFiles(root, created, edited, options);
+  const switched = await withEventSource(root, options.eventSource, created, edited);
+  return applyFiles(root, switched.created, switched.edited, options);
 }

@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CliError } from "../../../cli/errors.js";
+import { parseCreateFlags } from "../../../cli/scaffold/create-options.js";
+import { addDependency, REDIS_MODULE_PATH, useEventSource } from "../../../cli/scaffold/event-source.js";
+import { validateName } from "../../../cli/scaffold/names.js";
+import { planProject } from "../../../cli/scaffold/project.js";
+
+const userEvents = `import { InProcessEventSource, type EventSource } from './generated/v2607/runtime/index.js'
+import type { AuditEvents } from './handlers/audit.js'
+
+export type AppEvents = { tools: { reason: string } } & AuditEvents
+
+export function createEventSource(): EventSource<AppEvents> {
+    return new InProcessEventSource<AppEvents>()   // odd spacing kept
+}
+
+export async function openEventSource(): Promise<EventSource<AppEvents>> {
+    return createEventSource()
+}
+`;
+
+test("switching to redis rewrites only openEventSource's body and adds the import, in the file's style", async () => {
+  const edited = await useEventSource(userEvents, "redis");
+  const importLine = "import { connectRedisEventSource } from './event-sources/redis.js'";
+  const lines = edited.split("\n");
+  assert.equal(lines[2], importLine, "the import follows the file's quotes, after the last import");
+  assert.match(edited, /openEventSource\(\): Promise<EventSource<AppEvents>> \{\n {4}\/\/ Redis pub\/sub[^\n]*\n {4}return connectRedisEventSource<AppEvents>\(\)\n\}\n$/);
+  const untouched = userEvents.slice(0, userEvents.indexOf("export async function"));
+  assert.equal(edited.replace(`${importLine}\n`, "").slice(0, untouched.length), untouched);
+});
+
+test("switching back to memory restores the in-process body and drops the Redis import", async () => {
+  const redis = await useEventSource(userEvents, "redis");
+  const memory = await useEventSource(redis, "memory");
+  assert.doesNotMatch(memory, /event-sources\/redis/);
+  assert.equal(memory, userEvents, "the round trip gives back the file as it was");
+  assert.equal(await useEventSource(redis, "redis"), redis, "switching to the current choice changes nothing");
+});
+
+test("a project without openEventSource gets a one-line error saying what to add", async () => {
+  await assert.rejects(useEventSource("export const x = 1;\n", "redis"), (error: unknown) => {
+    assert.ok(error instanceof CliError);
+    assert.match(error.message, /src\/events.ts has no `openEventSource` function/);
+    assert.match(error.hint ?? "", /export async function openEventSource/);
+    return true;
+  });
+});
+
+test("addDependency adds under dependencies with the file's indentation and keeps an existing entry", () => {
+  const manifest = `{\n    "name": "x",\n    "devDependencies": { "typescript": "^7.0.2" }\n}\n`;
+  const added = addDependency(manifest, "redis", "^6.3.1");
+  assert.deepEqual(JSON.parse(added).dependencies, { redis: "^6.3.1" });
+  assert.match(added, /^ {4}"dependencies": \{\n {8}"redis": "\^6\.3\.1"/m);
+  assert.equal(addDependency(added, "redis", "^9.0.0"), added);
+});
+
+const project = (eventSource?: "memory" | "redis") =>
+  planProject({ dir: "/tmp/app", transport: "http", handler: validateName("ToolChanges", "handler"), pm: "npm", eventSource });
+
+test("create --event-source redis gives the project the Redis module, its import and the redis dependency", async () => {
+  const files = new Map((await project("redis")).map((file) => [file.path, file.content]));
+  assert.ok(files.get(REDIS_MODULE_PATH)?.includes("export async function connectRedisEventSource"));
+  assert.match(files.get("src/events.ts")!, /return connectRedisEventSource<AppEvents>\(\);/);
+  assert.equal(JSON.parse(files.get("package.json")!).dependencies.redis, "^6.3.1");
+});
+
+test("create without --event-source, or with memory, adds neither the Redis module nor the dependency", async () => {
+  for (const files of [await project(), await project("memory")]) {
+    const byPath = new Map(files.map((file) => [file.path, file.content]));
+    assert.equal(byPath.has(REDIS_MODULE_PATH), false);
+    assert.equal(JSON.parse(byPath.get("package.json")!).dependencies, undefined);
+    assert.match(byPath.get("src/events.ts")!, /return createEventSource\(\);/);
+    assert.doesNotMatch(byPath.get("src/events.ts")!, /event-sources\/redis/);
+  }
+});
+
+test("create refuses an unknown --event-source with the choices", () => {
+  assert.throws(() => parseCreateFlags(["app", "--event-source", "kafka"]), /--event-source must be one of memory, redis, not "kafka"/);
+  assert.equal(parseCreateFlags(["app", "--event-source", "redis"]).eventSource, "redis");
+});
