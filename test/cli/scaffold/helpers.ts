@@ -10,9 +10,12 @@ import { repoRoot } from "../../support/schemas.js";
 
 const tsx = import.meta.resolve("tsx");
 
+// A project's own `node --test` must report as a top-level run, not into this one.
+const { NODE_TEST_CONTEXT: _parentRunner, ...ownEnv } = process.env;
+
 /** npm from the local cache, without audit, fund or update chatter. */
 export const npmEnv: NodeJS.ProcessEnv = {
-  ...process.env,
+  ...ownEnv,
   npm_config_prefer_offline: "true",
   npm_config_audit: "false",
   npm_config_fund: "false",
@@ -69,12 +72,23 @@ export function explain(run: Run): string {
   return `exit ${run.status}\n--- stdout\n${run.stdout.slice(-4000)}\n--- stderr\n${run.stderr.slice(-4000)}`;
 }
 
+/** Resolves with `promise`, or with `fallback` once `ms` have passed: for bounded cleanup. */
+export function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  return Promise.race([promise, new Promise<T>((resolve) => setTimeout(() => resolve(fallback), ms).unref())]);
+}
+
 /**
  * Starts a long-running process; `waitFor(pattern)` resolves once stderr matched it, and
  * `stop(signal)` resolves with the exit code. Bounded: gives up after `timeoutMs`.
  */
 export function startProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group, so that a signal reaches `npm start` and the server under it.
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   let stderr = "";
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
@@ -103,9 +117,16 @@ export function startProcess(command: string, args: string[], options: { cwd: st
       });
     },
     async stop(signal: NodeJS.Signals = "SIGTERM", timeoutMs = 15_000): Promise<number | null> {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill(signal);
-      const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const signalGroup = (sent: NodeJS.Signals) => {
+        try {
+          process.kill(-child.pid!, sent);
+        } catch {
+          // the group is already gone
+        }
+      };
+      signalGroup(signal);
+      const timer = setTimeout(() => signalGroup("SIGKILL"), timeoutMs);
       const code = await exited;
       clearTimeout(timer);
       return code;

@@ -1,0 +1,106 @@
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { explain, npmEnv, runCreate, runIn, runMcpGen, startProcess, tempFolder, within } from "./helpers.js";
+import { openDemoSession } from "./mcp-client.js";
+
+// One project for the whole file, scaffolded with both transports and installed (from the
+// npm cache) by create-mcp-handler itself; the tests run in order and build on it.
+let temp: ReturnType<typeof tempFolder>;
+let app: string;
+const stops: Array<() => Promise<unknown>> = [];
+
+before(() => {
+  temp = tempFolder("mcp-gen-project");
+  const run = runCreate(["app", "--yes", "--no-git", "--transport", "both"], temp.dir);
+  assert.equal(run.status, 0, explain(run));
+  app = join(temp.dir, "app");
+}, { timeout: 240_000 });
+
+after(async () => {
+  for (const stop of stops.splice(0).reverse()) await within(stop(), 5_000, undefined);
+  temp.remove();
+});
+
+const E2E = { timeout: 240_000 };
+const tsc = () => runIn(app, join(app, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json", "--noEmit"]);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.once("error", reject);
+  });
+}
+
+test("the new project type-checks and its own tests pass", E2E, () => {
+  const check = tsc();
+  assert.equal(check.status, 0, explain(check));
+  const tests = runIn(app, "npm", ["test"]);
+  assert.equal(tests.status, 0, explain(tests));
+  assert.match(tests.stdout, /# fail 0/);
+});
+
+test("over stdio the official client calls toggle_greet and receives tools/list_changed", E2E, async () => {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["dist/src/main.js", "--stdio"],
+    cwd: app,
+    stderr: "pipe",
+  });
+  const session = await openDemoSession(transport);
+  stops.push(() => session.client.close());
+  assert.deepEqual(session.subscription.honoredFilter, { toolsListChanged: true });
+  assert.equal(await session.toggleAndAwaitListChanged(), "greet is now available");
+  assert.equal(await session.toggleAndAwaitListChanged(), "greet was removed");
+  // SIGTERM: the open listen stream ends with its complete result.
+  process.kill(transport.pid!, "SIGTERM");
+  assert.equal(await within(session.subscription.closed, 15_000, "no end within 15 s"), "graceful");
+});
+
+test("npm start serves HTTP on PORT; over HTTP the official client receives tools/list_changed", E2E, async () => {
+  const port = await freePort();
+  const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
+  stops.push(() => server.stop("SIGKILL"));
+  await server.waitFor(new RegExp(`serving MCP on http://127\\.0\\.0\\.1:${port}/mcp`));
+  const session = await openDemoSession(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  stops.push(() => session.client.close());
+  assert.equal(await session.toggleAndAwaitListChanged(), "greet is now available");
+  assert.equal(await session.toggleAndAwaitListChanged(), "greet was removed");
+});
+
+test("SIGTERM ends every open HTTP listen stream with its complete result and exits 0", E2E, async () => {
+  const port = await freePort();
+  // As a process manager runs it: node itself, no npm in between to relay the signal.
+  const server = startProcess(process.execPath, ["dist/src/main.js"], { cwd: app, env: { ...process.env, PORT: String(port) } });
+  stops.push(() => server.stop("SIGKILL"));
+  await server.waitFor(/serving MCP on http:/);
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  const sessions = [await openDemoSession(new StreamableHTTPClientTransport(url)), await openDemoSession(new StreamableHTTPClientTransport(url))];
+  for (const session of sessions) stops.push(() => session.client.close());
+  const code = await server.stop("SIGTERM");
+  for (const session of sessions) {
+    assert.equal(await within(session.subscription.closed, 15_000, "no end within 15 s"), "graceful");
+  }
+  assert.equal(code, 0, server.stderr);
+  assert.match(server.stderr, /shutting down \(SIGTERM\)/);
+});
+
+test("after `mcp-gen handler Audit --notifications resources` and `mcp-gen transport Socket` it still type-checks and passes", E2E, () => {
+  const handler = runMcpGen(["handler", "Audit", "--notifications", "resources"], app);
+  assert.equal(handler.status, 0, explain(handler));
+  const transport = runMcpGen(["transport", "Socket"], app);
+  assert.equal(transport.status, 0, explain(transport));
+  const check = tsc();
+  assert.equal(check.status, 0, explain(check));
+  const tests = runIn(app, "npm", ["test"]);
+  assert.equal(tests.status, 0, explain(tests));
+  assert.match(tests.stdout, /# fail 0/);
+  assert.match(tests.stdout, /transport contract: SocketTransport/);
+  assert.match(tests.stdout, /receives notifications\/resources\/list_changed/);
+});
