@@ -1,29 +1,16 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createClient } from "redis";
 import type { Client } from "@modelcontextprotocol/client";
 import { META_KEYS, PROTOCOL_VERSION } from "../../generated/v2607/capabilities.js";
 import { HttpClientTransport, type JsonRpcMessage } from "../../generated/v2607/runtime/index.js";
-import { freePort, startRedisServer, type RedisServer } from "../support/redis-server.js";
+import { freePort, startRedisServer, subscriberCount, type RedisServer } from "../support/redis-server.js";
 import { connectHttpClient, eventually, spawnFanout, startFanoutHttp, type FanoutProcess } from "./fanout-process.js";
 
 type Message = Record<string, any>;
 const SUBSCRIPTION_ID = META_KEYS.subscriptionId;
 
-/** How many connections are subscribed to a topic's Redis channel right now (0 while down). */
-async function subscribersOf(url: string, topic: string): Promise<number> {
-  const admin = createClient({ url, socket: { reconnectStrategy: false } });
-  admin.on("error", () => {});
-  try {
-    await admin.connect();
-    const counts = await admin.pubSubNumSub(`mcp:events:${topic}`);
-    return Number(Object.values(counts)[0] ?? 0);
-  } catch {
-    return 0;
-  } finally {
-    if (admin.isOpen) admin.destroy();
-  }
-}
+/** How many server connections listen on a topic's Redis channel right now. */
+const subscribersOf = (url: string, topic: string) => subscriberCount(url, `mcp:events:${topic}`);
 
 /** A listen stream opened with the runtime's HTTP client, under an id the test chooses. */
 async function runtimeListen(url: string, id: string, notifications: Record<string, unknown>) {

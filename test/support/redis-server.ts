@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createClient } from "redis";
 
 /** A real redis-server owned by one test: loopback only, no persistence, its own temp dir. */
 export interface RedisServer {
@@ -119,4 +120,19 @@ function terminate(proc: ChildProcess, signal: NodeJS.Signals): Promise<void> {
     proc.once("exit", () => resolve());
     proc.kill(signal);
   });
+}
+
+/** How many connections are subscribed to a Redis channel right now (0 while it is down). */
+export async function subscriberCount(url: string, channel: string): Promise<number> {
+  const admin = createClient({ url, socket: { reconnectStrategy: false } });
+  admin.on("error", () => {});
+  try {
+    await admin.connect();
+    const counts = await admin.pubSubNumSub(channel);
+    return Number(Object.values(counts)[0] ?? 0);
+  } catch {
+    return 0;
+  } finally {
+    if (admin.isOpen) admin.destroy();
+  }
 }
