@@ -5,7 +5,7 @@ import {
   RedisUnreachableError,
   type RedisEventSource,
 } from "../../../templates/event-sources/redis/redis-event-source.js";
-import type { EventSource } from "../../../templates/runtime/events.js";
+import type { EventSource } from "../../../generated/v2607/runtime/index.js";
 import { freePort, startRedisServer, type RedisServer } from "../../support/redis-server.js";
 
 /** Waits (bounded) until `check` holds; returns whether it did. */
