@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { repoRoot } from "../support/schemas.js";
+import { explain, runIn, tempFolder } from "./scaffold/helpers.js";
+
+// Both packages packed the way they would be published: mcp-gen (built in a copy of the
+// sources, so this checkout's dist/ is left alone) and the create-mcp-handler wrapper.
+let temp: ReturnType<typeof tempFolder>;
+let generatorTarball: string;
+let createTarball: string;
+const version = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).version as string;
+const wrapperDir = join(repoRoot, "packages", "create-mcp-handler");
+
+before(() => {
+  temp = tempFolder("mcp-gen-pack");
+  const source = join(temp.dir, "source");
+  for (const entry of ["package.json", "tsconfig.json", "tsconfig.build.json", "cli", "generated", "templates", "schemas"]) {
+    cpSync(join(repoRoot, entry), join(source, entry), { recursive: true });
+  }
+  symlinkSync(join(repoRoot, "node_modules"), join(source, "node_modules"));
+  const build = runIn(source, join(repoRoot, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.build.json"]);
+  assert.equal(build.status, 0, explain(build));
+  for (const dir of [source, wrapperDir]) {
+    const pack = runIn(dir, "npm", ["pack", "--ignore-scripts", "--pack-destination", temp.dir]);
+    assert.equal(pack.status, 0, explain(pack));
+  }
+  generatorTarball = join(temp.dir, `mcp-gen-${version}.tgz`);
+  createTarball = join(temp.dir, `create-mcp-handler-${version}.tgz`);
+}, { timeout: 240_000 });
+
+after(() => {
+  // npx installs each new tarball into its own cache folder; drop the ones made here.
+  const npxCache = join(homedir(), ".npm", "_npx");
+  for (const entry of existsSync(npxCache) ? readdirSync(npxCache) : []) {
+    const manifest = join(npxCache, entry, "package.json");
+    if (existsSync(manifest) && readFileSync(manifest, "utf8").includes(temp.dir)) rmSync(join(npxCache, entry), { recursive: true, force: true });
+  }
+  temp.remove();
+});
+
+const E2E = { timeout: 240_000 };
+
+test("create-mcp-handler depends on exactly this version of mcp-gen", () => {
+  const wrapper = JSON.parse(readFileSync(join(wrapperDir, "package.json"), "utf8"));
+  assert.equal(wrapper.version, version);
+  assert.equal(wrapper.dependencies["mcp-gen"], version);
+  assert.deepEqual(wrapper.bin, { "create-mcp-handler": "bin.js" });
+});
+
+test("from the tarballs, `npx create-mcp-handler` runs the bin of that name; the project installs mcp-gen from the same tarball", E2E, () => {
+  const work = join(temp.dir, "work");
+  mkdirSync(work);
+  const run = runIn(work, "npx", [
+    "--yes",
+    `--package=${generatorTarball}`,
+    `--package=${createTarball}`,
+    "create-mcp-handler",
+    "app",
+    "--yes",
+    "--no-git",
+    "--transport",
+    "stdio",
+  ]);
+  assert.equal(run.status, 0, explain(run));
+  assert.match(run.stdout, /Next:\n\n {2}cd app\n {2}npm test\n {2}npm start\n/);
+  const app = join(work, "app");
+  const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
+  assert.equal(manifest.devDependencies["mcp-gen"], `file:${generatorTarball}`);
+  assert.equal(lstatSync(join(app, "node_modules", "mcp-gen")).isSymbolicLink(), false, "installed from the tarball, not linked");
+});
+
+test("inside that project `npx mcp-gen` resolves the local dev dependency, and the result passes its tests", E2E, () => {
+  const app = join(temp.dir, "work", "app");
+  // --no-install: npx may only use what the project has; it must not fetch a package.
+  const handler = runIn(app, "npx", ["--no-install", "mcp-gen", "handler", "Audit", "--notifications", "resources"]);
+  assert.equal(handler.status, 0, explain(handler));
+  assert.match(handler.stdout, /create src\/handlers\/audit\.ts/);
+  const tests = runIn(app, "npm", ["test"]);
+  assert.equal(tests.status, 0, explain(tests));
+  assert.match(tests.stdout, /# fail 0/);
+});
