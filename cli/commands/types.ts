@@ -47,7 +47,10 @@ function printReport(report: TypesReport, check: boolean): void {
   for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
   if (!report.runtimeEmitted) process.stdout.write(`runtime not emitted: ${identity.revision} has no subscriptions/listen stream\n`);
   process.stdout.write(report.changes.length > 0 ? `changes against the previous output:\n${report.changes.map((c) => `  ${c}\n`).join("")}` : "");
-  process.stdout.write(`wrote ${report.outDir} from ${source}\n`);
+  const counts = report.summary
+    ? `: ${report.summary.types.length} types, ${report.summary.methods.length} methods, ${report.summary.filterKeys.length} subscription kinds`
+    : "";
+  process.stdout.write(`wrote ${report.outDir} from ${source}${counts}\n`);
 }
 
 /**

@@ -8,7 +8,7 @@ import { startSideThread, type SideThread } from "./side-thread.js";
 import { emitRuntime, readRuntimeTemplates } from "./emit-runtime.js";
 import { formatClaimed, loadFormatter } from "./format.js";
 import { generatedHeader } from "./header.js";
-import { describeChanges, generatorFingerprint, isFresh, MANIFEST_FILE, readManifest, renderManifest, summarize, templatesSha256, type ManifestInputs } from "./manifest.js";
+import { describeChanges, generatorFingerprint, isFresh, MANIFEST_FILE, readManifest, renderManifest, summarize, templatesSha256, type ManifestInputs, type Summary } from "./manifest.js";
 import { replaceFolder, staleFiles } from "./write.js";
 import { runtimeTemplatesDir } from "./paths.js";
 import { sortedBy } from "./sort.js";
@@ -31,6 +31,8 @@ export interface TypesReport {
   runtimeEmitted: boolean;
   changes: string[];
   notes: string[];
+  /** What the output holds (types, methods, filter keys, flags); absent when nothing was generated. */
+  summary?: Summary;
 }
 
 /** `mcp-gen types`: load, verify, (when stale) normalize, build the IR, emit, format, write. */
@@ -47,7 +49,7 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
   const { ir, files } = await generate(loaded, identity, generatedHeader(identity, lock), templates);
   const summary = summarize(ir);
   files.set(MANIFEST_FILE, renderManifest(inputs, files, summary));
-  const generated = { ...report, notes: [...new Set(ir.notes)], runtimeEmitted: ir.maps.subscriptionKinds !== null };
+  const generated = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.maps.subscriptionKinds !== null };
   if (options.check) return { ...generated, stale: staleFiles(outDir, files) };
 
   const changes = describeChanges(readManifest(outDir)?.summary, summary);
