@@ -21,6 +21,9 @@ export interface ProjectOptions {
   eventSource?: EventSourceChoice;
 }
 
+/** Handler names up to this length render already formatted by the project's prettier config. */
+export const PREFORMATTED_NAME_LENGTH = 24;
+
 /** The protocol revision a new project is generated for, and its folder in `generated/`. */
 export const PROJECT_REVISION = "v2607";
 
@@ -66,9 +69,12 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     include: (path) => (view.http || !path.endsWith("http.ts")) && (view.stdio || !path.endsWith("stdio.ts")),
   });
   const config = JSON.parse(rendered.find((file) => file.path === ".prettierrc.json")!.content) as Record<string, unknown>;
-  // Templates are kept formatted; only what handlebars touched needs prettier.
+  // Templates are kept formatted, and render formatted for any name up to
+  // PREFORMATTED_NAME_LENGTH (a test checks it), which spares loading prettier (most of
+  // the command's time). Only a longer name can move a line break.
   const templated = rendered.filter((file) => isTemplated(file.path));
-  const formatted = await formatFiles(options.dir, templated, config);
+  const formatted =
+    options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
   const plain = rendered.filter((file) => !isTemplated(file.path));
   const files = [...plain, ...formatted, ...generatedCopy(root)];
   if (options.eventSource === "redis") {

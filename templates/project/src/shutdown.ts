@@ -14,7 +14,10 @@ export interface ShutdownOptions {
  * with its `complete` result (server.close()), then exit 0. A second signal, or a close
  * that takes longer than the timeout, exits at once with code 1.
  */
-export function installGracefulShutdown(server: Server, options: ShutdownOptions = {}): (reason: string) => void {
+export function installGracefulShutdown(
+  server: Server,
+  options: ShutdownOptions = {},
+): (reason: string) => void {
   let closing = false;
   const shutdown = (reason: string): void => {
     if (closing) {

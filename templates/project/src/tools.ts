@@ -34,7 +34,9 @@ export function addSampleTools(server: Server, events: EventSource<AppEvents>): 
       }
       await events.publish("tools", { reason: greeting ? "greet added" : "greet removed" });
       return {
-        content: [{ type: "text", text: greeting ? "greet is now available" : "greet was removed" }],
+        content: [
+          { type: "text", text: greeting ? "greet is now available" : "greet was removed" },
+        ],
       };
     },
   );

@@ -30,7 +30,11 @@ export class TestClient {
   }
 
   /** Sends a request and resolves with its whole response (result or error). */
-  request(method: string, params: Record<string, unknown> = {}, id: string | number = this.#nextId++): Promise<Message> {
+  request(
+    method: string,
+    params: Record<string, unknown> = {},
+    id: string | number = this.#nextId++,
+  ): Promise<Message> {
     const response = new Promise<Message>((resolve) => this.#pending.set(id, resolve));
     const message = { jsonrpc: "2.0", id, method, params: { ...params, _meta: TestClient.meta() } };
     void this.transport.sendMessage(message as JsonRpcMessage);
@@ -56,7 +60,9 @@ export class TestClient {
       } catch {
         return; // closed
       }
-      const message = (typeof received.message === "string" ? JSON.parse(received.message) : received.message) as Message;
+      const message = (
+        typeof received.message === "string" ? JSON.parse(received.message) : received.message
+      ) as Message;
       if ("id" in message && !("method" in message)) {
         this.#pending.get(message.id)?.(message);
         this.#pending.delete(message.id);

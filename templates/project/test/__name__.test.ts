@@ -30,7 +30,11 @@ test("server/discover advertises tool list changes", async () => {
 });
 
 test("a listener receives tools/list_changed, stamped with its subscription id, when toggle_greet runs", async () => {
-  void client.request("subscriptions/listen", { notifications: { toolsListChanged: true } }, "listen-1");
+  void client.request(
+    "subscriptions/listen",
+    { notifications: { toolsListChanged: true } },
+    "listen-1",
+  );
   const ack = await client.notification(isAck);
   assert.equal(ack.params._meta[META_KEYS.subscriptionId], "listen-1");
 
@@ -44,13 +48,21 @@ test("a listener receives tools/list_changed, stamped with its subscription id, 
 });
 
 test("a listen for notifications nobody emits is acknowledged with nothing honored", async () => {
-  void client.request("subscriptions/listen", { notifications: { promptsListChanged: true } }, "listen-p");
+  void client.request(
+    "subscriptions/listen",
+    { notifications: { promptsListChanged: true } },
+    "listen-p",
+  );
   const ack = await client.notification(isAck);
   assert.deepEqual(ack.params.notifications, {});
 });
 
 test("closing the server ends an open listen stream with its complete result", async () => {
-  const listen = client.request("subscriptions/listen", { notifications: { toolsListChanged: true } }, "listen-2");
+  const listen = client.request(
+    "subscriptions/listen",
+    { notifications: { toolsListChanged: true } },
+    "listen-2",
+  );
   await client.notification(isAck);
   await server.close();
   const response = await listen;

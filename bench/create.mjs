@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// How long `create-mcp-handler --yes --no-install` takes, as users run it: the compiled
+// bin, a fresh folder each run. Side by side with `node -e 0`, the floor any Node CLI pays.
+// Builds a copy of the sources in a temp folder, so the checkout's dist/ is left alone.
+// Usage: node bench/create.mjs [--runs N]   (default 9; target: median under 500 ms)
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const runsFlag = process.argv.indexOf("--runs");
+const runs = runsFlag > 0 ? Number(process.argv[runsFlag + 1]) : 9;
+if (!Number.isInteger(runs) || runs < 1 || runs > 100) {
+  console.error("error: --runs takes a whole number from 1 to 100");
+  process.exit(2);
+}
+
+const temp = mkdtempSync(join(tmpdir(), "bench-create-"));
+try {
+  const source = join(temp, "source");
+  for (const entry of ["package.json", "tsconfig.json", "tsconfig.build.json", "cli", "generated", "templates", "schemas"]) {
+    cpSync(join(root, entry), join(source, entry), { recursive: true });
+  }
+  symlinkSync(join(root, "node_modules"), join(source, "node_modules"));
+  const build = spawnSync(join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.build.json"], { cwd: source, encoding: "utf8" });
+  if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+  const bin = join(source, "dist", "cli", "create.js");
+
+  const time = (args, cwd) => {
+    const start = process.hrtime.bigint();
+    const run = spawnSync(process.execPath, args, { cwd, encoding: "utf8" });
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (run.status !== 0) throw new Error(`${args.join(" ")} failed:\n${run.stderr}`);
+    return ms;
+  };
+  const samples = { "node -e 0": [], "create-mcp-handler --yes --no-install": [] };
+  time([bin, "warmup", "--yes", "--no-install", "--no-git"], temp); // fills the OS file cache
+  for (let run = 0; run < runs; run++) {
+    // Interleaved, so that machine noise hits both the same way.
+    samples["node -e 0"].push(time(["-e", "0"], temp));
+    samples["create-mcp-handler --yes --no-install"].push(time([bin, `app-${run}`, "--yes", "--no-install"], temp));
+  }
+  const stats = (values) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return { min: sorted[0], median: sorted[Math.floor(sorted.length / 2)] };
+  };
+  const floor = stats(samples["node -e 0"]);
+  console.log(`runs: ${runs}`);
+  for (const [name, values] of Object.entries(samples)) {
+    const { min, median } = stats(values);
+    console.log(
+      `${name.padEnd(40)} min ${min.toFixed(0).padStart(5)} ms  median ${median.toFixed(0).padStart(5)} ms  ` +
+        `median/node ${(median / floor.median).toFixed(2)}x`,
+    );
+  }
+  const median = stats(samples["create-mcp-handler --yes --no-install"]).median;
+  console.log(`target: median under 500 ms: ${median < 500 ? "met" : "NOT met"}`);
+} finally {
+  rmSync(temp, { recursive: true, force: true });
+}
