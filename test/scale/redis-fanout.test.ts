@@ -75,7 +75,7 @@ describe("two server processes over HTTP sharing one Redis", { timeout: 120_000 
     const prompts = await runtimeListen(nodeB.url, "b-prompts", { promptsListChanged: true });
     const resource = await runtimeListen(nodeB.url, "b-resource", { resourceSubscriptions: ["file:///watched"] });
     cleanups.push(() => tools.transport.close(), () => prompts.transport.close(), () => resource.transport.close());
-    assert.ok(await eventually(async () => (await subscribersOf(redis.url, "resources")) >= 1));
+    assert.ok(await eventually(async () => (await subscribersOf(redis.url, "resource:file:///watched")) >= 1));
     assert.ok(await eventually(async () => (await subscribersOf(redis.url, "prompts")) >= 1));
 
     await fire(callerOnA, { tools: true, prompts: true, resourceUris: ["file:///other", "file:///watched"] });

@@ -13,10 +13,11 @@ import {
   type Unsubscribe,
 } from "../../generated/v2607/runtime/index.js";
 
+/** One topic per resource URI, so an update wakes only the streams watching that resource. */
 export type FanoutTopics = {
   tools: { origin: string };
   prompts: { origin: string };
-  resources: { origin: string; uri: string };
+  [resource: `resource:${string}`]: { origin: string; uri: string };
 };
 
 type Posted = { method: string; uri?: string };
@@ -36,13 +37,8 @@ export function fanoutHandler(events: EventSource<FanoutTopics>): SubscriptionHa
       if (filter.promptsListChanged) {
         unsubscribes.push(events.subscribe("prompts", () => channel.post({ method: "notifications/prompts/list_changed" })));
       }
-      const uris = new Set(filter.resourceSubscriptions ?? []);
-      if (uris.size > 0) {
-        unsubscribes.push(
-          events.subscribe("resources", ({ uri }) => {
-            if (uris.has(uri)) channel.post({ method: "notifications/resources/updated", uri });
-          }),
-        );
+      for (const uri of new Set(filter.resourceSubscriptions ?? [])) {
+        unsubscribes.push(events.subscribe(`resource:${uri}`, () => channel.post({ method: "notifications/resources/updated", uri })));
       }
       return { stream: { unsubscribes } };
     },
@@ -86,7 +82,7 @@ export function createFanoutServer(events: EventSource<FanoutTopics>, name: stri
       const published: Promise<void>[] = [];
       if (tools) published.push(events.publish("tools", { origin: name }));
       if (prompts) published.push(events.publish("prompts", { origin: name }));
-      for (const uri of resourceUris) published.push(events.publish("resources", { origin: name, uri }));
+      for (const uri of resourceUris) published.push(events.publish(`resource:${uri}`, { origin: name, uri }));
       await Promise.all(published);
       return { content: [{ type: "text", text: `${name} fired ${published.length} events` }] };
     },
