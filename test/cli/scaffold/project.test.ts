@@ -5,7 +5,7 @@ import { after, before, test } from "node:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { explain, npmEnv, runCreate, runIn, runMcpGen, startProcess, tempFolder, within } from "./helpers.js";
-import { openDemoSession } from "./mcp-client.js";
+import { openDemoSession, type DemoSession } from "./mcp-client.js";
 
 // One project for the whole file, scaffolded with both transports and installed (from the
 // npm cache) by create-mcp-handler itself; the tests run in order and build on it.
@@ -27,6 +27,10 @@ after(async () => {
 
 const E2E = { timeout: 240_000 };
 const tsc = () => runIn(app, join(app, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json", "--noEmit"]);
+
+async function toolNames(session: DemoSession): Promise<string[]> {
+  return (await session.client.listTools()).tools.map((tool) => tool.name).sort();
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -57,7 +61,9 @@ test("over stdio the official client calls toggle_greet and receives tools/list_
   stops.push(() => session.client.close());
   assert.deepEqual(session.subscription.honoredFilter, { toolsListChanged: true });
   assert.equal(await session.toggleAndAwaitListChanged(), "greet is now available");
+  assert.deepEqual(await toolNames(session), ["greet", "toggle_greet"]);
   assert.equal(await session.toggleAndAwaitListChanged(), "greet was removed");
+  assert.deepEqual(await toolNames(session), ["toggle_greet"]);
   // SIGTERM: the open listen stream ends with its complete result.
   process.kill(transport.pid!, "SIGTERM");
   assert.equal(await within(session.subscription.closed, 15_000, "no end within 15 s"), "graceful");
