@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import type { PlannedFile } from "./render.js";
@@ -76,8 +76,8 @@ export function isEmptyFolder(dir: string): boolean {
 
 /**
  * Creates a project folder at `target` from `files`: everything is written into a fresh
- * sibling folder, which is renamed to `target` only once complete. A non-empty `target`
- * is refused unless `overwrite`, and then the files are moved in one by one, all or nothing.
+ * sibling folder, which is renamed to `target` only once complete. Into an existing folder
+ * (empty, or non-empty with `overwrite`) the files are moved one by one, all or nothing.
  */
 export function writeProjectFolder(target: string, files: readonly PlannedFile[], overwrite: boolean): void {
   if (!isEmptyFolder(target)) {
@@ -89,11 +89,15 @@ export function writeProjectFolder(target: string, files: readonly PlannedFile[]
     writeFilesAtomically(target, files);
     return;
   }
+  if (existsSync(target)) {
+    // An empty folder stays (it may be the shell's working directory); the files go in.
+    writeFilesAtomically(target, files);
+    return;
+  }
   mkdirSync(dirname(target), { recursive: true });
   const staging = mkdtempSync(join(dirname(target), `.${basename(target)}-`));
   try {
     writeFilesAtomically(staging, files);
-    if (existsSync(target)) rmdirSync(target);
     renameSync(staging, target);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });

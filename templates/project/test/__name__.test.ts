@@ -1,15 +1,22 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 import { META_KEYS } from "../src/generated/v2607/capabilities.js";
-import { createTestTransportPair, type Server } from "../src/generated/v2607/runtime/index.js";
+import {
+  createTestTransportPair,
+  InProcessEventSource,
+  type Server,
+} from "../src/generated/v2607/runtime/index.js";
+import type { AppEvents } from "../src/events.js";
 import { createAppServer } from "../src/server.js";
 import { TestClient } from "./client.js";
 
+let events: InProcessEventSource<AppEvents>;
 let server: Server;
 let client: TestClient;
 
 beforeEach(async () => {
-  server = createAppServer();
+  events = new InProcessEventSource<AppEvents>();
+  server = createAppServer(events);
   const pair = createTestTransportPair();
   await server.connect(pair.server);
   client = new TestClient(pair.client);
@@ -47,14 +54,19 @@ test("a listener receives tools/list_changed, stamped with its subscription id, 
   assert.ok(tools.result.tools.some((tool: { name: string }) => tool.name === "greet"));
 });
 
-test("a listen for notifications nobody emits is acknowledged with nothing honored", async () => {
+test("cancelling the listen request runs handleClose, which leaves the event source", async () => {
   void client.request(
     "subscriptions/listen",
-    { notifications: { promptsListChanged: true } },
-    "listen-p",
+    { notifications: { toolsListChanged: true } },
+    "listen-c",
   );
-  const ack = await client.notification(isAck);
-  assert.deepEqual(ack.params.notifications, {});
+  await client.notification(isAck);
+  assert.equal(events.listenerCount("tools"), 1);
+  await client.notify("notifications/cancelled", { requestId: "listen-c" });
+  for (let round = 0; round < 100 && events.listenerCount("tools") > 0; round++) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.equal(events.listenerCount("tools"), 0);
 });
 
 test("closing the server ends an open listen stream with its complete result", async () => {

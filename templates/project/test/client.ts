@@ -41,6 +41,12 @@ export class TestClient {
     return response;
   }
 
+  /** Sends a notification, such as `notifications/cancelled`. */
+  notify(method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+    const message = { jsonrpc: "2.0", method, params: { ...params, _meta: TestClient.meta() } };
+    return this.transport.sendMessage(message as JsonRpcMessage);
+  }
+
   /** Resolves with the first notification (already received or still to come) that matches. */
   notification(match: (notification: Message) => boolean): Promise<Message> {
     const seen = this.notifications.find(match);

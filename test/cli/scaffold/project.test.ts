@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { createServer } from "node:net";
+import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -69,6 +71,35 @@ test("over stdio the official client calls toggle_greet and receives tools/list_
   assert.equal(await within(session.subscription.closed, 15_000, "no end within 15 s"), "graceful");
 });
 
+test("on stdio, SIGTERM answers the open listen request with its complete result and exits 0", E2E, async () => {
+  const server = spawn(process.execPath, ["dist/src/main.js", "--stdio"], { cwd: app, stdio: ["pipe", "pipe", "pipe"] });
+  stops.push(async () => void server.kill("SIGKILL"));
+  const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
+  const lines = createInterface({ input: server.stdout });
+  const received: Array<Record<string, any>> = [];
+  const waiters: Array<() => void> = [];
+  lines.on("line", (line) => {
+    received.push(JSON.parse(line));
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  const until = async (match: (message: Record<string, any>) => boolean) => {
+    for (let round = 0; round < 100 && !received.some(match); round++) await new Promise<void>((wake) => waiters.push(wake));
+    return received.find(match);
+  };
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "0" },
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const listen = { jsonrpc: "2.0", id: "L1", method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: meta } };
+  server.stdin.write(`${JSON.stringify(listen)}\n`);
+  assert.ok(await until((m) => m.method === "notifications/subscriptions/acknowledged"));
+  server.kill("SIGTERM");
+  const code = await within<number | null | string>(exited, 15_000, "still running after 15 s");
+  assert.equal((await until((m) => m.id === "L1"))?.result?.resultType, "complete");
+  assert.equal(code, 0);
+});
+
 test("npm start serves HTTP on PORT; over HTTP the official client receives tools/list_changed", E2E, async () => {
   const port = await freePort();
   const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
@@ -102,6 +133,11 @@ test("after `mcp-gen handler Audit --notifications resources` and `mcp-gen trans
   assert.equal(handler.status, 0, explain(handler));
   const transport = runMcpGen(["transport", "Socket"], app);
   assert.equal(transport.status, 0, explain(transport));
+  // Every notification kind at once, and the push side of the transport contract.
+  const everything = runMcpGen(["handler", "Everything", "--notifications", "tools,prompts,resources,resource-updates"], app);
+  assert.equal(everything.status, 0, explain(everything));
+  const push = runMcpGen(["transport", "Wire", "--push"], app);
+  assert.equal(push.status, 0, explain(push));
   const check = tsc();
   assert.equal(check.status, 0, explain(check));
   const tests = runIn(app, "npm", ["test"]);
@@ -109,4 +145,8 @@ test("after `mcp-gen handler Audit --notifications resources` and `mcp-gen trans
   assert.match(tests.stdout, /# fail 0/);
   assert.match(tests.stdout, /transport contract: SocketTransport/);
   assert.match(tests.stdout, /receives notifications\/resources\/list_changed/);
+  assert.match(tests.stdout, /resource updates reach only the URIs the stream subscribed to/);
+  assert.match(tests.stdout, /transport contract: WireTransport/);
+  // Only the pull-only Socket skips the push check; Wire (--push) runs it.
+  assert.match(tests.stdout, /# skipped 1\n/);
 });

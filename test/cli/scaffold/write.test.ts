@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
@@ -72,4 +72,13 @@ test("a non-empty folder is refused without overwrite, and written into with it"
   assert.deepEqual(tree(target), ["notes.md"]);
   writeProjectFolder(target, [{ path: "package.json", content: "{}" }], true);
   assert.deepEqual(tree(target), ["notes.md", "package.json"]);
+});
+
+test("an existing empty folder is written into, not replaced", () => {
+  const target = join(temp.dir, "here");
+  mkdirSync(target);
+  const inode = statSync(target).ino;
+  writeProjectFolder(target, [{ path: "package.json", content: "{}" }], false);
+  assert.equal(statSync(target).ino, inode, "the same folder: a shell inside it keeps working");
+  assert.deepEqual(tree(target), ["package.json"]);
 });
