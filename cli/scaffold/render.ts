@@ -12,7 +12,6 @@ export interface PlannedFile {
 const HELPERS: Record<string, HelperDelegate> = {
   eq: (left: unknown, right: unknown) => left === right,
   json: (value: unknown) => JSON.stringify(value),
-  includes: (list: unknown, item: unknown) => Array.isArray(list) && list.includes(item),
 };
 
 type Compile = (source: string, name: string) => (view: object) => string;
