@@ -91,3 +91,12 @@ test("--dry-run lists the files and writes nothing", SLOW, () => {
   assert.match(run.stdout, /\n {2}src\/handlers\/tool-changes\.ts\n/);
   assert.deepEqual(readdirSync(temp.dir), []);
 });
+
+test("--help prints the usage, every prompt's flag included, and writes nothing", SLOW, () => {
+  const run = runCreate(["--help"], temp.dir);
+  assert.equal(run.status, 0, explain(run));
+  for (const flag of ["[dir]", "--transport stdio|http|both", "--handler <Name>", "--pm npm|pnpm|yarn", "--no-install", "--no-git", "--yes", "--overwrite"]) {
+    assert.ok(run.stdout.includes(flag), `usage mentions ${flag}`);
+  }
+  assert.deepEqual(readdirSync(temp.dir), []);
+});
