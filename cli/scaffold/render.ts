@@ -12,6 +12,7 @@ export interface PlannedFile {
 const HELPERS: Record<string, HelperDelegate> = {
   eq: (left: unknown, right: unknown) => left === right,
   json: (value: unknown) => JSON.stringify(value),
+  minus: (left: number, right: number) => left - right,
 };
 
 type Compile = (source: string, name: string) => (view: object) => string;
