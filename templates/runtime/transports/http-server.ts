@@ -29,6 +29,8 @@ import {
 } from "./http-request.js";
 import { SseWriter, sseFrame, type SseOptions } from "./http-sse.js";
 
+const SENT: Promise<void> = Promise.resolve();
+
 /** What the handler needs of a server: the core's `connect`, called once per POST. */
 export interface ConnectableServer {
   connect(transport: Transport): Promise<void>;
@@ -168,8 +170,9 @@ export class HttpExchange implements Transport {
 
   async connect(): Promise<void> {}
 
-  async sendMessage(message: JsonRpcMessage): Promise<void> {
-    if (!this.connected()) throw new TransportClosedError("the HTTP response is closed");
+  /** Not `async`: on the per-notification path a shared settled promise saves an allocation. */
+  sendMessage(message: JsonRpcMessage): Promise<void> {
+    if (!this.connected()) return Promise.reject(new TransportClosedError("the HTTP response is closed"));
     const isFinal = !("method" in message) && "id" in message && message.id === this.#requestId;
     if (isFinal) this.#ended = true;
     const json = JSON.stringify(message);
@@ -177,11 +180,12 @@ export class HttpExchange implements Transport {
       const status = "error" in message ? statusForErrorCode(message.error.code) : 200;
       this.#res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
       this.#res.end(json);
-      return;
+      return SENT;
     }
     this.#writer ??= new SseWriter(this.#res, this.#options);
     if (isFinal) this.#writer.end(sseFrame(json));
     else this.#writer.write(sseFrame(json));
+    return SENT;
   }
 
   receiveMessage(): Promise<ReceivedMessage> {

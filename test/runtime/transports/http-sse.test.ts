@@ -15,7 +15,7 @@ class FakeResponse extends EventEmitter {
     this.headers = headers;
     return this;
   }
-  flushHeaders() {}
+
   write(chunk: string) {
     this.written.push(chunk);
     this.writableLength += chunk.length;
@@ -34,6 +34,9 @@ class FakeResponse extends EventEmitter {
   }
 }
 
+/** Lets the current turn of the event loop end (the writer flushes its batch). */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 const writerOn = (res: FakeResponse, options = {}) =>
   new SseWriter(res as unknown as ServerResponse, { keepAliveMs: 0, highWaterBytes: 100, maxBufferedBytes: 1000, ...options });
 
@@ -45,33 +48,50 @@ describe("SSE writer", () => {
     assert.equal(res.headers?.["x-accel-buffering"], "no");
   });
 
-  it("writes frames at once while the buffer is under the high-water mark", () => {
+  it("writes a frame in the same turn of the event loop", async () => {
     const res = new FakeResponse();
     const writer = writerOn(res);
     writer.write(sseFrame('{"n":1}'));
+    await new Promise<void>((resolve) => process.nextTick(resolve));
     assert.deepEqual(res.written, ['event: message\ndata: {"n":1}\n\n']);
     writer.destroy();
   });
 
-  it("above the high-water mark frames wait, identical ones coalesce, and drain flushes them in order", () => {
+  it("a burst within one turn goes out whole as one write, even past the high-water mark", async () => {
     const res = new FakeResponse();
     const writer = writerOn(res);
-    writer.write("a".repeat(150)); // now over the mark
-    writer.write("B\n\n");
-    writer.write("C\n\n");
-    writer.write("B\n\n"); // identical to a waiting frame
-    assert.equal(res.written.length, 1, "nothing more written while congested");
-    assert.equal(writer.coalescedFrames, 1);
-    res.drain();
-    assert.deepEqual(res.written.slice(1), ["B\n\n", "C\n\n"]);
+    const frames = [0, 1, 2, 3, 4].map((i) => `${i}`.padEnd(60, "x"));
+    for (const frame of frames) writer.write(frame);
+    await nextTurn();
+    assert.deepEqual(res.written, [frames.join("")]);
+    assert.equal(writer.coalescedFrames, 0);
     writer.destroy();
   });
 
-  it("past the cap the stream is ended and stays ended; memory held never exceeds the cap", () => {
+  it("a turn that starts above the high-water mark waits: identical frames coalesce, drain flushes in order", async () => {
+    const res = new FakeResponse();
+    const writer = writerOn(res);
+    writer.write("a".repeat(150)); // the client has not read this when the next turn starts
+    await nextTurn();
+    writer.write("B\n\n");
+    writer.write("C\n\n");
+    writer.write("B\n\n"); // identical to a waiting frame
+    await nextTurn();
+    assert.equal(res.written.length, 1, "nothing more written while congested");
+    assert.equal(writer.coalescedFrames, 1);
+    res.drain();
+    assert.deepEqual(res.written.slice(1), ["B\n\nC\n\n"]);
+    writer.destroy();
+  });
+
+  it("past the cap the stream is ended and stays ended; memory held never exceeds the cap", async () => {
     const res = new FakeResponse();
     const writer = writerOn(res);
     let accepted = 0;
-    for (let i = 0; i < 100 && writer.write(`${i}`.padEnd(60, "x")); i++) accepted++;
+    for (let i = 0; i < 100 && writer.write(`${i}`.padEnd(60, "x")); i++) {
+      accepted++;
+      if (i % 5 === 4) await nextTurn();
+    }
     assert.equal(writer.overflowed, true);
     assert.equal(res.destroyed, true);
     assert.ok(writer.peakBufferedBytes <= 1000, `peak ${writer.peakBufferedBytes}`);
@@ -79,10 +99,11 @@ describe("SSE writer", () => {
     assert.equal(writer.write("late"), false);
   });
 
-  it("end() after waiting frames ends the response only once they are flushed", () => {
+  it("end() after waiting frames ends the response only once they are flushed", async () => {
     const res = new FakeResponse();
     const writer = writerOn(res);
     writer.write("a".repeat(150));
+    await nextTurn();
     writer.end("last\n\n");
     assert.equal(res.writableEnded, false);
     res.drain();
@@ -90,7 +111,7 @@ describe("SSE writer", () => {
     assert.equal(res.writableEnded, true);
   });
 
-  it("sends a keep-alive comment every 15 s by default, and none when the interval is 0", () => {
+  it("sends a keep-alive comment every 15 s by default, and none when the interval is 0", async () => {
     mock.timers.enable({ apis: ["setInterval"] });
     try {
       const res = new FakeResponse();
@@ -98,14 +119,17 @@ describe("SSE writer", () => {
       mock.timers.tick(14_999);
       assert.equal(res.written.length, 0);
       mock.timers.tick(1);
+      await nextTurn();
       assert.deepEqual(res.written, [": keep-alive\n\n"]);
       writer.destroy();
       mock.timers.tick(30_000);
+      await nextTurn();
       assert.equal(res.written.length, 1, "the timer stops with the stream");
 
       const quiet = new FakeResponse();
       const silent = writerOn(quiet, { keepAliveMs: 0 });
       mock.timers.tick(60_000);
+      await nextTurn();
       assert.equal(quiet.written.length, 0);
       silent.destroy();
     } finally {

@@ -22,14 +22,14 @@ import type { ServerResponse } from "node:http";
 export interface SseOptions {
   /** Keep-alive comment interval in ms; 0 disables. Default 15 000. */
   readonly keepAliveMs?: number;
-  /** Buffered bytes above which frames wait (and coalesce). Default 64 KiB. */
+  /** Buffered bytes above which a turn's frames wait (and coalesce). Default 256 KiB: above one burst. */
   readonly highWaterBytes?: number;
   /** Buffered plus waiting bytes above which the stream is ended. Default 1 MiB. */
   readonly maxBufferedBytes?: number;
 }
 
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
-export const DEFAULT_HIGH_WATER_BYTES = 64 * 1024;
+export const DEFAULT_HIGH_WATER_BYTES = 256 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 
 const KEEP_ALIVE_FRAME = ": keep-alive\n\n";

@@ -1,0 +1,154 @@
+/**
+ * Streamable HTTP listen streams, side by side in one run: our runtime (`runtime`), the
+ * official SDK's createMcpHandler (`sdk`) and a bare node:http server writing one
+ * pre-serialised frame per open response (`bare`). Each server is its own process; the
+ * load (this process) is the same for all. Per round and server, interleaved:
+ * - ack latency: one stream at a time, request sent to ack frame received;
+ * - notifications delivered per second with 1, 100 and 1000 open streams;
+ * - RSS per open stream: server RSS (after GC) with 1000 streams open, minus without.
+ * Reports min and median over rounds and the ratios to bare.
+ *
+ *   node --import tsx bench/http/run.ts [--rounds 3] [--acks 50] [--deliveries 100000]
+ *
+ * Loopback only; every wait is bounded. Not part of the test suite.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { deliveredAtLeast, deliveredSoFar, openStream, type Stream } from "./load.js";
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    acks: { type: "string", default: "50" },
+    deliveries: { type: "string", default: "100000" },
+  },
+});
+const ROUNDS = Number(values.rounds);
+const ACK_SAMPLES = Number(values.acks);
+const DELIVERIES = Number(values.deliveries);
+const STREAM_COUNTS = [1, 100, 1000] as const;
+const KINDS = ["runtime", "sdk", "bare"] as const;
+const WAIT_MS = 120_000;
+type Kind = (typeof KINDS)[number];
+
+interface Server {
+  readonly child: ChildProcess;
+  readonly port: number;
+  ask(command: object, answerKey: string): Promise<number>;
+}
+
+async function startServer(kind: Kind): Promise<Server> {
+  const child = fork(fileURLToPath(new URL("./servers.ts", import.meta.url)), [kind], {
+    execArgv: ["--import", "tsx", "--expose-gc"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("message", (message: { port: number }) => resolve(message.port));
+    child.once("exit", (code) => reject(new Error(`${kind} server exited with ${code}`)));
+  });
+  const ask = (command: object, answerKey: string) =>
+    new Promise<number>((resolve) => {
+      const onMessage = (message: Record<string, number>) => {
+        if (answerKey in message) {
+          child.off("message", onMessage);
+          resolve(message[answerKey]!);
+        }
+      };
+      child.on("message", onMessage);
+      child.send(command);
+    });
+  return { child, port, ask };
+}
+
+let nextId = 1;
+
+async function ackLatencies(server: Server): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < ACK_SAMPLES; i++) {
+    const stream = openStream(server.port, nextId++);
+    samples.push(await stream.acked);
+    stream.close();
+  }
+  return samples;
+}
+
+async function openMany(server: Server, count: number): Promise<Stream[]> {
+  const streams: Stream[] = [];
+  for (let i = 0; i < count; i++) streams.push(openStream(server.port, nextId++));
+  await Promise.all(streams.map((stream) => stream.acked));
+  return streams;
+}
+
+/** Notifications per second with `streams` open; NaN if they did not all arrive in time. */
+async function throughput(server: Server, streams: Stream[]): Promise<number> {
+  const events = Math.max(1, Math.round(DELIVERIES / streams.length));
+  const target = deliveredSoFar() + events * streams.length;
+  const started = performance.now();
+  // Bursts of at most 500 events: under the runtime's default mailbox bound (1000), so no
+  // identical notifications are coalesced away and every server has the same work to do.
+  const batch = Math.max(1, Math.min(500, Math.round(10_000 / streams.length)));
+  const fired = server.ask({ fire: events, batch }, "fired");
+  const complete = await deliveredAtLeast(target, WAIT_MS);
+  if (!complete) process.stderr.write(`incomplete: ${target - deliveredSoFar()} of ${events * streams.length} notifications missing\n`);
+  await fired;
+  return complete ? (events * streams.length) / ((performance.now() - started) / 1000) : Number.NaN;
+}
+
+async function settle(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 200)); // closed sockets are reaped
+}
+
+type Results = Record<Kind, { ack: number[]; rate: Record<number, number[]>; rssPerStream: number[] }>;
+
+async function main(): Promise<void> {
+  const servers = {} as Record<Kind, Server>;
+  for (const kind of KINDS) servers[kind] = await startServer(kind);
+  const results = Object.fromEntries(KINDS.map((kind) => [kind, { ack: [], rate: { 1: [], 100: [], 1000: [] }, rssPerStream: [] }])) as unknown as Results;
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const kind of KINDS) {
+        const server = servers[kind];
+        results[kind].ack.push(...(await ackLatencies(server)));
+        await settle();
+        for (const count of STREAM_COUNTS) {
+          const rssBefore = count === 1000 ? await server.ask({ rss: true }, "rss") : 0;
+          const streams = await openMany(server, count);
+          if (count === 1000) results[kind].rssPerStream.push(((await server.ask({ rss: true }, "rss")) - rssBefore) / count);
+          results[kind].rate[count]!.push(await throughput(server, streams));
+          streams.forEach((stream) => stream.close());
+          await settle();
+        }
+        process.stderr.write(`round ${round} ${kind} done\n`);
+      }
+    }
+  } finally {
+    for (const server of Object.values(servers)) server.child.kill();
+  }
+  report(results);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function report(results: Results): void {
+  const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : "incomplete");
+  const line = (label: string, pick: (kind: Kind) => number[], digits: number, unit: string) => {
+    const bare = median(pick("bare"));
+    const cells = KINDS.map((kind) => {
+      const values = pick(kind);
+      const ratio = kind === "bare" ? "" : ` (${fmt(median(values) / bare, 2)}x bare)`;
+      return `${kind} min ${fmt(Math.min(...values), digits)} / median ${fmt(median(values), digits)}${ratio}`;
+    });
+    console.log(`${label} [${unit}]: ${cells.join("; ")}`);
+  };
+  console.log(`HTTP listen bench: ${ROUNDS} rounds, ${ACK_SAMPLES} ack samples per round, ~${DELIVERIES} deliveries per throughput run`);
+  line("ack latency", (kind) => results[kind].ack, 2, "ms");
+  for (const count of STREAM_COUNTS) line(`throughput, ${count} streams`, (kind) => results[kind].rate[count]!, 0, "notifications/s");
+  line("RSS per open stream", (kind) => results[kind].rssPerStream.map((bytes) => bytes / 1024), 1, "KB");
+}
+
+await main();

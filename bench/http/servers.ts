@@ -1,0 +1,121 @@
+/**
+ * One HTTP listen server per process, for the side-by-side bench (`run.ts` forks this file
+ * once per kind). Every kind serves `subscriptions/listen` on POST /mcp with an SSE
+ * response, acks it, and on a `fire` command writes `notifications/tools/list_changed`
+ * to every open stream:
+ * - `runtime`: the generated runtime (createServer + a subscription handler on an
+ *   in-process event source) behind our Streamable HTTP transport (`serveHttp`);
+ * - `sdk`: the official SDK, `createMcpHandler` from @modelcontextprotocol/server, with a
+ *   minimal node:http adapter for its fetch-shaped handler;
+ * - `bare`: node:http writing one pre-serialised SSE frame to each open response (the floor).
+ * Commands come over IPC: `{ fire, batch }` publishes in batches (yielding to I/O between
+ * batches, as a real event source would), `{ rss }` reports RSS after a full GC.
+ */
+import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createServer, InProcessEventSource, type Unsubscribe } from "../../generated/v2607/runtime/index.js";
+import { serveHttp } from "../../generated/v2607/runtime/transports/http-server.js";
+
+type Kind = "runtime" | "sdk" | "bare";
+type Fire = () => void;
+
+const kind = process.argv[2] as Kind;
+const yieldToIo = () => new Promise((resolve) => setImmediate(resolve));
+
+async function startRuntime(): Promise<{ port: number; fire: Fire }> {
+  const events = new InProcessEventSource<{ tools: Record<string, never> }>();
+  const server = createServer({ name: "bench-runtime", version: "1.0.0", limits: { maxStreams: 100_000 } });
+  server.addSubscriptionHandler<Unsubscribe>({
+    subscriptionCapabilities: () => ({ toolsListChanged: true }),
+    subscribe: (_filter, channel) => ({ stream: events.subscribe("tools", () => channel.post(1)) }),
+    handleMessage(_message, channel, leave) {
+      channel.sendNotification({ method: "notifications/tools/list_changed" });
+      return { stream: leave };
+    },
+    handleClose: (_channel, leave) => leave(),
+  });
+  // The slow-consumer policy is lifted (the SDK and bare buffer without bound): a load
+  // client descheduled for a moment on a busy machine must not see bursts coalesced.
+  const handle = await serveHttp(server, { port: 0, keepAliveMs: 0, highWaterBytes: 64 * 1024 * 1024, maxBufferedBytes: 256 * 1024 * 1024 });
+  return { port: handle.port, fire: () => void events.publish("tools", {}) };
+}
+
+async function startSdk(): Promise<{ port: number; fire: Fire }> {
+  const { createMcpHandler, McpServer } = await import("@modelcontextprotocol/server");
+  const handler = createMcpHandler(
+    () => {
+      const server = new McpServer({ name: "bench-sdk", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
+      server.registerTool("noop", { description: "does nothing" }, async () => ({ content: [] }));
+      return server;
+    },
+    { legacy: "reject", keepAliveMs: 0, maxSubscriptions: 100_000 },
+  );
+  const http = createNodeServer((req, res) => void serveFetch(handler.fetch, req, res));
+  const port = await listen(http);
+  return { port, fire: () => handler.notify.toolsChanged() };
+}
+
+/** The adapter every Node user of the SDK's fetch face needs: Node request in, Web Response out. */
+async function serveFetch(fetchHandler: (request: Request) => Promise<Response>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const abort = new AbortController();
+  res.once("close", () => abort.abort());
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
+  const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks), signal: abort.signal });
+  const response = await fetchHandler(request);
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (response.body === null) return void res.end();
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+    res.end();
+  } catch {
+    res.destroy();
+  }
+}
+
+async function startBare(): Promise<{ port: number; fire: Fire }> {
+  const open = new Set<ServerResponse>();
+  const ack = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: { toolsListChanged: true } } })}\n\n`;
+  const frame = `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: {} })}\n\n`;
+  const http = createNodeServer((req, res) => {
+    req.resume();
+    req.once("end", () => {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.write(ack);
+      open.add(res);
+      res.once("close", () => open.delete(res));
+    });
+  });
+  const port = await listen(http);
+  return { port, fire: () => open.forEach((res) => res.write(frame)) };
+}
+
+function listen(server: ReturnType<typeof createNodeServer>): Promise<number> {
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+}
+
+const starters: Record<Kind, () => Promise<{ port: number; fire: Fire }>> = { runtime: startRuntime, sdk: startSdk, bare: startBare };
+const { port, fire } = await starters[kind]();
+
+process.on("message", async (command: { fire?: number; batch?: number; rss?: boolean }) => {
+  if (command.fire !== undefined) {
+    const batch = command.batch ?? 100;
+    for (let sent = 0; sent < command.fire; ) {
+      for (let i = 0; i < batch && sent < command.fire; i++, sent++) fire();
+      await yieldToIo();
+    }
+    process.send!({ fired: command.fire });
+  }
+  if (command.rss) {
+    for (let i = 0; i < 3; i++) {
+      (globalThis as { gc?: () => void }).gc?.();
+      await yieldToIo();
+    }
+    process.send!({ rss: process.memoryUsage().rss });
+  }
+});
+process.send!({ port });
+// The bench process went away (or is done): leave no server behind.
+process.on("disconnect", () => process.exit(0));
