@@ -22,6 +22,13 @@ export interface EventSource<Topics extends EventTopics = EventTopics> {
   subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe;
   /** Delivers `payload` to every subscriber of `topic` (in every process sharing the source). */
   publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void>;
+  /**
+   * Resolves once every subscription made so far receives what is published from then on.
+   * A broker subscribes asynchronously; a handler awaits this in `subscribe` so that the
+   * ack, which tells the client its stream is established, is not sent before the broker
+   * can deliver. Absent where subscribing takes effect at once (in-process).
+   */
+  whenSubscribed?(): Promise<void>;
   /** Releases connections and drops every subscription. */
   close?(): Promise<void>;
 }

@@ -29,7 +29,7 @@ interface StreamState {
 export function fanoutHandler(events: EventSource<FanoutTopics>): SubscriptionHandler<StreamState> {
   const leave = (state: StreamState) => state.unsubscribes.forEach((unsubscribe) => unsubscribe());
   return {
-    subscribe(filter, channel: Channel) {
+    async subscribe(filter, channel: Channel) {
       const unsubscribes: Unsubscribe[] = [];
       if (filter.toolsListChanged) {
         unsubscribes.push(events.subscribe("tools", () => channel.post({ method: "notifications/tools/list_changed" })));
@@ -40,6 +40,8 @@ export function fanoutHandler(events: EventSource<FanoutTopics>): SubscriptionHa
       for (const uri of new Set(filter.resourceSubscriptions ?? [])) {
         unsubscribes.push(events.subscribe(`resource:${uri}`, () => channel.post({ method: "notifications/resources/updated", uri })));
       }
+      // With a broker, the ack must not go out before the broker can deliver to this stream.
+      await events.whenSubscribed?.();
       return { stream: { unsubscribes } };
     },
     handleMessage(message, channel, state) {

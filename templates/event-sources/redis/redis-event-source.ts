@@ -70,6 +70,8 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   readonly #publisher: RedisClient;
   readonly #subscriber: RedisClient;
   readonly #topics = new Map<string, Set<Subscription>>();
+  /** SUBSCRIBE commands Redis has not confirmed yet. */
+  readonly #pending = new Set<Promise<unknown>>();
   #started = false;
   #startFailure: string | undefined;
   #closed = false;
@@ -140,12 +142,31 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     topic: Topic,
     payload: Topics[Topic],
   ): Promise<void> {
-    if (!this.#publisher.isReady) {
-      throw new RedisUnreachableError(
-        `Redis at ${this.#where} is unreachable (reconnecting); event "${topic}" was not published`,
-      );
+    let cause: unknown;
+    if (this.#publisher.isReady) {
+      try {
+        await this.#publisher.publish(this.#prefix + topic, JSON.stringify(payload));
+        return;
+      } catch (error) {
+        // The connection dropped under this publish; any other failure is the caller's.
+        if (this.#publisher.isReady) throw error;
+        cause = error;
+      }
     }
-    await this.#publisher.publish(this.#prefix + topic, JSON.stringify(payload));
+    throw new RedisUnreachableError(
+      `Redis at ${this.#where} is unreachable (reconnecting); event "${topic}" was not published`,
+      { cause },
+    );
+  }
+
+  /**
+   * Resolves once Redis has confirmed every subscription made so far, so that a publish
+   * from any process reaches them. During an outage it resolves at once: the subscriptions
+   * are made again on reconnection, and waiting would hold the listen request up.
+   */
+  whenSubscribed(): Promise<void> {
+    if (!this.#subscriber.isReady) return Promise.resolve();
+    return Promise.all(this.#pending).then(() => undefined);
   }
 
   /** Whether both connections are up (false during an outage). */
@@ -210,10 +231,12 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     });
   }
 
-  #command(pending: Promise<unknown>, what: string): void {
-    pending.catch((error: unknown) => {
+  #command(command: Promise<unknown>, what: string): void {
+    const settled = command.catch((error: unknown) => {
       if (!this.#closed) this.#log(`redis event source: could not ${what}: ${rootCause(error)}`);
     });
+    this.#pending.add(settled);
+    void settled.finally(() => this.#pending.delete(settled));
   }
 }
 

@@ -64,6 +64,18 @@ describe("redis event source", { timeout: 60_000 }, () => {
     assert.deepEqual(seen[0], { topic: "tools", payload: { reason: "added" } });
   });
 
+  test("once whenSubscribed resolves, a single publish from another connection is delivered", async () => {
+    const [publisher, subscriber] = [await open(), await open()];
+    const seen: unknown[] = [];
+    subscriber.subscribe("ready-a", (payload) => seen.push(payload));
+    subscriber.subscribe("ready-b", (payload) => seen.push(payload));
+    await subscriber.whenSubscribed();
+    await publisher.publish("ready-a", 1);
+    await publisher.publish("ready-b", 2);
+    assert.ok(await eventually(() => seen.length === 2), `got ${JSON.stringify(seen)}`);
+    assert.deepEqual(seen, [1, 2]);
+  });
+
   test("topics are separate and unsubscribe stops delivery", async () => {
     const [publisher, subscriber] = [await open(), await open()];
     const tools: unknown[] = [];
@@ -100,10 +112,12 @@ describe("redis event source", { timeout: 60_000 }, () => {
     assert.ok(await publishUntil(publisher, "outage", "before", () => seen.includes("before")));
 
     await redis.kill();
-    assert.ok(await eventually(() => !publisher.ready && !subscriber.ready), "clients noticed the outage");
-    await assert.rejects(publisher.publish("outage", "during"), RedisUnreachableError);
-
-    await redis.restart();
+    try {
+      assert.ok(await eventually(() => !publisher.ready && !subscriber.ready), "clients noticed the outage");
+      await assert.rejects(publisher.publish("outage", "during"), RedisUnreachableError);
+    } finally {
+      await redis.restart(); // the later tests need the broker, whatever happened here
+    }
     assert.ok(await eventually(() => publisher.ready && subscriber.ready, 20_000), "clients reconnected");
     assert.ok(await publishUntil(publisher, "outage", "after", () => seen.includes("after")), "delivery resumed");
     assert.ok(logs.some((line) => line.includes("reconnecting with backoff")), logs.join("\n"));
