@@ -116,6 +116,7 @@ export function transportContractSuite(name: string, makePair: MakeTransportPair
         const transportClass = end.constructor as new (...args: any[]) => Transport;
         assert.equal(getTransport(transportClass), transportClass);
       }
+      await Promise.all([client.close(), server.close()]);
     });
   });
 }

@@ -1,3 +1,4 @@
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
 import {
   createInProcessTransportPair,
@@ -15,4 +16,14 @@ transportContractSuite("ndjson over stream pipes", () => {
     client: new NdjsonTransport({ readable: toClient, writable: toServer }),
     server: new NdjsonTransport({ readable: toServer, writable: toClient }),
   };
+});
+
+transportContractSuite("ndjson over a loopback TCP socket (a Duplex)", async () => {
+  const listener = createNetServer();
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const accepted = new Promise<Socket>((resolve) => listener.once("connection", resolve));
+  const clientSocket = connect((listener.address() as AddressInfo).port, "127.0.0.1");
+  const serverSocket = await accepted;
+  listener.close(); // no more connections; the accepted socket stays open
+  return { client: new NdjsonTransport(clientSocket), server: new NdjsonTransport(serverSocket) };
 });
