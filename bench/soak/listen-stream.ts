@@ -21,6 +21,8 @@ export interface ListenStream {
   readonly violations: string[];
   /** Time the latest notification arrived (performance.now()). */
   lastArrival: number;
+  /** Whether the listen request was answered with its `complete` result (a graceful end). */
+  completed: boolean;
   total: number;
   close(): void;
 }
@@ -48,6 +50,7 @@ export function openListenStream(url: URL, id: string, filter: Filter): ListenSt
     received: new Map(),
     violations: [],
     lastArrival: 0,
+    completed: false,
     total: 0,
     close: () => req.destroy(),
   };
@@ -102,7 +105,15 @@ export function openListenStream(url: URL, id: string, filter: Filter): ListenSt
   return stream;
 }
 
-function record(stream: ListenStream, message: { method?: string; params?: Record<string, any> }): void {
+function record(stream: ListenStream, message: { method?: string; params?: Record<string, any>; result?: Record<string, any> }): void {
+  if (message.method === undefined) {
+    const stamped = message.result?._meta?.[SUBSCRIPTION_ID_KEY];
+    if (message.result?.resultType !== "complete" || stamped !== stream.id) {
+      stream.violations.push(`answered with ${JSON.stringify(message).slice(0, 200)}`);
+    }
+    stream.completed = true;
+    return;
+  }
   stream.lastArrival = performance.now();
   stream.total++;
   const stamped = message.params?._meta?.[SUBSCRIPTION_ID_KEY];

@@ -58,7 +58,9 @@ function filterFor(i: number): Filter {
 
 async function startServer(name: ServerName): Promise<{ child: ChildProcess; url: URL }> {
   const script = fileURLToPath(new URL(SERVERS[name], import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", script], {
+  // SOAK_SERVER_NODE_ARGS passes flags to the server's node, e.g. "--cpu-prof" to profile it.
+  const nodeArgs = process.env.SOAK_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
     env: { ...process.env, PORT: "0" },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -89,6 +91,8 @@ async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean
 
 interface Outcome {
   name: ServerName;
+  /** Runtime only: SIGTERM with every stream open, time to exit, streams that got `complete`. */
+  shutdown?: { ms: number; exitCode: number | null; completed: number };
   rssPerStreamKb: number;
   deliveryMs: number[];
   openMs: number;
@@ -130,13 +134,27 @@ async function soak(name: ServerName): Promise<Outcome> {
         errors.push(`${stream.id}: received ${JSON.stringify([...stream.received])}, expected ${ROUNDS} of one kind`);
       }
     }
-    return { name, rssPerStreamKb: (openKb - baseKb) / STREAMS, deliveryMs, openMs, errors };
+    const shutdown = name === "runtime" ? await gracefulShutdown(child, streams) : undefined;
+    return { name, rssPerStreamKb: (openKb - baseKb) / STREAMS, deliveryMs, openMs, errors, shutdown };
   } finally {
     for (const stream of streams) stream.close();
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
     agent.destroy();
   }
+}
+
+/** SIGTERM with every stream open: how long until exit, and how many streams ended gracefully. */
+async function gracefulShutdown(child: ChildProcess, streams: ListenStream[]) {
+  const started = performance.now();
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.kill("SIGTERM");
+  const exitCode = await exited;
+  const ms = performance.now() - started;
+  await waitFor(() => streams.every((s) => s.completed), 5_000);
+  return { ms, exitCode, completed: streams.filter((s) => s.completed).length };
 }
 
 function median(xs: number[]): number {
@@ -169,6 +187,10 @@ async function main(): Promise<void> {
         `${run.deliveryMs.map((ms) => ms.toFixed(0)).join(", ")} ms   open all ${run.openMs.toFixed(0)} ms   ${verdict}`,
     );
     for (const error of run.errors.slice(0, 10)) console.log(`    ${error}`);
+    if (run.shutdown) {
+      const { ms, exitCode, completed } = run.shutdown;
+      console.log(`    SIGTERM with ${STREAMS} open: exit ${exitCode} after ${ms.toFixed(0)} ms, ${completed} streams got their complete result`);
+    }
   }
   for (const [name, { rss, delivery }] of summary) {
     console.log(
@@ -183,7 +205,9 @@ async function main(): Promise<void> {
         `delivery ${(median(runtime.delivery) / median(bare.delivery)).toFixed(2)}x`,
     );
   }
-  const failed = runs.some((run) => run.errors.length > 0);
+  const failed = runs.some(
+    (run) => run.errors.length > 0 || (run.shutdown && (run.shutdown.exitCode !== 0 || run.shutdown.completed !== STREAMS)),
+  );
   const overBudget = runtime !== undefined && median(runtime.rss) > 25;
   if (overBudget) console.log("runtime RSS/stream above the 25 KB target");
   process.exitCode = failed || overBudget ? 1 : 0;
