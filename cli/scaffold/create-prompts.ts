@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { CliError } from "../errors.js";
 import { DEFAULTS, PACKAGE_MANAGERS, TRANSPORTS, type CreateFlags, type CreateOptions } from "./create-options.js";
 import { validateName } from "./names.js";
+import { projectPackageName } from "./project.js";
 import { isEmptyFolder } from "./write.js";
 
 /** Asks on the terminal for every option the flags left open; flags are never asked again. */
@@ -17,7 +18,14 @@ export async function promptForOptions(flags: CreateFlags, cwd: string): Promise
   prompts.intro("create-mcp-handler");
   const dir =
     flags.dir ??
-    answer(await prompts.text({ message: "Where should the project go?", placeholder: DEFAULTS.dir, defaultValue: DEFAULTS.dir }));
+    answer(
+      await prompts.text({
+        message: "Where should the project go?",
+        placeholder: DEFAULTS.dir,
+        defaultValue: DEFAULTS.dir,
+        validate: (value) => validationMessage(() => projectPackageName(resolve(cwd, value || DEFAULTS.dir))),
+      }),
+    );
   const handler =
     flags.handler ??
     answer(

@@ -42,10 +42,12 @@ function onTerminal(args: string[], answers: Array<[RegExp, string]>): Promise<{
 
 const ENTER = "\r";
 const DOWN = "\x1b[B";
+const BACKSPACE = "\x7f";
 
-test("on a terminal it asks for what the flags left open, and uses the answers", { timeout: 60_000, skip: !hasScript && "needs script(1)" }, async () => {
+test("on a terminal it asks for what the flags left open, checks each answer, and uses them", { timeout: 60_000, skip: !hasScript && "needs script(1)" }, async () => {
   const { code, output } = await onTerminal(["--no-install", "--no-git"], [
-    [/Where should the project go\?/, `tty-app${ENTER}`],
+    [/Where should the project go\?/, `Bad Name${ENTER}`],
+    [/not a valid npm package name/, `${BACKSPACE.repeat("Bad Name".length)}tty-app${ENTER}`],
     [/Name of the first subscription handler/, `Audit${ENTER}`],
     [/Which transport should it serve\?/, `${DOWN}${ENTER}`], // from the default (both) round to stdio
     [/Package manager/, ENTER],
