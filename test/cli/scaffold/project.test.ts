@@ -83,7 +83,10 @@ test("on stdio, SIGTERM answers the open listen request with its complete result
     waiters.splice(0).forEach((wake) => wake());
   });
   const until = async (match: (message: Record<string, any>) => boolean) => {
-    for (let round = 0; round < 100 && !received.some(match); round++) await new Promise<void>((wake) => waiters.push(wake));
+    const arrived = (async () => {
+      for (let round = 0; round < 100 && !received.some(match); round++) await new Promise<void>((wake) => waiters.push(wake));
+    })();
+    await within(arrived, 15_000, undefined);
     return received.find(match);
   };
   const meta = {
