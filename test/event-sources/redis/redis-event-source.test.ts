@@ -124,6 +124,25 @@ describe("redis event source", { timeout: 60_000 }, () => {
     assert.ok(logs.some((line) => line.includes("reconnected to")), logs.join("\n"));
   });
 
+  test("a subscription made during an outage does not wait for Redis and receives events once it is back", async () => {
+    const [publisher, subscriber] = [await open(), await open()];
+    await redis.kill();
+    const seen: unknown[] = [];
+    try {
+      assert.ok(await eventually(() => !subscriber.ready), "the subscriber noticed the outage");
+      subscriber.subscribe("late", (payload) => seen.push(payload));
+      const settled = await Promise.race([
+        subscriber.whenSubscribed().then(() => "resolved"),
+        new Promise((resolve) => setTimeout(resolve, 5_000, "still waiting").unref()),
+      ]);
+      assert.equal(settled, "resolved");
+    } finally {
+      await redis.restart();
+    }
+    assert.ok(await eventually(() => publisher.ready && subscriber.ready, 20_000), "both reconnected");
+    assert.ok(await publishUntil(publisher, "late", "back", () => seen.includes("back")), "the late subscription works");
+  });
+
   test("a message that is not JSON is dropped with a log line", async () => {
     const [publisher, subscriber] = [await open(), await open()];
     const seen: unknown[] = [];
