@@ -1,12 +1,11 @@
 /**
  * Starts `servers/fanout-node.ts` as a real child process for a test and connects the
- * official MCP client to it, over HTTP or stdio. Every start is bounded in time; `stop`
+ * official MCP client to it over HTTP. Every start is bounded in time; `stop`
  * always leaves no process behind.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { repoRoot } from "../support/schemas.js";
 
 const SCRIPT = fileURLToPath(new URL("./servers/fanout-node.ts", import.meta.url));
@@ -23,8 +22,9 @@ export interface FanoutProcess {
   kill(): Promise<void>;
 }
 
-export function spawnFanout(env: Record<string, string>, args: string[] = []): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ["--import", "tsx", SCRIPT, ...args], {
+/** Spawns the fan-out server with `env` added; PORT defaults to 0 (a free port). */
+export function spawnFanout(env: Record<string, string>): { child: ChildProcess; stderr: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ["--import", "tsx", SCRIPT], {
     cwd: repoRoot,
     env: { ...process.env, PORT: "0", ...env },
     stdio: ["pipe", "pipe", "pipe"],
@@ -57,42 +57,19 @@ export async function startFanoutHttp(env: Record<string, string>): Promise<Fano
   return { child, url, stderr, exited, kill: () => killProcess(child, exited) };
 }
 
-export async function killProcess(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
+async function killProcess(child: ChildProcess, exited: Promise<unknown>): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await exited;
 }
 
-function newClient(name: string): Client {
+/** The official client, pinned to the 2026-07-28 revision. */
+export function officialClient(name: string): Client {
   return new Client({ name, version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
 }
 
 /** The official client over Streamable HTTP. */
 export async function connectHttpClient(url: string, name = "scale-test"): Promise<Client> {
-  const client = newClient(name);
+  const client = officialClient(name);
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   return client;
-}
-
-/** The official client over stdio, spawning the fan-out server itself. */
-export async function connectStdioClient(env: Record<string, string>): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ["--import", "tsx", SCRIPT, "--stdio"],
-    cwd: repoRoot,
-    env: { ...(process.env as Record<string, string>), ...env },
-    stderr: "pipe",
-  });
-  const client = newClient("scale-test-stdio");
-  await client.connect(transport);
-  return { client, transport };
-}
-
-/** Waits (bounded) until `check` holds; returns whether it did. */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return true;
 }

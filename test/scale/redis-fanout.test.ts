@@ -4,7 +4,8 @@ import type { Client } from "@modelcontextprotocol/client";
 import { META_KEYS, PROTOCOL_VERSION } from "../../generated/v2607/capabilities.js";
 import { HttpClientTransport, type JsonRpcMessage } from "../../generated/v2607/runtime/index.js";
 import { freePort, startRedisServer, subscriberCount, type RedisServer } from "../support/redis-server.js";
-import { connectHttpClient, eventually, spawnFanout, startFanoutHttp, type FanoutProcess } from "./fanout-process.js";
+import { eventually } from "../support/eventually.js";
+import { connectHttpClient, spawnFanout, startFanoutHttp, type FanoutProcess } from "./fanout-process.js";
 
 type Message = Record<string, any>;
 const SUBSCRIPTION_ID = META_KEYS.subscriptionId;

@@ -1,15 +1,10 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
+import { eventually } from "../support/eventually.js";
 import { freePort, startRedisServer, subscriberCount, type RedisServer } from "../support/redis-server.js";
-import { eventually } from "./fanout-process.js";
+import { connectHttpClient as connect } from "./fanout-process.js";
 import { scaffoldProject, servedUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
-
-async function connect(url: string, name: string): Promise<Client> {
-  const client = new Client({ name, version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
 
 describe("a project made with --event-source redis, run as two processes on one Redis", { timeout: 180_000 }, () => {
   let redis: RedisServer;

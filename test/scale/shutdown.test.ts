@@ -1,12 +1,9 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { eventually } from "./fanout-process.js";
+import { StreamableHTTPClientTransport, type Client } from "@modelcontextprotocol/client";
+import { eventually } from "../support/eventually.js";
+import { officialClient as newClient } from "./fanout-process.js";
 import { ChildStdioTransport, scaffoldProject, servedUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
-
-function newClient(name: string): Client {
-  return new Client({ name, version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-}
 
 /** Opens `count` tools listen streams on `client` and returns how each one ended. */
 async function openStreams(client: Client, count: number): Promise<Array<Promise<string>>> {

@@ -6,17 +6,8 @@ import {
   type RedisEventSource,
 } from "../../../templates/event-sources/redis/redis-event-source.js";
 import type { EventSource } from "../../../generated/v2607/runtime/index.js";
+import { eventually } from "../../support/eventually.js";
 import { freePort, startRedisServer, type RedisServer } from "../../support/redis-server.js";
-
-/** Waits (bounded) until `check` holds; returns whether it did. */
-async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return true;
-}
 
 /** Publishes until `received` holds: pub/sub keeps nothing for a subscriber not yet (re)subscribed. */
 async function publishUntil(source: RedisEventSource, topic: string, payload: unknown, received: () => boolean) {

@@ -1,12 +1,11 @@
 /**
- * One server process for the scale tests and the soak: the fan-out app over HTTP (or
- * stdio), with the event source named by EVENT_SOURCE (`memory`, default, or `redis`,
+ * One server process for the scale tests and the soak: the fan-out app over HTTP, with the event source named by EVENT_SOURCE (`memory`, default, or `redis`,
  * which reads REDIS_URL). Prints `listening <url>` on stdout once serving HTTP. On
  * SIGTERM/SIGINT it ends every stream with its `complete` result and exits 0.
  *
- *   EVENT_SOURCE=redis REDIS_URL=redis://127.0.0.1:6379 PORT=0 node --import tsx fanout-node.ts [--stdio]
+ *   EVENT_SOURCE=redis REDIS_URL=redis://127.0.0.1:6379 PORT=0 node --import tsx fanout-node.ts
  */
-import { InProcessEventSource, serveHttp, StdioServerTransport, type EventSource } from "../../../generated/v2607/runtime/index.js";
+import { InProcessEventSource, serveHttp, type EventSource } from "../../../generated/v2607/runtime/index.js";
 import { connectRedisEventSource } from "../../../templates/event-sources/redis/redis-event-source.js";
 import { createFanoutServer, type FanoutTopics } from "../../support/fanout-app.js";
 
@@ -27,20 +26,14 @@ async function main(): Promise<void> {
     return;
   }
   const server = createFanoutServer(events, name);
-  let stopHttp = async () => {};
-  if (process.argv.includes("--stdio")) {
-    await server.connect(new StdioServerTransport());
-  } else {
-    const http = await serveHttp(server, { port: Number(process.env.PORT ?? 0) });
-    stopHttp = () => http.close();
-    process.stdout.write(`listening ${http.url}\n`);
-  }
+  const http = await serveHttp(server, { port: Number(process.env.PORT ?? 0) });
+  process.stdout.write(`listening ${http.url}\n`);
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;
     stopping = true;
     await server.close(); // every open stream gets its complete result
-    await stopHttp();
+    await http.close();
     await events.close?.();
     process.exit(0);
   };
