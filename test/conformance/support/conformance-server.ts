@@ -1,37 +1,30 @@
 /**
  * The server the official conformance suite runs against: built on the generated runtime,
- * served over Streamable HTTP. Everything the `server-stateless` scenario calls is
- * registered through the runtime's router (`setRequestHandler`) and one subscription
- * handler fed by an in-process event source:
+ * served over Streamable HTTP. Everything is registered through the runtime's router
+ * (`setRequestHandler`) from a catalog, plus one subscription handler fed by an in-process
+ * event source. The `server-stateless` diagnostics:
  * - `test_missing_capability` needs the client's `sampling` capability (-32021 without it);
  * - `test_streaming_elicitation` answers with an InputRequiredResult asking for elicitation;
- * - `test_logging_tool` does its work without logging unless the request set a log level;
+ * - `test_logging_tool` does its work without logging (the request set no log level);
  * - `test_trigger_tool_change` / `test_trigger_prompt_change` really change the tool or
  *   prompt list and announce it to every listen stream that asked.
+ * The content the `--requirements 2026-07-28` scenarios read lives in `everything.ts` and
+ * `input-required.ts`.
  */
 import {
   createServer,
   InProcessEventSource,
   McpError,
-  type RequestContext,
   type Server,
   type SubscriptionHandler,
   type Unsubscribe,
 } from "../../../generated/v2607/runtime/index.js";
 import { ERROR_CODES, META_KEYS } from "../../../generated/v2607/capabilities.js";
-import type { CallToolResult, Prompt, Tool } from "../../../generated/v2607/types.js";
+import { Catalog, text } from "./catalog.js";
+import { addEverything } from "./everything.js";
+import { addInputRequired } from "./input-required.js";
 
 type Topics = { tools: Record<string, never>; prompts: Record<string, never> };
-
-const text = (value: string): CallToolResult => ({ content: [{ type: "text", text: value }], resultType: "complete" });
-
-const FIXED_TOOLS: Tool[] = [
-  { name: "test_missing_capability", description: "Needs the client's sampling capability", inputSchema: { type: "object" } },
-  { name: "test_streaming_elicitation", description: "Asks the client for input through elicitation", inputSchema: { type: "object" } },
-  { name: "test_logging_tool", description: "Logs only when the request asked for a log level", inputSchema: { type: "object" } },
-  { name: "test_trigger_tool_change", description: "Adds a tool and announces the change", inputSchema: { type: "object" } },
-  { name: "test_trigger_prompt_change", description: "Adds a prompt and announces the change", inputSchema: { type: "object" } },
-];
 
 /** One listen handler: joins the event source for each list the client asked about. */
 function listChangedHandler(events: InProcessEventSource<Topics>): SubscriptionHandler<Unsubscribe[]> {
@@ -53,71 +46,76 @@ function listChangedHandler(events: InProcessEventSource<Topics>): SubscriptionH
   };
 }
 
+function addDiagnostics(catalog: Catalog, events: InProcessEventSource<Topics>): void {
+  const capabilitiesOf = (meta: Readonly<Record<string, unknown>>) => (meta[META_KEYS.clientCapabilities] ?? {}) as Record<string, unknown>;
+  const missing = (capability: string) =>
+    new McpError(ERROR_CODES.MissingRequiredClientCapabilityError, `this tool needs the client's ${capability} capability`, {
+      requiredCapabilities: { [capability]: {} },
+    });
+  catalog.tool("test_missing_capability", "Needs the client's sampling capability", (_params, context) => {
+    if (capabilitiesOf(context.meta).sampling === undefined) throw missing("sampling");
+    return text("sampling is available");
+  });
+  catalog.tool("test_streaming_elicitation", "Asks the client for input through elicitation", (_params, context) => {
+    if (capabilitiesOf(context.meta).elicitation === undefined) throw missing("elicitation");
+    const requestedSchema = { type: "object", properties: { ok: { type: "boolean" } } };
+    return { resultType: "input_required", inputRequests: { confirm: { method: "elicitation/create", params: { mode: "form", message: "Continue?", requestedSchema } } } };
+  });
+  catalog.tool("test_logging_tool", "Logs only when the request asked for a log level", (_params, context) =>
+    text(context.meta[META_KEYS.logLevel] === undefined ? "done (no log level requested)" : "done"),
+  );
+  let added = 0;
+  catalog.tool("test_trigger_tool_change", "Adds a tool and announces the change", async () => {
+    const name = `dynamic_tool_${++added}`;
+    catalog.tool(name, "Added at run time", () => text(name));
+    await events.publish("tools", {});
+    return text("tool list changed");
+  });
+  catalog.tool("test_trigger_prompt_change", "Adds a prompt and announces the change", async () => {
+    const name = `dynamic_prompt_${++added}`;
+    catalog.prompt({ name, description: "Added at run time" }, () => ({ messages: [{ role: "user", content: { type: "text", text: name } }] }));
+    await events.publish("prompts", {});
+    return text("prompt list changed");
+  });
+}
+
 export interface ConformanceApp {
   readonly server: Server;
   readonly events: InProcessEventSource<Topics>;
-  /** How many listen streams the handler currently holds joined to the event source. */
-  joinedListeners(): number;
 }
 
 export function createConformanceServer(): ConformanceApp {
   const events = new InProcessEventSource<Topics>();
   const server = createServer({ name: "mcp-gen-conformance", version: "1.0.0" });
-  const extraTools: Tool[] = [];
-  const prompts: Prompt[] = [{ name: "greeting", description: "A fixed greeting" }];
+  const catalog = new Catalog();
+  addDiagnostics(catalog, events);
+  addEverything(catalog, server);
+  addInputRequired(catalog);
 
   // List results are cacheable (SEP-2549): these lists change, so nobody may cache them.
   const uncached = { ttlMs: 0, cacheScope: "private" } as const;
-  server.setRequestHandler("tools/list", () => ({ tools: [...FIXED_TOOLS, ...extraTools], ...uncached }));
-  server.setRequestHandler("tools/call", async (params, context) => callTool(params.name, context));
-  server.setRequestHandler("prompts/list", () => ({ prompts: [...prompts], ...uncached }));
-  server.setRequestHandler("prompts/get", (params) => {
-    if (!prompts.some((prompt) => prompt.name === params.name)) {
-      throw new McpError(ERROR_CODES.InvalidParamsError, `Unknown prompt: ${params.name}`);
-    }
-    return { messages: [{ role: "user" as const, content: { type: "text" as const, text: `prompt ${params.name}` } }] };
+  server.setRequestHandler("tools/list", () => ({ tools: [...catalog.tools.values()].map((entry) => entry.tool), ...uncached }));
+  server.setRequestHandler("tools/call", (params, context) => {
+    const entry = catalog.tools.get(params.name);
+    if (entry === undefined) throw new McpError(ERROR_CODES.InvalidParamsError, `Unknown tool: ${params.name}`);
+    return runTool(() => entry.run(params, context));
+  });
+  server.setRequestHandler("prompts/list", () => ({ prompts: [...catalog.prompts.values()].map((entry) => entry.prompt), ...uncached }));
+  server.setRequestHandler("prompts/get", (params, context) => {
+    const entry = catalog.prompts.get(params.name);
+    if (entry === undefined) throw new McpError(ERROR_CODES.InvalidParamsError, `Unknown prompt: ${params.name}`);
+    return entry.get(params, context) as any;
   });
   server.addSubscriptionHandler(listChangedHandler(events));
+  return { server, events };
+}
 
-  async function callTool(name: string, context: RequestContext): Promise<CallToolResult> {
-    const capabilities = (context.meta[META_KEYS.clientCapabilities] ?? {}) as Record<string, unknown>;
-    switch (name) {
-      case "test_missing_capability":
-        if (capabilities.sampling === undefined) {
-          throw new McpError(ERROR_CODES.MissingRequiredClientCapabilityError, "this tool needs the client's sampling capability", {
-            requiredCapabilities: { sampling: {} },
-          });
-        }
-        return text("sampling is available");
-      case "test_streaming_elicitation":
-        if (capabilities.elicitation === undefined) {
-          throw new McpError(ERROR_CODES.MissingRequiredClientCapabilityError, "this tool needs the client's elicitation capability", {
-            requiredCapabilities: { elicitation: {} },
-          });
-        }
-        return {
-          resultType: "input_required",
-          inputRequests: {
-            confirm: {
-              method: "elicitation/create",
-              params: { mode: "form", message: "Continue?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } },
-            },
-          },
-        } as unknown as CallToolResult;
-      case "test_logging_tool":
-        return text(context.meta[META_KEYS.logLevel] === undefined ? "done (no log level requested)" : "done");
-      case "test_trigger_tool_change":
-        extraTools.push({ name: `dynamic_tool_${extraTools.length + 1}`, description: "Added at run time", inputSchema: { type: "object" } });
-        await events.publish("tools", {});
-        return text("tool list changed");
-      case "test_trigger_prompt_change":
-        prompts.push({ name: `dynamic_prompt_${prompts.length}`, description: "Added at run time" });
-        await events.publish("prompts", {});
-        return text("prompt list changed");
-      default:
-        throw new McpError(ERROR_CODES.InvalidParamsError, `Unknown tool: ${name}`);
-    }
+/** A tool's own failure is its result (isError); protocol errors (McpError) stay errors. */
+async function runTool(run: () => unknown): Promise<any> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    return { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], isError: true };
   }
-
-  return { server, events, joinedListeners: () => events.listenerCount() };
 }
