@@ -145,7 +145,8 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     let cause: unknown;
     if (this.#publisher.isReady) {
       try {
-        await this.#publisher.publish(this.#prefix + topic, JSON.stringify(payload));
+        // A payload with no JSON form (undefined) arrives as null, as a topic-only event.
+        await this.#publisher.publish(this.#prefix + topic, JSON.stringify(payload) ?? "null");
         return;
       } catch (error) {
         // The connection dropped under this publish; any other failure is the caller's.

@@ -67,6 +67,16 @@ describe("redis event source", { timeout: 60_000 }, () => {
     assert.deepEqual(seen, [1, 2]);
   });
 
+  test("an event without a payload arrives as null", async () => {
+    const [publisher, subscriber] = [await open(), await open()];
+    const seen: unknown[] = [];
+    subscriber.subscribe("bare", (payload) => seen.push(payload));
+    await subscriber.whenSubscribed();
+    await publisher.publish("bare", undefined);
+    assert.ok(await eventually(() => seen.length === 1));
+    assert.equal(seen[0], null);
+  });
+
   test("topics are separate and unsubscribe stops delivery", async () => {
     const [publisher, subscriber] = [await open(), await open()];
     const tools: unknown[] = [];
