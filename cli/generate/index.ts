@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { loadSchema, type LoadedSchema } from "./load.js";
+import { loadSchema } from "./load.js";
 import { defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaIdentity } from "./verify.js";
 import { normalizeSchema } from "./normalize.js";
 import { buildIR, type SchemaIR } from "./ir.js";
@@ -37,34 +37,31 @@ export interface TypesReport {
 
 /** `mcp-gen types`: load, verify, (when stale) normalize, build the IR, emit, format, write. */
 export async function generateTypes(options: TypesOptions): Promise<TypesReport> {
-  const lock = readLock();
-  const loaded = await loadSchema(options.schema ?? defaultSchemaUrl(lock));
-  const identity = identifySchema(loaded, lock, options.protocolVersion);
-  const outDir = join(options.out, versionFolder(identity.revision));
-  const templates = readRuntimeTemplates(runtimeTemplatesDir);
-  const inputs = manifestInputs(identity, templates);
-  const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
-  if (options.check && isFresh(outDir, inputs)) return report;
-
-  const { ir, files } = await generate(loaded, identity, generatedHeader(identity, lock), templates);
-  const summary = summarize(ir);
-  files.set(MANIFEST_FILE, renderManifest(inputs, files, summary));
-  const generated = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.maps.subscriptionKinds !== null };
-  if (options.check) return { ...generated, stale: staleFiles(outDir, files) };
-
-  const changes = describeChanges(readManifest(outDir)?.summary, summary);
-  await replaceFolder(outDir, files);
-  return { ...generated, written: true, changes };
-}
-
-/** Everything between the verified schema and the files, in memory. */
-async function generate(loaded: LoadedSchema, identity: SchemaIdentity, header: string, templates: ReadonlyMap<string, string>) {
-  const side = startSideThread();
+  // The side thread starts importing ts-morph at once, unless --check may find nothing to do.
+  let side = options.check ? undefined : startSideThread();
   try {
+    const lock = readLock();
+    const loaded = await loadSchema(options.schema ?? defaultSchemaUrl(lock));
+    const identity = identifySchema(loaded, lock, options.protocolVersion);
+    const outDir = join(options.out, versionFolder(identity.revision));
+    const templates = readRuntimeTemplates(runtimeTemplatesDir);
+    const inputs = manifestInputs(identity, templates);
+    const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
+    if (options.check && isFresh(outDir, inputs)) return report;
+
+    side ??= startSideThread();
     const ir = buildIR(normalizeSchema(loaded), identity);
-    return { ir, files: await emitAll(ir, header, templates, side) };
+    const files = await emitAll(ir, generatedHeader(identity, lock), templates, side);
+    const summary = summarize(ir);
+    files.set(MANIFEST_FILE, renderManifest(inputs, files, summary));
+    const generated = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.maps.subscriptionKinds !== null };
+    if (options.check) return { ...generated, stale: staleFiles(outDir, files) };
+
+    const changes = describeChanges(readManifest(outDir)?.summary, summary);
+    await replaceFolder(outDir, files);
+    return { ...generated, written: true, changes };
   } finally {
-    await side.stop();
+    await side?.stop();
   }
 }
 
