@@ -97,7 +97,11 @@ export function writeProjectFolder(target: string, files: readonly PlannedFile[]
   mkdirSync(dirname(target), { recursive: true });
   const staging = mkdtempSync(join(dirname(target), `.${basename(target)}-`));
   try {
-    writeFilesAtomically(staging, files);
+    // The staging folder is private until renamed: files go straight to their names.
+    for (const file of files) {
+      mkdirSync(dirname(join(staging, file.path)), { recursive: true });
+      writeFileSync(join(staging, file.path), file.content);
+    }
     renameSync(staging, target);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
