@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
-import { repoRoot } from "../support/schemas.js";
-import { explain, runCreate, tempFolder } from "./scaffold/helpers.js";
+import { repoRoot, schemaPath } from "../support/schemas.js";
+import { explain, runCreate, runMcpGen, tempFolder } from "./scaffold/helpers.js";
 
 let temp: ReturnType<typeof tempFolder>;
 beforeEach(() => (temp = tempFolder("create-mcp-handler")));
@@ -100,3 +100,27 @@ test("--help prints the usage, every prompt's flag included, and writes nothing"
   }
   assert.deepEqual(readdirSync(temp.dir), []);
 });
+
+test("the project's generate script (mcp-gen types) rewrites the files src/generated was scaffolded with", SLOW, () => {
+  const run = runCreate(["app", "--yes", ...quick], temp.dir);
+  assert.equal(run.status, 0, explain(run));
+  const app = join(temp.dir, "app");
+  const generated = join(app, "src", "generated", "v2607");
+  const before = snapshotOf(generated);
+  const script = JSON.parse(readFileSync(join(app, "package.json"), "utf8")).scripts.generate as string;
+  assert.equal(script, "mcp-gen types --out src/generated");
+  rmSync(generated, { recursive: true });
+  // The script's own arguments, with the schema from disk instead of its pinned URL.
+  const regenerate = runMcpGen([...script.split(" ").slice(1), "--schema", schemaPath("2026-07-28")], app);
+  assert.equal(regenerate.status, 0, explain(regenerate));
+  const after = snapshotOf(generated);
+  assert.deepEqual([...after.keys()], [...before.keys()], "the same files, in the folder the project imports from");
+  // The schema-derived files match exactly; the runtime follows templates/runtime, which
+  // the repository's own generation test keeps equal to the copy in generated/.
+  for (const file of ["types.ts", "methods.ts", "capabilities.ts"]) assert.equal(after.get(file), before.get(file), file);
+});
+
+function snapshotOf(dir: string): Map<string, string> {
+  const files = (readdirSync(dir, { recursive: true }) as string[]).filter((path) => path.includes("."));
+  return new Map(files.sort().map((path) => [path, readFileSync(join(dir, path), "utf8")]));
+}
