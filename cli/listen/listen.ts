@@ -5,7 +5,7 @@
  * notification as it arrives, and how the stream ended. Events go to a callback as data;
  * `format.ts` turns them into lines.
  */
-import { SUBSCRIPTION_KINDS, type SubscriptionFilterKey } from "../../generated/v2607/capabilities.js";
+import { META_KEYS, SUBSCRIPTION_KINDS, type SubscriptionFilterKey } from "../../generated/v2607/capabilities.js";
 import type { SubscriptionFilter } from "../../generated/v2607/types.js";
 import type { JsonRpcNotification, JsonRpcResponse } from "../../generated/v2607/runtime/jsonrpc.js";
 import type { Transport } from "../../generated/v2607/runtime/transport.js";
@@ -126,7 +126,7 @@ function reportEnd(outcome: RequestOutcome, stopping: boolean, onEvent: (e: List
     });
   }
   const meta = (response.result as { _meta?: Record<string, unknown> })._meta;
-  onEvent({ kind: "ended", how: stopping ? "stopped" : "complete", subscriptionId: meta?.["io.modelcontextprotocol/subscriptionId"] });
+  onEvent({ kind: "ended", how: stopping ? "stopped" : "complete", subscriptionId: meta?.[META_KEYS.subscriptionId] });
 }
 
 function parseDiscover(outcome: RequestOutcome, where: string): Discovered {
@@ -140,7 +140,7 @@ function parseDiscover(outcome: RequestOutcome, where: string): Discovered {
     });
   }
   const result = response.result as { supportedVersions?: string[]; capabilities?: Record<string, unknown>; _meta?: Record<string, unknown> };
-  const serverInfo = result._meta?.["io.modelcontextprotocol/serverInfo"] as Discovered["serverInfo"];
+  const serverInfo = result._meta?.[META_KEYS.serverInfo] as Discovered["serverInfo"];
   return { supportedVersions: result.supportedVersions ?? [], capabilities: result.capabilities ?? {}, serverInfo };
 }
 

@@ -77,7 +77,8 @@ export interface HttpHandlerOptions extends SseOptions {
   readonly maxBodyBytes?: number;
   /**
    * Origins a browser may call from: a list, `"*"`, or a predicate. Default: localhost
-   * origins only (any port). A request without an Origin header is not a browser's.
+   * origins only (any port); `serveHttp` bound beyond loopback: none. A request without an
+   * Origin header is not a browser's.
    */
   readonly allowedOrigins?: readonly string[] | "*" | ((origin: string) => boolean);
   /**
@@ -154,6 +155,10 @@ export function createHttpHandler(
       };
     }
   }
+}
+
+function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host.startsWith("127.");
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -310,7 +315,10 @@ export async function serveHttp(
 ): Promise<HttpServerHandle> {
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
-  const handler = createHttpHandler(server, options);
+  // Browsers on this machine may call a server bound to this machine; bound wider, no
+  // browser origin is trusted until the caller lists it.
+  const allowedOrigins = options.allowedOrigins ?? (isLoopback(host) ? isLocalhostOrigin : []);
+  const handler = createHttpHandler(server, { ...options, allowedOrigins });
   const httpServer = createServer((req, res) => {
     const requestPath = (req.url ?? "/").split("?", 1)[0];
     if (requestPath === path) return handler(req, res);
