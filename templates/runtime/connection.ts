@@ -42,6 +42,8 @@ export interface RequestContext {
 /** What a connection needs from its server. */
 export interface ConnectionHost {
   readonly emit: EventHook;
+  /** Reports a failed send; one function for every connection. */
+  readonly onSendError: (error: unknown) => void;
   readonly mailboxSize: number;
   readonly maxStreams: number;
   readonly supportedVersions: readonly string[];
@@ -82,7 +84,7 @@ export class Connection implements StreamHost {
 
   send(message: JsonRpcMessage): void {
     if (this.#closed) return;
-    this.transport.sendMessage(message).catch(this.#onSendError);
+    this.transport.sendMessage(message).catch(this.host.onSendError);
   }
 
   completeResult(id: RequestId): JsonRpcResultResponse {
@@ -102,10 +104,6 @@ export class Connection implements StreamHost {
     await this.transport.close();
     this.#onClosed();
   }
-
-  readonly #onSendError = (error: unknown): void => {
-    this.host.emit({ type: "transport-error", error });
-  };
 
   readonly #onEvent = (event: TransportEvent): void => {
     if (event.type === "message") this.#receive(event);

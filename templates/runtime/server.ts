@@ -189,6 +189,7 @@ export class Server {
     const maxStreams = limits.maxStreams ?? 10_000;
     return {
       emit: this.#emit,
+      onSendError: (error) => this.#emit({ type: "transport-error", error }),
       mailboxSize: Math.max(1, limits.mailboxSize ?? 1000),
       maxStreams,
       supportedVersions: this.#supportedVersions(),

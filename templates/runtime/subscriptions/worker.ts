@@ -19,6 +19,8 @@ const REFUSED_NOT_ACKNOWLEDGED: SendResult = Object.freeze({ ok: false, reason: 
 const REFUSED_NOT_REQUESTED: SendResult = Object.freeze({ ok: false, reason: "not-requested" });
 const REFUSED_URI: SendResult = Object.freeze({ ok: false, reason: "uri-not-honored" });
 export const EMPTY_FILTER: SubscriptionFilter = Object.freeze({});
+const NOTHING_DECLARED: SubscriptionCapabilities = Object.freeze({});
+const CLOSED_GATE: Gate = new Map();
 
 /** What a stream needs from the connection that carries it. */
 export interface StreamHost {
@@ -62,8 +64,8 @@ export function stampNotification(notification: OutgoingNotification, id: Reques
 export class Worker implements Channel {
   state: unknown;
   honored: SubscriptionFilter = EMPTY_FILTER;
-  declared: SubscriptionCapabilities = {};
-  #gate: Gate = new Map();
+  declared: SubscriptionCapabilities = NOTHING_DECLARED;
+  #gate: Gate = CLOSED_GATE;
   #closed = false;
   #closeHandled = false;
   /** A handleMessage is running (synchronously on the stack, or awaited). */

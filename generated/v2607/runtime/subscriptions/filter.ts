@@ -91,10 +91,22 @@ export function isEmptyFilter(filter: SubscriptionFilter): boolean {
   return Object.keys(filter).length === 0;
 }
 
-/** method -> true (any) or the honored URIs; built once per worker, read on every send. */
+/** method -> true (any) or the honored URIs; read on every send. */
 export type Gate = ReadonlyMap<string, true | ReadonlySet<string>>;
 
+/** Gates without URI lists depend only on which kinds are on: one shared, read-only copy each. */
+const sharedGates = new Map<string, Gate>();
+
 export function gateFor(honored: SubscriptionFilter): Gate {
+  let key = "";
+  let hasUris = false;
+  for (const kind of KINDS) {
+    const entry = (honored as Record<string, unknown>)[kind.filterKey];
+    if (entry === true) key += `${kind.filterKey},`;
+    else if (Array.isArray(entry) && entry.length > 0) hasUris = true;
+  }
+  const shared = hasUris ? undefined : sharedGates.get(key);
+  if (shared !== undefined) return shared;
   const gate = new Map<string, true | ReadonlySet<string>>();
   for (const kind of KINDS) {
     const entry = (honored as Record<string, unknown>)[kind.filterKey];
@@ -102,5 +114,6 @@ export function gateFor(honored: SubscriptionFilter): Gate {
     else if (Array.isArray(entry) && entry.length > 0)
       gate.set(kind.notificationMethod, new Set(entry as string[]));
   }
+  if (!hasUris) sharedGates.set(key, gate);
   return gate;
 }

@@ -39,6 +39,8 @@ const REFUSED_NOT_ACKNOWLEDGED: SendResult = Object.freeze({
 const REFUSED_NOT_REQUESTED: SendResult = Object.freeze({ ok: false, reason: "not-requested" });
 const REFUSED_URI: SendResult = Object.freeze({ ok: false, reason: "uri-not-honored" });
 export const EMPTY_FILTER: SubscriptionFilter = Object.freeze({});
+const NOTHING_DECLARED: SubscriptionCapabilities = Object.freeze({});
+const CLOSED_GATE: Gate = new Map();
 
 /** What a stream needs from the connection that carries it. */
 export interface StreamHost {
@@ -89,8 +91,8 @@ export function stampNotification(
 export class Worker implements Channel {
   state: unknown;
   honored: SubscriptionFilter = EMPTY_FILTER;
-  declared: SubscriptionCapabilities = {};
-  #gate: Gate = new Map();
+  declared: SubscriptionCapabilities = NOTHING_DECLARED;
+  #gate: Gate = CLOSED_GATE;
   #closed = false;
   #closeHandled = false;
   /** A handleMessage is running (synchronously on the stack, or awaited). */
