@@ -117,7 +117,12 @@ export class Server {
     if (this.#closed) throw new Error("the server is closed; create a new one to serve again");
     const connection = new Connection(this.#host, transport);
     this.#connections.add(connection);
-    await connection.start();
+    try {
+      await connection.start();
+    } catch (error) {
+      this.#connections.delete(connection);
+      throw error;
+    }
   }
 
   /** Ends every open stream with its complete result (handleClose runs), then closes the transports. */

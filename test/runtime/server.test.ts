@@ -218,6 +218,14 @@ for (const kind of MEMORY_KINDS) {
       await peer.waitClosed();
     });
 
+    it("a transport that fails to connect makes server.connect reject", T, async () => {
+      const server = createServer({ name: "s", version: "1" });
+      const broken = createTestTransportPair().server;
+      await broken.close();
+      await assert.rejects(server.connect(broken), /transport closed/);
+      await server.close();
+    });
+
     it("a closed server refuses new connections", T, async () => {
       const server = createServer({ name: "s", version: "1" });
       await server.close();
