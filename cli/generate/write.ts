@@ -22,9 +22,10 @@ export async function replaceFolder(target: string, files: ReadonlyMap<string, s
     await rename(temp, target);
     await rm(previous, { recursive: true, force: true });
   } catch (error) {
-    await rm(temp, { recursive: true, force: true });
-    if (existsSync(previous) && !existsSync(target)) await rename(previous, target);
-    throw new CliError(`cannot write ${target}: ${(error as Error).message}`, { hint: "check that the output folder is writable" });
+    // Best effort: put things back as they were; the original failure is what gets reported.
+    await rm(temp, { recursive: true, force: true }).catch(() => undefined);
+    if (existsSync(previous) && !existsSync(target)) await rename(previous, target).catch(() => undefined);
+    throw new CliError(`cannot write ${target}: ${(error as Error).message}`, { hint: "check that --out names a writable folder" });
   }
 }
 

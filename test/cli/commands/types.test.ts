@@ -146,3 +146,11 @@ test("without --schema it reads the pinned 2026-07-28 URL, or says in one line t
     assert.equal(existsSync(join(temp.dir, "out")), false);
   }
 });
+
+test("an --out that is a file is a one-line error, not a crash", SLOW, async () => {
+  const file = put(join(temp.dir, "file"), "not a folder\n");
+  const run = await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", file]);
+  assert.equal(run.status, 1, explain(run));
+  assert.match(run.stderr, /^error: cannot write .*file\/v2511: .* \(check that --out names a writable folder\)\n$/);
+  assert.equal(readFileSync(file, "utf8"), "not a folder\n");
+});
