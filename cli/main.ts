@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-import yargs from "yargs";
-import { hideBin } from "yargs/helpers";
 import { commandLoaders } from "./commands/index.js";
 import { CliError, printError } from "./errors.js";
 
 /** Runs `mcp-gen` with the given arguments and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "types" && argv.includes("--check")) {
+    // The common CI call answers before yargs is even loaded; anything unusual falls through.
+    const code = await (await import("./commands/types.js")).quickCheck(argv);
+    if (code !== undefined) return code;
+  }
+  const { default: yargs } = await import("yargs");
   const parser = yargs(argv)
     .scriptName("mcp-gen")
     .usage("$0 <command> [options]\n\nGenerate typed code and scaffolds for MCP servers.")
@@ -32,4 +36,4 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(hideBin(process.argv));
+process.exitCode = await main(process.argv.slice(2));

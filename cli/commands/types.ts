@@ -1,4 +1,5 @@
 import type { CommandModule } from "yargs";
+import { parseArgs } from "node:util";
 import { CliError, printError } from "../errors.js";
 import type { TypesOptions, TypesReport } from "../generate/index.js";
 
@@ -9,21 +10,30 @@ interface TypesArgs {
   "protocol-version"?: string;
 }
 
+/** The options of `types`, read by yargs and by the quick `--check` path alike. */
+const typesOptions = {
+  schema: { type: "string", describe: "schema.json path or http(s) URL (default: the pinned 2026-07-28 URL)" },
+  out: { type: "string", default: "generated", describe: "folder that receives v<yymm>/" },
+  check: { type: "boolean", default: false, describe: "write nothing; exit 1 listing stale files" },
+  "protocol-version": { type: "string", describe: "revision of a schema whose sha256 is not pinned" },
+} as const;
+
 export const typesCommand: CommandModule<object, TypesArgs> = {
   command: "types",
   describe: "Generate types, method maps and capability maps from the MCP protocol schema",
   builder: (yargs) =>
     yargs
-      .option("schema", { type: "string", describe: "schema.json path or http(s) URL (default: the pinned 2026-07-28 URL)" })
-      .option("out", { type: "string", default: "generated", describe: "folder that receives v<yymm>/" })
-      .option("check", { type: "boolean", default: false, describe: "write nothing; exit 1 listing stale files" })
-      .option("protocol-version", { type: "string", describe: "revision of a schema whose sha256 is not pinned" })
-      .example("$0 types --schema ../shared/schemas/2026-07-28/schema.json", "write generated/v2607/")
-      .example("$0 types --check", "fail if generated/ is out of date"),
+      .options(typesOptions)
+      .example("$0 types --schema ./schema.json", "write generated/v2607/ from a 2026-07-28 schema")
+      .example("$0 types --check --schema ./schema.json", "exit 1 if generated/ is out of date"),
   handler: async (args) => {
-    await runTypes({ schema: args.schema, out: args.out, check: args.check, protocolVersion: args["protocol-version"] });
+    await runTypes(toTypesOptions(args));
   },
 };
+
+function toTypesOptions(args: TypesArgs): TypesOptions {
+  return { schema: args.schema, out: args.out, check: args.check, protocolVersion: args["protocol-version"] };
+}
 
 export default typesCommand;
 
@@ -54,36 +64,28 @@ function printReport(report: TypesReport, check: boolean): void {
 }
 
 /**
- * `types --check` without yargs, for a caller that wants it near `node -e 0` (importing yargs
- * alone costs about as much as starting node). Returns the exit code, or undefined when the
- * arguments are anything but `types --check` with --schema/--out/--protocol-version, so that
- * the caller falls back to the full parser.
+ * `types --check` without yargs, so that a check on unchanged output stays near `node -e 0`
+ * (importing yargs alone costs about as much as starting node). Returns the exit code, or
+ * undefined when the arguments are anything but a well-formed `types --check`, so that the
+ * caller falls back to yargs and its messages.
  */
 export async function quickCheck(argv: readonly string[]): Promise<number | undefined> {
-  const options = parseCheckArgs(argv);
-  if (!options) return undefined;
+  const args = parseCheckArgs(argv);
+  if (!args?.check) return undefined;
   try {
-    await runTypes(options);
+    await runTypes(toTypesOptions(args));
     return 0;
   } catch (error) {
     return printError(error);
   }
 }
 
-function parseCheckArgs(argv: readonly string[]): TypesOptions | undefined {
+function parseCheckArgs(argv: readonly string[]): TypesArgs | undefined {
   if (argv[0] !== "types") return undefined;
-  const options: TypesOptions = { out: "generated", check: false };
-  const valued: Record<string, (value: string) => void> = {
-    "--schema": (value) => (options.schema = value),
-    "--out": (value) => (options.out = value),
-    "--protocol-version": (value) => (options.protocolVersion = value),
-  };
-  for (let index = 1; index < argv.length; index++) {
-    const [flag, inline] = argv[index].split(/=(.*)/s, 2);
-    if (flag === "--check" && inline === undefined) options.check = true;
-    else if (valued[flag] && (inline ?? argv[index + 1]) !== undefined && !(inline ?? argv[index + 1]).startsWith("-")) {
-      valued[flag](inline ?? argv[++index]);
-    } else return undefined;
+  try {
+    const { values, positionals } = parseArgs({ args: argv.slice(1), options: typesOptions, strict: true });
+    return positionals.length === 0 ? (values as TypesArgs) : undefined;
+  } catch {
+    return undefined;
   }
-  return options.check ? options : undefined;
 }
