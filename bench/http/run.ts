@@ -1,14 +1,14 @@
 /**
  * Streamable HTTP listen streams, side by side in one run: our runtime (`runtime`), the
  * official SDK's createMcpHandler (`sdk`) and a bare node:http server writing one
- * pre-serialised frame per open response (`bare`). Each server is its own process; the
- * load (this process) is the same for all. Per round and server, interleaved:
+ * pre-serialised frame per open response (`bare`). Each server is its own process, fresh
+ * for every round; the load (this process) is the same for all. Per round and server:
  * - ack latency: one stream at a time, request sent to ack frame received;
  * - notifications delivered per second with 1, 100 and 1000 open streams;
  * - RSS per open stream: server RSS (after GC) with 1000 streams open, minus without.
  * Reports min and median over rounds and the ratios to bare.
  *
- *   node --import tsx bench/http/run.ts [--rounds 3] [--acks 50] [--deliveries 100000]
+ *   node --import tsx bench/http/run.ts [--rounds 3] [--acks 50] [--deliveries 100000] [--streams 1,100,1000]
  *
  * Loopback only; every wait is bounded. Not part of the test suite.
  */
@@ -22,14 +22,15 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     acks: { type: "string", default: "50" },
     deliveries: { type: "string", default: "100000" },
+    streams: { type: "string", default: "1,100,1000" },
   },
 });
 const ROUNDS = Number(values.rounds);
 const ACK_SAMPLES = Number(values.acks);
 const DELIVERIES = Number(values.deliveries);
-const STREAM_COUNTS = [1, 100, 1000] as const;
+const STREAM_COUNTS = values.streams.split(",").map(Number);
 const KINDS = ["runtime", "sdk", "bare"] as const;
-const WAIT_MS = 120_000;
+const WAIT_MS = 60_000;
 type Kind = (typeof KINDS)[number];
 
 interface Server {
@@ -63,11 +64,15 @@ async function startServer(kind: Kind): Promise<Server> {
 
 let nextId = 1;
 
+const WARM_UP_ACKS = 20;
+
 async function ackLatencies(server: Server): Promise<number[]> {
   const samples: number[] = [];
-  for (let i = 0; i < ACK_SAMPLES; i++) {
+  // The first listens of a fresh process run cold (JIT); every server gets the same warm-up.
+  for (let i = -WARM_UP_ACKS; i < ACK_SAMPLES; i++) {
     const stream = openStream(server.port, nextId++);
-    samples.push(await stream.acked);
+    const latency = await stream.acked;
+    if (i >= 0) samples.push(latency);
     stream.close();
   }
   return samples;
@@ -81,7 +86,7 @@ async function openMany(server: Server, count: number): Promise<Stream[]> {
 }
 
 /** Notifications per second with `streams` open; NaN if they did not all arrive in time. */
-async function throughput(server: Server, streams: Stream[]): Promise<number> {
+async function throughput(kind: Kind, server: Server, streams: Stream[]): Promise<number> {
   const events = Math.max(1, Math.round(DELIVERIES / streams.length));
   const target = deliveredSoFar() + events * streams.length;
   const started = performance.now();
@@ -90,7 +95,7 @@ async function throughput(server: Server, streams: Stream[]): Promise<number> {
   const batch = Math.max(1, Math.min(500, Math.round(10_000 / streams.length)));
   const fired = server.ask({ fire: events, batch }, "fired");
   const complete = await deliveredAtLeast(target, WAIT_MS);
-  if (!complete) process.stderr.write(`incomplete: ${target - deliveredSoFar()} of ${events * streams.length} notifications missing\n`);
+  if (!complete) process.stderr.write(`${kind}, ${streams.length} streams: ${target - deliveredSoFar()} of ${events * streams.length} notifications missing after ${WAIT_MS} ms\n`);
   await fired;
   return complete ? (events * streams.length) / ((performance.now() - started) / 1000) : Number.NaN;
 }
@@ -102,30 +107,36 @@ async function settle(): Promise<void> {
 type Results = Record<Kind, { ack: number[]; rate: Record<number, number[]>; rssPerStream: number[] }>;
 
 async function main(): Promise<void> {
-  const servers = {} as Record<Kind, Server>;
-  for (const kind of KINDS) servers[kind] = await startServer(kind);
-  const results = Object.fromEntries(KINDS.map((kind) => [kind, { ack: [], rate: { 1: [], 100: [], 1000: [] }, rssPerStream: [] }])) as unknown as Results;
-  try {
-    for (let round = 1; round <= ROUNDS; round++) {
-      for (const kind of KINDS) {
-        const server = servers[kind];
-        results[kind].ack.push(...(await ackLatencies(server)));
-        await settle();
-        for (const count of STREAM_COUNTS) {
-          const rssBefore = count === 1000 ? await server.ask({ rss: true }, "rss") : 0;
-          const streams = await openMany(server, count);
-          if (count === 1000) results[kind].rssPerStream.push(((await server.ask({ rss: true }, "rss")) - rssBefore) / count);
-          results[kind].rate[count]!.push(await throughput(server, streams));
-          streams.forEach((stream) => stream.close());
-          await settle();
-        }
-        process.stderr.write(`round ${round} ${kind} done\n`);
+  const results = Object.fromEntries(
+    KINDS.map((kind) => [kind, { ack: [], rate: Object.fromEntries(STREAM_COUNTS.map((count) => [count, []])), rssPerStream: [] }]),
+  ) as unknown as Results;
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const kind of KINDS) {
+      // A fresh server process per round: whatever one run leaves behind (a leak, a slow
+      // teardown) cannot slow the next, and the rounds stay comparable.
+      const server = await startServer(kind);
+      try {
+        await measure(kind, server, results[kind]);
+      } finally {
+        server.child.kill();
       }
+      process.stderr.write(`round ${round} ${kind} done\n`);
     }
-  } finally {
-    for (const server of Object.values(servers)) server.child.kill();
   }
   report(results);
+}
+
+async function measure(kind: Kind, server: Server, into: Results[Kind]): Promise<void> {
+  into.ack.push(...(await ackLatencies(server)));
+  await settle();
+  for (const count of STREAM_COUNTS) {
+    const rssBefore = count === 1000 ? await server.ask({ rss: true }, "rss") : 0;
+    const streams = await openMany(server, count);
+    if (count === 1000) into.rssPerStream.push(((await server.ask({ rss: true }, "rss")) - rssBefore) / count);
+    into.rate[count]!.push(await throughput(kind, server, streams));
+    streams.forEach((stream) => stream.close());
+    await settle();
+  }
 }
 
 function median(values: number[]): number {
@@ -146,9 +157,9 @@ function report(results: Results): void {
     console.log(`${label} [${unit}]: ${cells.join("; ")}`);
   };
   console.log(`HTTP listen bench: ${ROUNDS} rounds, ${ACK_SAMPLES} ack samples per round, ~${DELIVERIES} deliveries per throughput run`);
-  line("ack latency", (kind) => results[kind].ack, 2, "ms");
+  if (ACK_SAMPLES > 0) line("ack latency", (kind) => results[kind].ack, 2, "ms");
   for (const count of STREAM_COUNTS) line(`throughput, ${count} streams`, (kind) => results[kind].rate[count]!, 0, "notifications/s");
-  line("RSS per open stream", (kind) => results[kind].rssPerStream.map((bytes) => bytes / 1024), 1, "KB");
+  if (STREAM_COUNTS.includes(1000)) line("RSS per open stream", (kind) => results[kind].rssPerStream.map((bytes) => bytes / 1024), 1, "KB");
 }
 
 await main();

@@ -46,7 +46,7 @@ export class RpcClient {
     try {
       await this.#transport.sendMessage({ jsonrpc: "2.0", id, method, params: { ...params, _meta } });
     } catch (error) {
-      this.#settle(id, { kind: "closed", reason: error instanceof Error ? error.message : String(error) });
+      this.#settle(id, { kind: "closed", reason: describe(error) });
     }
     return outcome;
   }
@@ -83,6 +83,14 @@ export class RpcClient {
     }
     if (message.id !== undefined && message.id !== null) this.#settle(message.id, { kind: "response", response: message });
   }
+}
+
+/** An error's message with its cause's (fetch says only "fetch failed" and hides the reason there). */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  const detail = typeof cause?.code === "string" ? cause.code : typeof cause?.message === "string" ? cause.message : undefined;
+  return detail === undefined ? error.message : `${error.message}: ${detail}`;
 }
 
 function safeParse(text: string): JsonRpcMessage | undefined {

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { serveHttp } from "../../../generated/v2607/runtime/transports/http-server.js";
@@ -133,9 +134,18 @@ describe("mcp-gen listen: bad invocations", () => {
     ["a --url that is not a URL", ["--url", "not a url"], 2, /^error: --url not a url is not a URL/],
     ["a --url that is not http", ["--url", "ftp://127.0.0.1/mcp"], 2, /^error: --url must be http: or https:/],
     ["a --count that is not positive", ["--url", "http://127.0.0.1:9/mcp", "--count", "0"], 2, /^error: --count must be a positive integer/],
-    ["a server that is not there", ["--url", "http://127.0.0.1:9/mcp"], 1, /^error: could not reach the server at http:\/\/127\.0\.0\.1:9\/mcp/],
     ["a command that does not exist", ["--", "/nonexistent/mcp-server"], 1, /^error: could not start the server `\/nonexistent\/mcp-server`/],
   ];
+  it("a server that is not there: says so with the reason, exit 1", T, async () => {
+    const probe = createNetServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve)); // nothing listens there now
+    const run = runListen(["--url", `http://127.0.0.1:${port}/mcp`]);
+    assert.equal(await run.exit, 1);
+    assert.match(run.stderr(), new RegExp(`^error: could not reach the server at http://127\\.0\\.0\\.1:${port}/mcp: fetch failed: ECONNREFUSED`));
+  });
+
   for (const [name, args, code, message] of cases) {
     it(`${name}: one error line, exit ${code}`, T, async () => {
       const run = runListen(args);
