@@ -4,10 +4,11 @@
  * handler counts its callbacks, so tests can check teardown and delivery exactly.
  */
 import { sseMessages } from "../../../generated/v2607/runtime/transports/http-client.js";
-import { encodeHeaderValue, nameOf } from "../../../generated/v2607/runtime/transports/http-request.js";
+import { mcpRequestHeaders } from "../../../generated/v2607/runtime/transports/http-request.js";
 import {
   createServer,
   InProcessEventSource,
+  type JsonRpcMessage,
   type Server,
   type SubscriptionHandler,
   type Unsubscribe,
@@ -25,14 +26,8 @@ export function meta(extra: Record<string, unknown> = {}): Record<string, unknow
 }
 
 /** The headers a conforming client sends for this message. */
-export function mcpHeaders(message: { method?: string; params?: Record<string, unknown> }): Record<string, string> {
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-  if (message.method !== undefined) headers["mcp-method"] = message.method;
-  const name = nameOf(message.params);
-  if (name !== undefined) headers["mcp-name"] = encodeHeaderValue(name);
-  const version = (message.params?._meta as Record<string, unknown> | undefined)?.["io.modelcontextprotocol/protocolVersion"];
-  if (typeof version === "string") headers["mcp-protocol-version"] = version;
-  return headers;
+export function mcpHeaders(message: object): Record<string, string> {
+  return mcpRequestHeaders(message as JsonRpcMessage);
 }
 
 export function request(id: number | string, method: string, params: Record<string, unknown> = {}) {

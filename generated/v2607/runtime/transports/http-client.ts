@@ -9,7 +9,6 @@
  * of posting the notification. A stream that ends before its request was answered is
  * delivered as an "error" event carrying an `HttpStreamClosedError` with the request id.
  */
-import { META_KEYS } from "../../capabilities.js";
 import { classifyMessage, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
 import {
   registerTransport,
@@ -20,7 +19,7 @@ import {
   type TransportListener,
 } from "../transport.js";
 import { Inbox } from "./inbox.js";
-import { encodeHeaderValue, nameOf } from "./http-request.js";
+import { mcpRequestHeaders } from "./http-request.js";
 
 export interface HttpClientTransportOptions {
   /** Extra headers on every POST (for example `authorization`). */
@@ -74,7 +73,7 @@ export class HttpClientTransport implements Transport {
     try {
       response = await this.#fetch(this.url, {
         method: "POST",
-        headers: this.#headersFor(message),
+        headers: { ...this.#headers, ...mcpRequestHeaders(message) },
         body: JSON.stringify(message),
         signal: abort.signal,
       });
@@ -122,23 +121,6 @@ export class HttpClientTransport implements Transport {
     for (const abort of this.#open.values()) abort.abort();
     this.#open.clear();
     this.#inbox.deliver({ type: "closed" });
-  }
-
-  #headersFor(message: JsonRpcMessage): Record<string, string> {
-    const headers: Record<string, string> = {
-      ...this.#headers,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    };
-    if (!("method" in message)) return headers;
-    headers["mcp-method"] = message.method;
-    const name = nameOf(message.params);
-    if (name !== undefined) headers["mcp-name"] = encodeHeaderValue(name);
-    const version =
-      message.params?._meta &&
-      (message.params._meta as Record<string, unknown>)[META_KEYS.protocolVersion];
-    if (typeof version === "string") headers["mcp-protocol-version"] = version;
-    return headers;
   }
 
   /** Delivers one message of wire text; the answer to an open request closes its entry. */

@@ -210,6 +210,27 @@ export function nameOf(params: unknown): string | undefined {
   return typeof uri === "string" ? uri : undefined;
 }
 
+/**
+ * The headers a client sends with one message (SEP-2243): `Mcp-Method`, `Mcp-Name` (Base64
+ * form when needed) and `MCP-Protocol-Version` mirrored from the body, plus the content
+ * types of a Streamable HTTP POST.
+ */
+export function mcpRequestHeaders(message: JsonRpcMessage): Record<string, string> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  if (!("method" in message)) return headers;
+  headers["mcp-method"] = message.method;
+  const name = nameOf(message.params);
+  if (name !== undefined) headers["mcp-name"] = encodeHeaderValue(name);
+  const version = (message.params?._meta as Record<string, unknown> | undefined)?.[
+    META_KEYS.protocolVersion
+  ];
+  if (typeof version === "string") headers["mcp-protocol-version"] = version;
+  return headers;
+}
+
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value.join(", ") : value?.trim();
