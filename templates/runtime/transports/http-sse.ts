@@ -7,7 +7,7 @@
  * socket write per burst instead of one per frame.
  *
  * Slow consumers: a client that stops reading must not make the server buffer without
- * bound. While the client keeps up, frames are written at once. When a turn starts with
+ * bound. While the client keeps up, each turn's frames are written. When a turn starts with
  * more than `highWaterBytes` still in the response's own buffer (`writableLength`), the
  * stream is congested: new frames wait in a pending list where a frame identical to one
  * already waiting is dropped (coalesced: two identical `list_changed` notifications say no
