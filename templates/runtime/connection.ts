@@ -22,6 +22,7 @@ import {
   type RequestId,
 } from "./jsonrpc.js";
 import { checkRequestMeta } from "./meta.js";
+import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
 import { supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
@@ -30,14 +31,7 @@ export const LISTEN_METHOD = "subscriptions/listen";
 const CANCELLED_METHOD = "notifications/cancelled";
 const SUBSCRIPTION_ID_KEY: string = META_KEYS.subscriptionId;
 
-/** What a request handler learns besides its params. */
-export interface RequestContext {
-  readonly requestId: RequestId;
-  /** The request `_meta` plus what the transport adds (e.g. `principal`). */
-  readonly meta: Readonly<Record<string, unknown>>;
-  /** Aborted when the client cancels the request or the connection goes away. */
-  readonly signal: AbortSignal;
-}
+export type { RequestContext } from "./request-notifications.js";
 
 /** What a connection needs from its server. */
 export interface ConnectionHost {
@@ -82,9 +76,9 @@ export class Connection implements StreamHost {
     await this.transport.connect();
   }
 
-  send(message: JsonRpcMessage): void {
+  send(message: JsonRpcMessage, json?: string): void {
     if (this.#closed) return;
-    this.transport.sendMessage(message).catch(this.host.onSendError);
+    this.transport.sendMessage(message, json).catch(this.host.onSendError);
   }
 
   completeResult(id: RequestId): JsonRpcResultResponse {
@@ -175,7 +169,9 @@ export class Connection implements StreamHost {
     const controller = new AbortController();
     const inFlight = (this.#inFlight ??= new Map());
     inFlight.set(id, controller);
-    const response = await this.host.dispatch(request, { requestId: id, meta, signal: controller.signal });
+    const scope = new RequestScope(id, meta, controller.signal, this);
+    const response = await this.host.dispatch(request, scope);
+    scope.finish(); // the result goes next: nothing about this request may follow it
     inFlight.delete(id);
     // A cancelled request gets no response: the client said it will not use one.
     if (!controller.signal.aborted) this.send(response);

@@ -2,6 +2,8 @@
 export { createServer, Server } from "./server.js";
 export type { HandledMethod, HandlerResult, RequestHandler, ServerLimits, ServerOptions } from "./server.js";
 export type { RequestContext } from "./connection.js";
+export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
+export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";
 export type { DiscoverOptions } from "./discover.js";
 export type { EventHook, RuntimeEvent, StreamEndCause } from "./hooks.js";
 export { classifyMessage, errorResponse, McpError, parseMessage } from "./jsonrpc.js";

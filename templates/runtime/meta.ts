@@ -1,13 +1,16 @@
 /**
  * The per-request `_meta` checks every request passes before its handler runs: `_meta`
- * itself, the protocol version and the client capabilities must be there, and the
- * version must be one the server supports.
+ * itself, the protocol version and the client capabilities must be there, the version
+ * must be one the server supports, and the optional log level and progress token must
+ * have the schema's shape (request-scoped notifications rely on them).
  */
 import { ERROR_CODES, META_KEYS } from "../capabilities.js";
 import { errorResponse, INVALID_PARAMS, isObject, type JsonRpcErrorResponse, type JsonRpcRequest } from "./jsonrpc.js";
+import { isLoggingLevel, LOG_LEVEL_SEVERITY, PROGRESS_TOKEN_KEY } from "./request-notifications.js";
 
 const PROTOCOL_VERSION_KEY: string = META_KEYS.protocolVersion;
 const CLIENT_CAPABILITIES_KEY: string = META_KEYS.clientCapabilities;
+const LOG_LEVEL_KEY: string = META_KEYS.logLevel;
 const UNSUPPORTED_VERSION: number = ERROR_CODES.UnsupportedProtocolVersionError;
 
 /** The error response for a request whose `_meta` fails the checks, or undefined. */
@@ -29,6 +32,13 @@ export function checkRequestMeta(request: JsonRpcRequest, supportedVersions: rea
       supported: [...supportedVersions],
       requested: version,
     });
+  }
+  if (meta[LOG_LEVEL_KEY] !== undefined && !isLoggingLevel(meta[LOG_LEVEL_KEY])) {
+    return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "${LOG_LEVEL_KEY}" must be one of ${Object.keys(LOG_LEVEL_SEVERITY).join(", ")}`);
+  }
+  const token = meta[PROGRESS_TOKEN_KEY];
+  if (token !== undefined && typeof token !== "string" && !Number.isInteger(token)) {
+    return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "_meta.${PROGRESS_TOKEN_KEY}" must be a string or an integer`);
   }
   return undefined;
 }

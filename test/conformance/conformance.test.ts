@@ -40,6 +40,8 @@ describe("official conformance suite over Streamable HTTP", () => {
     const baseline = join(repoRoot, "test/conformance/expected-failures.yml");
     const run = await runConformance(["server", "--url", handle.url, "--requirements", "2026-07-28", "--expected-failures", baseline], outputDir);
     assert.ok(run.checks.length >= 100, `expected the requirement set's checks, got ${run.checks.length}:\n${run.output.slice(-2000)}`);
+    const progress = run.checks.find((check) => check.id === "tools-call-with-progress");
+    assert.equal(progress?.status, "SUCCESS", `tools-call-with-progress: ${progress?.errorMessage ?? "not run"}`);
     assert.equal(run.code, 0, run.output.slice(-4000));
   });
 });

@@ -5,7 +5,10 @@
  * event source. The `server-stateless` diagnostics:
  * - `test_missing_capability` needs the client's `sampling` capability (-32021 without it);
  * - `test_streaming_elicitation` answers with an InputRequiredResult asking for elicitation;
- * - `test_logging_tool` does its work without logging (the request set no log level);
+ * - `test_logging_tool` logs at debug, info and error; the runtime delivers only what the
+ *   request's log level lets through, and nothing when it set none;
+ * - `test_tool_with_progress` reports 0, 50 and 100 of 100 when the request carried a
+ *   progressToken (the runtime refuses progress otherwise);
  * - `test_trigger_tool_change` / `test_trigger_prompt_change` really change the tool or
  *   prompt list and announce it to every listen stream that asked.
  * The content the `--requirements 2026-07-28` scenarios read lives in `everything.ts` and
@@ -61,9 +64,17 @@ function addDiagnostics(catalog: Catalog, events: InProcessEventSource<Topics>):
     const requestedSchema = { type: "object", properties: { ok: { type: "boolean" } } };
     return { resultType: "input_required", inputRequests: { confirm: { method: "elicitation/create", params: { mode: "form", message: "Continue?", requestedSchema } } } };
   });
-  catalog.tool("test_logging_tool", "Logs only when the request asked for a log level", (_params, context) =>
-    text(context.meta[META_KEYS.logLevel] === undefined ? "done (no log level requested)" : "done"),
-  );
+  catalog.tool("test_logging_tool", "Logs at debug, info and error; the request's log level decides what is sent", (_params, context) => {
+    const sent = (["debug", "info", "error"] as const).filter((level) => context.sendLog({ level, logger: "test_logging_tool", data: `a ${level} message` }).ok);
+    return text(sent.length === 0 ? "done (no log message sent)" : `done (sent ${sent.join(", ")})`);
+  });
+  catalog.tool("test_tool_with_progress", "Reports progress 0, 50 and 100 of 100 when asked for progress", async (_params, context) => {
+    for (const progress of [0, 50, 100]) {
+      if (progress > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      context.sendProgress({ progress, total: 100 });
+    }
+    return text("progress reported");
+  });
   let added = 0;
   catalog.tool("test_trigger_tool_change", "Adds a tool and announces the change", async () => {
     const name = `dynamic_tool_${++added}`;
@@ -86,7 +97,7 @@ export interface ConformanceApp {
 
 export function createConformanceServer(): ConformanceApp {
   const events = new InProcessEventSource<Topics>();
-  const server = createServer({ name: "mcp-gen-conformance", version: "1.0.0" });
+  const server = createServer({ name: "mcp-gen-conformance", version: "1.0.0", capabilities: { logging: {} } });
   const catalog = new Catalog();
   addDiagnostics(catalog, events);
   addEverything(catalog, server);

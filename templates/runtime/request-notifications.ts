@@ -1,0 +1,121 @@
+/**
+ * Notifications a request handler sends about its own request: progress, only when the
+ * request's `_meta` carried a `progressToken`, and log messages, only when it set a log level
+ * and only at or above it. They travel on the request's own response ahead of its result;
+ * once the result is on its way (or the request was cancelled, or the connection went away)
+ * every send is refused, so nothing follows the answer.
+ */
+import { META_KEYS } from "../capabilities.js";
+import type { LoggingLevel, LoggingMessageNotificationParams, ProgressNotificationParams, ProgressToken, RequestMetaObject } from "../types.js";
+import type { JsonObject, JsonRpcMessage, RequestId } from "./jsonrpc.js";
+
+const LOG_LEVEL_KEY: string = META_KEYS.logLevel;
+/** Not namespaced in the schema, so absent from META_KEYS; typed against the generated `_meta` shape. */
+export const PROGRESS_TOKEN_KEY = "progressToken" satisfies keyof RequestMetaObject;
+
+/**
+ * Each log level's severity, lowest first, in the RFC 5424 order the schema's LoggingLevel
+ * description refers to. The schema's enum is listed alphabetically and the generated maps
+ * carry no order, so the order lives here; a record over the generated `LoggingLevel` makes
+ * a level added to the schema fail the type check until it is placed.
+ */
+export const LOG_LEVEL_SEVERITY: Readonly<Record<LoggingLevel, number>> = {
+  debug: 0,
+  info: 1,
+  notice: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  alert: 6,
+  emergency: 7,
+};
+
+export function isLoggingLevel(value: unknown): value is LoggingLevel {
+  return typeof value === "string" && Object.hasOwn(LOG_LEVEL_SEVERITY, value);
+}
+
+/** A progress update as a handler gives it; the runtime stamps the request's token. */
+export type ProgressUpdate = Omit<ProgressNotificationParams, "progressToken">;
+/** The schema allows any JSON value as `data` (the generated type narrows it to an object). */
+export type LogMessage = Omit<LoggingMessageNotificationParams, "data"> & { data: unknown };
+
+/**
+ * Why a request-scoped send wrote nothing:
+ * - "closed": the result is on its way, the request was cancelled, or the connection is gone;
+ * - "not-requested": the request carried no `progressToken` (progress) or no log level (logs);
+ * - "below-level": the message is less severe than the level the request set;
+ * - "not-increasing": the progress is not greater than the last one sent for this request.
+ */
+export type RequestRefusalReason = "closed" | "not-requested" | "below-level" | "not-increasing";
+export type RequestSendResult = { readonly ok: true } | { readonly ok: false; readonly reason: RequestRefusalReason };
+
+/** What a request handler learns besides its params, and how it reports on its request. */
+export interface RequestContext {
+  readonly requestId: RequestId;
+  /** The request `_meta` plus what the transport adds (e.g. `principal`). */
+  readonly meta: Readonly<Record<string, unknown>>;
+  /** Aborted when the client cancels the request or the connection goes away. */
+  readonly signal: AbortSignal;
+  /** Sends `notifications/progress` stamped with the request's `progressToken`. */
+  sendProgress(update: ProgressUpdate): RequestSendResult;
+  /** Sends `notifications/message` when the request's log level lets this level through. */
+  sendLog(message: LogMessage): RequestSendResult;
+}
+
+const SENT: RequestSendResult = Object.freeze({ ok: true });
+const refusal = (reason: RequestRefusalReason): RequestSendResult => Object.freeze({ ok: false, reason });
+const CLOSED = refusal("closed");
+const NOT_REQUESTED = refusal("not-requested");
+const BELOW_LEVEL = refusal("below-level");
+const NOT_INCREASING = refusal("not-increasing");
+
+/** Where a scope writes: the request's connection, which drops writes once it is closed. */
+export interface NotificationSink {
+  send(message: JsonRpcMessage): void;
+}
+
+/** One request's context; the connection finishes it right before the result is sent. */
+export class RequestScope implements RequestContext {
+  readonly #sink: NotificationSink;
+  #finished = false;
+  #lastProgress = -Infinity;
+
+  constructor(
+    readonly requestId: RequestId,
+    readonly meta: Readonly<Record<string, unknown>>,
+    readonly signal: AbortSignal,
+    sink: NotificationSink,
+  ) {
+    this.#sink = sink;
+  }
+
+  /** From now on every send is refused: the result goes next, and nothing after it. */
+  finish(): void {
+    this.#finished = true;
+  }
+
+  sendProgress(update: ProgressUpdate): RequestSendResult {
+    if (typeof update?.progress !== "number" || Number.isNaN(update.progress)) throw new TypeError("sendProgress: progress must be a number");
+    if (this.#isOver()) return CLOSED;
+    const token = this.meta[PROGRESS_TOKEN_KEY] as ProgressToken | undefined;
+    if (token === undefined) return NOT_REQUESTED;
+    if (!(update.progress > this.#lastProgress)) return NOT_INCREASING;
+    this.#lastProgress = update.progress;
+    this.#sink.send({ jsonrpc: "2.0", method: "notifications/progress", params: { ...update, progressToken: token } as JsonObject });
+    return SENT;
+  }
+
+  sendLog(message: LogMessage): RequestSendResult {
+    if (!isLoggingLevel(message?.level)) throw new TypeError(`sendLog: level must be one of ${Object.keys(LOG_LEVEL_SEVERITY).join(", ")}`);
+    if (this.#isOver()) return CLOSED;
+    const requested = this.meta[LOG_LEVEL_KEY];
+    if (!isLoggingLevel(requested)) return NOT_REQUESTED;
+    if (LOG_LEVEL_SEVERITY[message.level] < LOG_LEVEL_SEVERITY[requested]) return BELOW_LEVEL;
+    this.#sink.send({ jsonrpc: "2.0", method: "notifications/message", params: { ...message } as JsonObject });
+    return SENT;
+  }
+
+  #isOver(): boolean {
+    return this.#finished || this.signal.aborted;
+  }
+}
