@@ -3,8 +3,7 @@
 //               prettier (typescript parser) and ts-morph one after the other in one process
 //   cold        `mcp-gen types` (the built CLI) into an empty folder
 //   check       `mcp-gen types --check` on unchanged output
-//   quick       the same check through quickCheck (cli/commands/types.ts) without yargs, i.e.
-//               what `--check` costs once main.ts routes `types --check` there before loading yargs
+//   quick       the same check through quickTypes (cli/commands/types.ts) alone, without main.ts
 //   node        `node -e 0`
 // baseline and cold run twice: "types" with an empty templates/runtime (types.ts, methods.ts,
 // capabilities.ts: the pipeline the target was set for) and "full" with the runtime emitted too.
@@ -59,8 +58,8 @@ variants.quick = () =>
   run([
     "--input-type=module",
     "-e",
-    `const { quickCheck } = await import(${JSON.stringify(pathToFileURL(join(builds.full, "cli", "commands", "types.js")).href)});
-     process.exitCode = await quickCheck(["types", "--check", "--schema", ${JSON.stringify(schema)}, "--out", ${JSON.stringify(checked)}]);`,
+    `const { quickTypes } = await import(${JSON.stringify(pathToFileURL(join(builds.full, "cli", "commands", "types.js")).href)});
+     process.exitCode = await quickTypes(["types", "--check", "--schema", ${JSON.stringify(schema)}, "--out", ${JSON.stringify(checked)}]);`,
   ]);
 variants.node = () => run(["-e", "0"]);
 

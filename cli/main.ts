@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 import { commandLoaders } from "./commands/index.js";
 import { CliError, printError } from "./errors.js";
+import { enableCompileCache } from "./compile-cache.js";
+
+enableCompileCache();
 
 /** Runs `mcp-gen` with the given arguments and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  if (argv[0] === "types" && argv.includes("--check")) {
-    // The common CI call answers before yargs is even loaded; anything unusual falls through.
-    const code = await (await import("./commands/types.js")).quickCheck(argv);
+  if (argv[0] === "types") {
+    // The common calls answer before yargs is even loaded; anything unusual falls through.
+    const code = await (await import("./commands/types.js")).quickTypes(argv);
     if (code !== undefined) return code;
   }
   const { default: yargs } = await import("yargs");

@@ -64,14 +64,14 @@ function printReport(report: TypesReport, check: boolean): void {
 }
 
 /**
- * `types --check` without yargs, so that a check on unchanged output stays near `node -e 0`
- * (importing yargs alone costs about as much as starting node). Returns the exit code, or
- * undefined when the arguments are anything but a well-formed `types --check`, so that the
- * caller falls back to yargs and its messages.
+ * `types` without yargs: importing yargs alone costs about as much as starting node, which
+ * would double a `--check` on unchanged output and slow every regeneration. Returns the exit
+ * code, or undefined when the arguments are anything but a well-formed `types` call (help,
+ * a typo, a stray word), so that the caller falls back to yargs and its messages.
  */
-export async function quickCheck(argv: readonly string[]): Promise<number | undefined> {
-  const args = parseCheckArgs(argv);
-  if (!args?.check) return undefined;
+export async function quickTypes(argv: readonly string[]): Promise<number | undefined> {
+  const args = parseTypesArgs(argv);
+  if (!args) return undefined;
   try {
     await runTypes(toTypesOptions(args));
     return 0;
@@ -80,7 +80,7 @@ export async function quickCheck(argv: readonly string[]): Promise<number | unde
   }
 }
 
-function parseCheckArgs(argv: readonly string[]): TypesArgs | undefined {
+function parseTypesArgs(argv: readonly string[]): TypesArgs | undefined {
   if (argv[0] !== "types") return undefined;
   try {
     const { values, positionals } = parseArgs({ args: argv.slice(1), options: typesOptions, strict: true });

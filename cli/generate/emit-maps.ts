@@ -1,5 +1,6 @@
 import type { CodeBlockWriter, OptionalKind, PropertySignatureStructure, StatementStructures, WriterFunction } from "ts-morph";
 import type { MapsIR, NotificationEntry, RequestEntry } from "./ir.js";
+import { loadTsMorph } from "./libraries.js";
 import { sorted, sortedBy } from "./sort.js";
 
 export interface MapFiles {
@@ -14,7 +15,7 @@ type Literal = string | number | boolean | null | readonly Literal[] | { readonl
  * The maps are plain data in the IR, so this also runs inside a worker thread.
  */
 export async function emitMaps(maps: MapsIR): Promise<MapFiles> {
-  const { Project, StructureKind, VariableDeclarationKind, Writers, QuoteKind, IndentationText } = await import("ts-morph");
+  const { Project, StructureKind, VariableDeclarationKind, Writers, QuoteKind, IndentationText } = loadTsMorph();
   const project = new Project({
     useInMemoryFileSystem: true,
     manipulationSettings: { quoteKind: QuoteKind.Double, indentationText: IndentationText.TwoSpaces },

@@ -1,5 +1,6 @@
 import { CliError } from "../errors.js";
 import type { SchemaIR } from "./ir.js";
+import { loadJsonSchemaToTypescript } from "./libraries.js";
 import { isObject, type JsonObject, type JsonValue } from "./normalize.js";
 
 /**
@@ -9,7 +10,7 @@ import { isObject, type JsonObject, type JsonValue } from "./normalize.js";
  * with sibling keywords; each call therefore declares exactly one type, named by its key.
  */
 export async function emitTypes(ir: SchemaIR): Promise<string> {
-  const { compile } = await import("json-schema-to-typescript");
+  const { compile } = loadJsonSchemaToTypescript();
   const declarations = await Promise.all(
     ir.definitions.map(async ({ name, schema }) => {
       const input = { ...(refsAsNamedTypes(schema) as JsonObject), title: name };

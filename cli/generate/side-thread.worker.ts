@@ -1,15 +1,14 @@
-// Worker-thread entry for startSideThread: import ts-morph at once, then, given the job, emit
+// Worker-thread entry for startSideThread: load ts-morph at once, then, given the job, emit
 // the maps and format runtime files until the shared list runs out.
 import { parentPort } from "node:worker_threads";
 import { CliError } from "../errors.js";
+import { enableCompileCache } from "../compile-cache.js";
 import { emitMaps } from "./emit-maps.js";
 import { formatClaimed } from "./format.js";
+import { loadTsMorph } from "./libraries.js";
 import type { SideJob, SideMessage } from "./side-thread.js";
 
 const port = parentPort!;
-const warm = import("ts-morph");
-warm.catch(() => undefined); // a failed import resurfaces in emitMaps
-
 port.once("message", async (job: SideJob) => {
   const send = (message: SideMessage) => port.postMessage(message);
   try {
@@ -20,3 +19,10 @@ port.once("message", async (job: SideJob) => {
     send({ error: { message: error instanceof Error ? (cli ? error.message : (error.stack ?? error.message)) : String(error), hint: cli ? error.hint : undefined, cli } });
   }
 });
+
+enableCompileCache();
+try {
+  loadTsMorph(); // the job arrives meanwhile and waits for it
+} catch {
+  // a failed load resurfaces in emitMaps, which reports it
+}
