@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer, type RequestContext, type Server } from "../../generated/v2607/runtime/index.js";
 import { sseMessages } from "../../generated/v2607/runtime/transports/http-client.js";
 import { serveHttp, type HttpServerHandle } from "../../generated/v2607/runtime/transports/http-server.js";
@@ -186,5 +187,29 @@ describe("request-scoped notifications over Streamable HTTP", () => {
     const context = contexts[before];
     assert.deepEqual(context.sendProgress({ progress: 6 }), { ok: false, reason: "closed" });
     assert.deepEqual(context.sendLog({ level: "error", data: "late" }), { ok: false, reason: "closed" });
+  });
+});
+
+describe("request-scoped notifications reach the official client over Streamable HTTP", () => {
+  it("progress reaches onprogress and log messages at or above the requested level reach the handler, before the result", { timeout: 60_000 }, async () => {
+    const { server } = reportingServer();
+    const handle = await serveHttp(server, { host: "127.0.0.1", port: 0 });
+    const client = new Client({ name: "request-notifications", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
+      const heard: string[] = [];
+      client.setNotificationHandler("notifications/message", (n) => void heard.push(`log ${n.params.level}`));
+      const result = await client.callTool(
+        { name: "report", arguments: { progress: [0, 50, 100], levels: ["info", "warning", "critical"] }, _meta: { [LOG_LEVEL]: "warning" } },
+        { onprogress: (p) => void heard.push(`progress ${p.progress}/${p.total}`) },
+      );
+      heard.push("result");
+      const sent = JSON.parse((result.content as Array<{ text: string }>)[0].text);
+      assert.deepEqual(reasons(sent.logs), ["below-level", "sent", "sent"]);
+      assert.deepEqual(heard, ["progress 0/100", "progress 50/100", "progress 100/100", "log warning", "log critical", "result"]);
+    } finally {
+      await client.close();
+      await handle.close();
+    }
   });
 });
