@@ -39,9 +39,12 @@ export interface Transport {
   connect(): Promise<void>;
   /**
    * Sends one message. A synchronous request/response transport may resolve with the
-   * reply inline; every other transport resolves with nothing.
+   * reply inline; every other transport resolves with nothing. `json`, when given, is
+   * exactly `JSON.stringify(message)`, already built (one event fanned out to many streams
+   * is serialised once): a transport that writes text writes it instead of serialising
+   * again; one that hands objects over ignores it.
    */
-  sendMessage(message: JsonRpcMessage): Promise<void | JsonRpcMessage>;
+  sendMessage(message: JsonRpcMessage, json?: string): Promise<void | JsonRpcMessage>;
   /** Pull model: the next received message; rejects with `TransportClosedError` once closed. */
   receiveMessage(): Promise<ReceivedMessage>;
   /** Closes the channel; the peer and the subscriber see a "closed" event. Idempotent. */

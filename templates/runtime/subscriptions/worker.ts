@@ -3,15 +3,15 @@
  * sends through. Sends are checked against what this worker honored and stamped with
  * the stream's subscription id; posted messages are handled one at a time, in order.
  */
-import { META_KEYS, SUBSCRIPTION_STREAM_METHODS, type SubscriptionCapabilities } from "../../capabilities.js";
+import type { SubscriptionCapabilities } from "../../capabilities.js";
 import type { SubscriptionFilter } from "../../types.js";
 import type { EventHook, StreamEndCause } from "../hooks.js";
-import { isObject, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcResultResponse, type RequestId } from "../jsonrpc.js";
+import { isObject, type JsonRpcMessage, type JsonRpcResultResponse, type RequestId } from "../jsonrpc.js";
 import { gateFor, type Gate } from "./filter.js";
+import { stampedJson, stampNotification } from "./stamp.js";
 import type { Channel, OutgoingNotification, SendResult, StopReason, SubscriptionHandler } from "./types.js";
 
-export const SUBSCRIPTION_ID_KEY: string = META_KEYS.subscriptionId;
-const STAMPED: ReadonlySet<string> = new Set<string>(SUBSCRIPTION_STREAM_METHODS);
+export { stampNotification, SUBSCRIPTION_ID_KEY } from "./stamp.js";
 
 const SENT: SendResult = Object.freeze({ ok: true });
 const REFUSED_CLOSED: SendResult = Object.freeze({ ok: false, reason: "closed" });
@@ -24,7 +24,8 @@ const CLOSED_GATE: Gate = new Map();
 
 /** What a stream needs from the connection that carries it. */
 export interface StreamHost {
-  send(message: JsonRpcMessage): void;
+  /** `json`, when given, is the message's JSON text, for transports that write text. */
+  send(message: JsonRpcMessage, json?: string): void;
   readonly emit: EventHook;
   completeResult(id: RequestId): JsonRpcResultResponse;
   /** The stream is over and its id may be reused. */
@@ -50,22 +51,13 @@ export interface WorkerOwner {
   end(cause: StreamEndCause, complete: boolean): Promise<void>;
 }
 
-/** Adds the subscription id to a stream notification's `_meta`, unless one is there. */
-export function stampNotification(notification: OutgoingNotification, id: RequestId): JsonRpcNotification {
-  const { method, params } = notification;
-  const meta = params?._meta;
-  if (!STAMPED.has(method) || (isObject(meta) && meta[SUBSCRIPTION_ID_KEY] !== undefined)) {
-    return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
-  }
-  // One shallow copy per stream: the same event object is fanned out to many streams.
-  return { jsonrpc: "2.0", method, params: { ...params, _meta: { ...(meta as object), [SUBSCRIPTION_ID_KEY]: id } } };
-}
-
 export class Worker implements Channel {
   state: unknown;
   honored: SubscriptionFilter = EMPTY_FILTER;
   declared: SubscriptionCapabilities = NOTHING_DECLARED;
   #gate: Gate = CLOSED_GATE;
+  /** The stream id's JSON text, spliced into each notification's text. */
+  #idJson: string | undefined;
   #closed = false;
   #closeHandled = false;
   /** A handleMessage is running (synchronously on the stack, or awaited). */
@@ -103,7 +95,8 @@ export class Worker implements Channel {
       const uri = notification.params?.uri;
       if (typeof uri !== "string" || !rule.has(uri)) return REFUSED_URI;
     }
-    this.stream.host.send(stampNotification(notification, this.stream.id));
+    const id = this.stream.id;
+    this.stream.host.send(stampNotification(notification, id), stampedJson(notification, id, (this.#idJson ??= JSON.stringify(id))));
     return SENT;
   }
 

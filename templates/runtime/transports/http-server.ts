@@ -176,11 +176,11 @@ export class HttpExchange implements Transport {
   async connect(): Promise<void> {}
 
   /** Not `async`: on the per-notification path a shared settled promise saves an allocation. */
-  sendMessage(message: JsonRpcMessage): Promise<void> {
+  sendMessage(message: JsonRpcMessage, encoded?: string): Promise<void> {
     if (!this.connected()) return Promise.reject(new TransportClosedError("the HTTP response is closed"));
     const isFinal = !("method" in message) && "id" in message && message.id === this.#requestId;
     if (isFinal) this.#ended = true;
-    const json = JSON.stringify(message);
+    const json = encoded ?? JSON.stringify(message);
     if (isFinal && this.#writer === undefined) {
       const status = "error" in message ? statusForErrorCode(message.error.code) : 200;
       this.#res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });

@@ -34,19 +34,19 @@ abstract class MemoryTransport implements Transport {
   context: MessageContext | undefined;
   #closed = false;
 
-  protected abstract encode(message: JsonRpcMessage): JsonRpcMessage | string;
+  protected abstract encode(message: JsonRpcMessage, json: string | undefined): JsonRpcMessage | string;
 
   async connect(): Promise<void> {
     if (this.#closed) throw new TransportClosedError();
   }
 
-  sendMessage(message: JsonRpcMessage): Promise<void> {
+  sendMessage(message: JsonRpcMessage, json?: string): Promise<void> {
     const peer = this.peer;
     if (this.#closed || peer === undefined || peer.#closed) return Promise.reject(new TransportClosedError());
     const event: ReceivedMessage =
       peer.context === undefined
-        ? { type: "message", message: this.encode(message) }
-        : { type: "message", message: this.encode(message), context: peer.context };
+        ? { type: "message", message: this.encode(message, json) }
+        : { type: "message", message: this.encode(message, json), context: peer.context };
     queueMicrotask(() => peer.inbox.deliver(event));
     return Promise.resolve();
   }
@@ -81,8 +81,8 @@ abstract class MemoryTransport implements Transport {
 
 /** The `test` transport: JSON text between the two ends. */
 export class TestTransport extends MemoryTransport {
-  protected encode(message: JsonRpcMessage): string {
-    return JSON.stringify(message);
+  protected encode(message: JsonRpcMessage, json: string | undefined): string {
+    return json ?? JSON.stringify(message);
   }
 }
 

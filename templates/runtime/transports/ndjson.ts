@@ -55,12 +55,12 @@ export class NdjsonTransport implements Transport {
     this.#output.on("error", this.#onError);
   }
 
-  sendMessage(message: JsonRpcMessage): Promise<void> {
+  sendMessage(message: JsonRpcMessage, json?: string): Promise<void> {
     if (this.#closed || this.#output.destroyed || this.#output.writableEnded) {
       return Promise.reject(new TransportClosedError());
     }
-    // One serialisation per message, written in call order.
-    const flushed = this.#output.write(JSON.stringify(message) + "\n");
+    // At most one serialisation per message, written in call order.
+    const flushed = this.#output.write((json ?? JSON.stringify(message)) + "\n");
     if (flushed) return Promise.resolve();
     return new Promise((resolve) => this.#output.once("drain", resolve));
   }

@@ -39,6 +39,18 @@ describe("ndjson framing", () => {
     assert.deepEqual(JSON.parse(written), { jsonrpc: "2.0", method: "x", params: { text: "line\nbreak \u2028" } });
   });
 
+  it("a message's text built by the sender is written as given, not serialised again", async () => {
+    const { output, transport } = wired();
+    await transport.connect();
+    let written = "";
+    output.setEncoding("utf8");
+    output.on("data", (chunk: string) => (written += chunk));
+    const text = '{"method":"x","jsonrpc":"2.0"}'; // the same message, keys in another order
+    await transport.sendMessage({ jsonrpc: "2.0", method: "x" }, text);
+    await tick();
+    assert.equal(written, text + "\n");
+  });
+
   it("a line longer than the limit is dropped with an error event, and the stream goes on", async () => {
     const { input, transport, events } = wired({ maxLineLength: 10 });
     await transport.connect();

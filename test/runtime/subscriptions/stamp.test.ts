@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createServer, createTestTransportPair, type Channel } from "../../../generated/v2607/runtime/index.js";
+import { stampedJson, stampNotification } from "../../../generated/v2607/runtime/subscriptions/stamp.js";
+import { Peer, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";
+
+const TOOLS = "notifications/tools/list_changed";
+const UPDATED = "notifications/resources/updated";
+const ACK = "notifications/subscriptions/acknowledged";
+const T = { timeout: 20_000 };
+
+/** A params value that counts how often it is serialised. */
+function counted(): { value: object; serialisations: () => number } {
+  let calls = 0;
+  return { value: { toJSON: () => (calls++, "detail") }, serialisations: () => calls };
+}
+
+const textOf = (notification: Parameters<typeof stampNotification>[0], id: string | number) => stampedJson(notification, id, JSON.stringify(id));
+
+describe("stamped notification text", () => {
+  it("a notification fanned out to many streams is encoded once and each copy carries its own id", () => {
+    const { value, serialisations } = counted();
+    const shared = { method: UPDATED, params: { uri: "file:///a", detail: value, _meta: { trace: "t" } } };
+    const ids = [1, 2, "s-3", 'quote"and\\slash', "\u00e9\u2028"];
+    const texts = ids.map((id) => textOf(shared, id));
+    assert.equal(serialisations(), 1, "the params were serialised once for every stream");
+    for (const [i, id] of ids.entries()) {
+      assert.equal(texts[i], JSON.stringify(stampNotification(shared, id)), `the text for ${JSON.stringify(id)} is what JSON.stringify gives`);
+      assert.equal(JSON.parse(texts[i]!).params._meta[SUBSCRIPTION_ID], id);
+    }
+  });
+
+  it("a notification that already carries a subscription id is sent unchanged", () => {
+    const carried = { method: TOOLS, params: { _meta: { [SUBSCRIPTION_ID]: "theirs" } } };
+    for (const id of [1, "mine"]) {
+      assert.deepEqual(JSON.parse(textOf(carried, id)), { jsonrpc: "2.0", ...carried });
+    }
+  });
+
+  it("methods that are not stream methods are never stamped", () => {
+    const progress = { method: "notifications/progress", params: { progress: 1 } };
+    assert.deepEqual(JSON.parse(textOf(progress, 7)), { jsonrpc: "2.0", ...progress });
+  });
+
+  it("notifications without params get the id in a fresh _meta, per method", () => {
+    assert.deepEqual(JSON.parse(textOf({ method: TOOLS }, 4)), { jsonrpc: "2.0", method: TOOLS, params: { _meta: { [SUBSCRIPTION_ID]: 4 } } });
+    assert.deepEqual(JSON.parse(textOf({ method: "notifications/prompts/list_changed" }, "x")).params, { _meta: { [SUBSCRIPTION_ID]: "x" } });
+  });
+
+  it("content that looks like the placeholder id is never replaced", () => {
+    const tricky = { method: UPDATED, params: { uri: "\u0000subscription-id\u0000", _meta: { note: "\u0000subscription-id\u0000" } } };
+    for (const id of [1, "two"]) assert.equal(textOf(tricky, id), JSON.stringify(stampNotification(tricky, id)));
+  });
+
+  it("an object changed and sent again on a later event gets fresh text", async () => {
+    const reused = { method: UPDATED, params: { uri: "file:///old" } };
+    assert.equal(JSON.parse(textOf(reused, 1)).params.uri, "file:///old");
+    await Promise.resolve();
+    reused.params.uri = "file:///new";
+    assert.equal(JSON.parse(textOf(reused, 1)).params.uri, "file:///new");
+  });
+});
+
+describe("fan-out through a server", () => {
+  it("every stream receives the one shared notification with its own subscription id, and it is serialised once", T, async () => {
+    const { value, serialisations } = counted();
+    const shared = { method: UPDATED, params: { uri: "file:///a", detail: value } };
+    const channels: Channel[] = [];
+    const server = createServer({ name: "fan-out", version: "1.0.0" });
+    server.addSubscriptionHandler({
+      subscriptionCapabilities: () => ({ resourcesUpdated: true }),
+      subscribe: (_filter, channel) => (channels.push(channel), { stream: null }),
+      handleMessage: (_message, channel, state) => (channel.sendNotification(shared), { stream: state }),
+    });
+    const peers: Peer[] = [];
+    for (let i = 0; i < 5; i++) {
+      const pair = createTestTransportPair();
+      await server.connect(pair.server);
+      const peer = new Peer(pair.client);
+      await pair.client.connect();
+      peer.send("subscriptions/listen", { notifications: { resourceSubscriptions: ["file:///a"] } }, `sub-${i}`);
+      await peer.waitFor((m) => m.method === ACK, `the ack of sub-${i}`);
+      peers.push(peer);
+    }
+    for (const channel of channels) assert.equal(channel.post("changed"), true);
+    for (const [i, peer] of peers.entries()) {
+      const got = await peer.waitFor((m) => m.method === UPDATED, `the update on sub-${i}`);
+      assert.deepEqual(got.params, { uri: "file:///a", detail: "detail", _meta: { [SUBSCRIPTION_ID]: `sub-${i}` } });
+    }
+    assert.equal(serialisations(), 1);
+    await server.close();
+  });
+});
