@@ -4,28 +4,38 @@ import { loadJsonSchemaToTypescript } from "./libraries.js";
 import { isObject, type JsonObject, type JsonValue } from "./normalize.js";
 
 /**
- * types.ts through json-schema-to-typescript, one definition at a time. Every `$ref` is
- * handed over as a `tsType` naming the referenced definition (its description kept for the
- * doc comment), so the library never dereferences and never invents `Foo1` copies for refs
- * with sibling keywords; each call therefore declares exactly one type, named by its key.
+ * types.ts through json-schema-to-typescript, in one call: every definition becomes a titled
+ * property of a throwaway root type, so the library declares each under its own name (a call
+ * per definition prints the same declarations at three times the cost: each call pays the
+ * library's whole setup). Every `$ref` is handed over as a `tsType` naming the referenced
+ * definition (its description kept for the doc comment), so the library never dereferences
+ * and never invents `Foo1` copies for refs with sibling keywords. The declarations come back
+ * in the IR's order, the root dropped.
  */
 export async function emitTypes(ir: SchemaIR): Promise<string> {
   const { compile } = loadJsonSchemaToTypescript();
-  const declarations = await Promise.all(
-    ir.definitions.map(async ({ name, schema }) => {
-      const input = { ...(refsAsNamedTypes(schema) as JsonObject), title: name };
-      const code = await compile(input as never, name, {
-        bannerComment: "",
-        format: false,
-        additionalProperties: false,
-        declareExternallyReferenced: false,
-        strictIndexSignatures: true,
-      });
-      assertDeclaresExactly(code, name);
-      return code.trim();
-    }),
-  );
-  return `${declarations.join("\n\n")}\n`;
+  const names = ir.definitions.map(({ name }) => name);
+  const root = rootName(names);
+  const properties: JsonObject = {};
+  for (const { name, schema } of ir.definitions) properties[name] = { ...(refsAsNamedTypes(schema) as JsonObject), title: name };
+  const code = await compile({ title: root, type: "object", properties, additionalProperties: false } as never, root, {
+    bannerComment: "",
+    format: false,
+    additionalProperties: false,
+    declareExternallyReferenced: true,
+    strictIndexSignatures: true,
+  });
+  const declarations = declarationsByName(code);
+  assertDeclaresExactly([...declarations.keys()], [...names, root]);
+  return `${names.map((name) => declarations.get(name)).join("\n\n")}\n`;
+}
+
+/** A name for the root type that no definition has. */
+function rootName(names: readonly string[]): string {
+  const taken = new Set(names);
+  let root = "McpGenDefinitions";
+  while (taken.has(root)) root += "_";
+  return root;
 }
 
 function refsAsNamedTypes(node: JsonValue): JsonValue {
@@ -39,12 +49,42 @@ function refsAsNamedTypes(node: JsonValue): JsonValue {
   return out;
 }
 
+const DECLARATION = /^export (?:type|interface|enum|const enum) (\w+)/;
+
+/**
+ * Splits the library's unformatted output into its top-level declarations, each with the doc
+ * comment right above it. Only declarations start a line with `export` (members and comment
+ * lines never do), and a doc comment's last line is ` *\/`.
+ */
+function declarationsByName(code: string): Map<string, string> {
+  const lines = code.trimEnd().split("\n");
+  const starts: number[] = [];
+  lines.forEach((line, index) => {
+    if (!DECLARATION.test(line)) return;
+    let start = index;
+    if (lines[index - 1] === " */") while (start > 0 && !lines[--start].startsWith("/**"));
+    starts.push(start);
+  });
+  const declarations = new Map<string, string>();
+  starts.forEach((start, k) => {
+    const text = lines.slice(start, starts[k + 1] ?? lines.length).join("\n").trim();
+    const name = DECLARATION.exec(text.slice(text.search(/^export /m)))![1];
+    declarations.set(declarations.has(name) ? `${name} (again)` : name, text);
+  });
+  return declarations;
+}
+
 /** Every $defs name is accounted for: its own declaration, no copy, nothing extra. */
-function assertDeclaresExactly(code: string, name: string): void {
-  const declared = [...code.matchAll(/^export (?:type|interface|enum|const enum) (\w+)/gm)].map((match) => match[1]);
-  if (declared.length !== 1 || declared[0] !== name) {
-    throw new CliError(`$defs.${name} produced declarations [${declared.join(", ")}] instead of exactly ${name}`, {
-      hint: "this definition has a shape json-schema-to-typescript names differently; report it with the schema",
+function assertDeclaresExactly(declared: readonly string[], expected: readonly string[]): void {
+  const wanted = new Set(expected);
+  const extra = declared.filter((name) => !wanted.delete(name));
+  const problems = [
+    ...(extra.length > 0 ? [`declared [${extra.join(", ")}] beyond the $defs`] : []),
+    ...(wanted.size > 0 ? [`declared nothing for [${[...wanted].join(", ")}]`] : []),
+  ];
+  if (problems.length > 0) {
+    throw new CliError(`json-schema-to-typescript ${problems.join(" and ")}`, {
+      hint: "a definition has a shape json-schema-to-typescript names differently; report it with the schema",
     });
   }
 }

@@ -14,3 +14,11 @@ test("a $ref with sibling keywords names the definition instead of making a numb
   assert.match(types, /\* Optional annotations for the client\.\s*\*\/\s*annotations\?: Annotations\n/, "the ref's own description stays on the property");
   assert.equal((types.match(/^export interface Annotations \{/gm) ?? []).length, 1);
 });
+
+test("types.ts declares every definition exactly once, in the IR's order, and nothing else", async () => {
+  const loaded = await loadSchema(schemaPath("2026-07-28"));
+  const ir = buildIR(normalizeSchema(loaded), { revision: "2026-07-28", sha256: loaded.sha256, pinned: true });
+  const types = await emitTypes(ir);
+  const declared = [...types.matchAll(/^export (?:type|interface) (\w+)/gm)].map((match) => match[1]);
+  assert.deepEqual(declared, ir.definitions.map(({ name }) => name));
+});

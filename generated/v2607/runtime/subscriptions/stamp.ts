@@ -8,7 +8,7 @@
  * write that text instead of serialising every copy again. The message object is still
  * stamped per stream (in-process transports hand objects over).
  *
- * Cached text is keyed by the notification object and kept for the current synchronous
+ * The text is kept for the notification object sent last, and for the current synchronous
  * run only (a microtask clears it), so a handler that changes and resends an object on a
  * later event is never sent stale text; a sent notification is read-only anyway, as
  * in-process transports deliver the object itself. Notifications without params (the
@@ -60,20 +60,23 @@ const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER_ID);
 const UNCUT: Template = Object.freeze({ before: "", after: "" });
 
 const paramlessTemplates = new Map<string, Template>();
-let runTemplates: WeakMap<OutgoingNotification, Template> | undefined;
+/** The object with params sent last in this synchronous run, and its text. */
+let lastNotification: OutgoingNotification | undefined;
+let lastTemplate: Template = UNCUT;
 
 /**
- * The JSON text of `stampNotification(notification, id)`, given `idJson` (the id's own
- * JSON text, which the caller keeps per stream). Byte for byte what JSON.stringify gives.
+ * The JSON text of `message`, which is `stampNotification(notification, id)`, given
+ * `idJson` (the id's own JSON text, which the caller keeps per stream). Byte for byte what
+ * JSON.stringify gives.
  */
 export function stampedJson(
   notification: OutgoingNotification,
-  id: RequestId,
+  message: JsonRpcNotification,
   idJson: string,
 ): string {
   const template = templateFor(notification);
   if (template.after === undefined) return template.before;
-  if (template === UNCUT) return JSON.stringify(stampNotification(notification, id));
+  if (template === UNCUT) return JSON.stringify(message);
   return template.before + idJson + template.after;
 }
 
@@ -87,18 +90,19 @@ function templateFor(notification: OutgoingNotification): Template {
     }
     return template;
   }
-  const templates = (runTemplates ??= startRun());
-  let template = templates.get(notification);
-  if (template === undefined) {
-    template = cutTemplate(notification);
-    templates.set(notification, template);
+  // A fan-out sends one object to stream after stream: one slot is enough, and an object
+  // sent once costs no more than serialising it (no map to fill).
+  if (notification !== lastNotification) {
+    if (lastNotification === undefined) queueMicrotask(forgetLast);
+    lastNotification = notification;
+    lastTemplate = cutTemplate(notification);
   }
-  return template;
+  return lastTemplate;
 }
 
-function startRun(): WeakMap<OutgoingNotification, Template> {
-  queueMicrotask(() => (runTemplates = undefined));
-  return new WeakMap();
+function forgetLast(): void {
+  lastNotification = undefined;
+  lastTemplate = UNCUT;
 }
 
 function cutTemplate(notification: OutgoingNotification): Template {
