@@ -96,7 +96,8 @@ export class Worker implements Channel {
       if (typeof uri !== "string" || !rule.has(uri)) return REFUSED_URI;
     }
     const id = this.stream.id;
-    this.stream.host.send(stampNotification(notification, id), stampedJson(notification, id, (this.#idJson ??= JSON.stringify(id))));
+    const message = stampNotification(notification, id);
+    this.stream.host.send(message, stampedJson(notification, message, (this.#idJson ??= JSON.stringify(id))));
     return SENT;
   }
 

@@ -15,19 +15,30 @@ function counted(): { value: object; serialisations: () => number } {
   return { value: { toJSON: () => (calls++, "detail") }, serialisations: () => calls };
 }
 
-const textOf = (notification: Parameters<typeof stampNotification>[0], id: string | number) => stampedJson(notification, id, JSON.stringify(id));
+const textOf = (notification: Parameters<typeof stampNotification>[0], id: string | number) =>
+  stampedJson(notification, stampNotification(notification, id), JSON.stringify(id));
 
 describe("stamped notification text", () => {
-  it("a notification fanned out to many streams is encoded once and each copy carries its own id", () => {
-    const { value, serialisations } = counted();
-    const shared = { method: UPDATED, params: { uri: "file:///a", detail: value, _meta: { trace: "t" } } };
-    const ids = [1, 2, "s-3", 'quote"and\\slash', "\u00e9\u2028"];
-    const texts = ids.map((id) => textOf(shared, id));
-    assert.equal(serialisations(), 1, "the params were serialised once for every stream");
-    for (const [i, id] of ids.entries()) {
-      assert.equal(texts[i], JSON.stringify(stampNotification(shared, id)), `the text for ${JSON.stringify(id)} is what JSON.stringify gives`);
-      assert.equal(JSON.parse(texts[i]!).params._meta[SUBSCRIPTION_ID], id);
-    }
+  for (const [shape, extra] of [
+    ["without _meta", {}],
+    ["with its own _meta", { _meta: { trace: "t" } }],
+  ] as const) {
+    it(`a notification fanned out to many streams is encoded once and each copy carries its own id (params ${shape})`, () => {
+      const { value, serialisations } = counted();
+      const shared = { method: UPDATED, params: { uri: "file:///a", detail: value, ...extra } };
+      const ids = [1, 22, "s-3", 'quote"and\\slash', "\u00e9\u2028", 4444];
+      const texts = ids.map((id) => textOf(shared, id));
+      assert.equal(serialisations(), 1, "the params were serialised once for every stream");
+      for (const [i, id] of ids.entries()) {
+        assert.equal(texts[i], JSON.stringify(stampNotification(shared, id)), `the text for ${JSON.stringify(id)} is what JSON.stringify gives`);
+        assert.equal(JSON.parse(texts[i]!).params._meta[SUBSCRIPTION_ID], id);
+      }
+    });
+  }
+
+  it("params with their own toJSON are serialised as JSON.stringify would", () => {
+    const custom = { method: UPDATED, params: { uri: "file:///a", toJSON: () => ({ uri: "file:///shown" }) } };
+    for (const id of [1, "two"]) assert.equal(textOf(custom, id), JSON.stringify(stampNotification(custom, id)));
   });
 
   it("a notification that already carries a subscription id is sent unchanged", () => {
@@ -48,7 +59,7 @@ describe("stamped notification text", () => {
   });
 
   it("content that looks like the placeholder id is never replaced", () => {
-    const tricky = { method: UPDATED, params: { uri: "\u0000subscription-id\u0000", _meta: { note: "\u0000subscription-id\u0000" } } };
+    const tricky = { method: UPDATED, params: { uri: "(subscription-id placeholder 9f2c)", _meta: { note: "(subscription-id placeholder 9f2c)" } } };
     for (const id of [1, "two"]) assert.equal(textOf(tricky, id), JSON.stringify(stampNotification(tricky, id)));
   });
 

@@ -3,16 +3,22 @@
  * Stamping a stream notification with its subscription id, and its JSON text.
  *
  * One event is usually fanned out to many streams, and each copy differs from the others
- * only in the subscription id. So the text is built once, with a placeholder id, and cut
- * around it; each stream's text is then `before + JSON(id) + after`, and wire transports
- * write that text instead of serialising every copy again. The message object is still
- * stamped per stream (in-process transports hand objects over).
+ * only in the subscription id. So the text is serialised once and split around the id;
+ * each stream's text is then `before + JSON(id) + after`, and wire transports write that
+ * text instead of serialising every copy again. The message object is still stamped per
+ * stream (in-process transports hand objects over).
+ *
+ * Where the id sits: with params that have no `_meta` of their own, the id is the last
+ * value of the text (then come the three braces closing `_meta`, params and the message),
+ * so the first stream's own text is split there; otherwise the text is built once with a
+ * placeholder id and cut around it.
  *
  * The text is kept for the notification object sent last, and for the current synchronous
  * run only (a microtask clears it), so a handler that changes and resends an object on a
  * later event is never sent stale text; a sent notification is read-only anyway, as
- * in-process transports deliver the object itself. Notifications without params (the
- * list_changed kinds) depend on their method alone and keep their text for good.
+ * in-process transports deliver the object itself. An object sent once (a handler that
+ * builds a fresh one per stream) costs one serialisation, as before. Notifications without
+ * params (the list_changed kinds) depend on their method alone: their text is kept for good.
  */
 import { META_KEYS, SUBSCRIPTION_STREAM_METHODS } from "../../capabilities.js";
 import { isObject, type JsonRpcNotification, type RequestId } from "../jsonrpc.js";
@@ -54,15 +60,24 @@ interface Template {
 }
 
 /** Stands for the id while the text is built; it must occur exactly once to be cut around. */
-const PLACEHOLDER_ID = "\u0000subscription-id\u0000";
+const PLACEHOLDER_ID = "(subscription-id placeholder 9f2c)";
 const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER_ID);
-/** The text cannot be cut (the placeholder also occurs in the content): serialise per stream. */
+/** The text cannot be cut around the id: serialise per stream. */
 const UNCUT: Template = Object.freeze({ before: "", after: "" });
 
 const paramlessTemplates = new Map<string, Template>();
-/** The object with params sent last in this synchronous run, and its text. */
-let lastNotification: OutgoingNotification | undefined;
-let lastTemplate: Template = UNCUT;
+/** The object with params sent last in this synchronous run: its first text and template. */
+const last: {
+  notification: OutgoingNotification | undefined;
+  json: string;
+  idLength: number;
+  template: Template | undefined;
+} = {
+  notification: undefined,
+  json: "",
+  idLength: 0,
+  template: undefined,
+};
 
 /**
  * The JSON text of `message`, which is `stampNotification(notification, id)`, given
@@ -74,41 +89,67 @@ export function stampedJson(
   message: JsonRpcNotification,
   idJson: string,
 ): string {
-  const template = templateFor(notification);
+  if (notification.params === undefined)
+    return splice(paramlessTemplate(notification.method), message, idJson);
+  if (notification !== last.notification) {
+    // First sight: serialise as a transport would, and keep the text. An object sent to
+    // one stream only costs nothing more; the template is made on the second sight.
+    if (last.notification === undefined) queueMicrotask(forgetLast);
+    last.notification = notification;
+    if (Object.hasOwn(notification.params, "_meta") && needsStamp(notification)) {
+      // The id goes inside the object's own _meta, wherever that sits: cut around it.
+      return splice((last.template = cutTemplate(notification)), message, idJson);
+    }
+    last.template = undefined;
+    last.json = JSON.stringify(message);
+    last.idLength = idJson.length;
+    return last.json;
+  }
+  return splice((last.template ??= templateFromFirst(notification, message)), message, idJson);
+}
+
+/** The template for the object seen last, from its first text where that text tells. */
+function templateFromFirst(
+  notification: OutgoingNotification,
+  message: JsonRpcNotification,
+): Template {
+  const json = last.json;
+  if (!needsStamp(notification)) return { before: json, after: undefined };
+  if (typeof (message.params as { toJSON?: unknown }).toJSON !== "function") {
+    // `_meta` was added as the last key of params, the id as its only key: the text ends
+    // with the id and three closing braces (_meta, params, message).
+    return { before: json.slice(0, json.length - last.idLength - 3), after: "}}}" };
+  }
+  return cutTemplate(notification);
+}
+
+function splice(template: Template, message: JsonRpcNotification, idJson: string): string {
   if (template.after === undefined) return template.before;
   if (template === UNCUT) return JSON.stringify(message);
   return template.before + idJson + template.after;
 }
 
-function templateFor(notification: OutgoingNotification): Template {
-  if (notification.params === undefined) {
-    let template = paramlessTemplates.get(notification.method);
-    if (template === undefined) {
-      template = cutTemplate(notification);
-      // Bounded: only methods a send gate let through get here.
-      paramlessTemplates.set(notification.method, template);
-    }
-    return template;
+function paramlessTemplate(method: string): Template {
+  let template = paramlessTemplates.get(method);
+  if (template === undefined) {
+    template = cutTemplate({ method });
+    // Bounded: only methods a send gate let through get here.
+    paramlessTemplates.set(method, template);
   }
-  // A fan-out sends one object to stream after stream: one slot is enough, and an object
-  // sent once costs no more than serialising it (no map to fill).
-  if (notification !== lastNotification) {
-    if (lastNotification === undefined) queueMicrotask(forgetLast);
-    lastNotification = notification;
-    lastTemplate = cutTemplate(notification);
-  }
-  return lastTemplate;
+  return template;
 }
 
 function forgetLast(): void {
-  lastNotification = undefined;
-  lastTemplate = UNCUT;
+  last.notification = undefined;
+  last.json = "";
+  last.template = undefined;
 }
 
 function cutTemplate(notification: OutgoingNotification): Template {
   const json = JSON.stringify(stampNotification(notification, PLACEHOLDER_ID));
   if (!needsStamp(notification)) return { before: json, after: undefined };
   const at = json.indexOf(PLACEHOLDER_JSON);
-  if (json.indexOf(PLACEHOLDER_JSON, at + 1) !== -1) return UNCUT;
+  // Not found (a toJSON dropped it) or found twice (the content holds it too): no cut.
+  if (at === -1 || json.indexOf(PLACEHOLDER_JSON, at + 1) !== -1) return UNCUT;
   return { before: json.slice(0, at), after: json.slice(at + PLACEHOLDER_JSON.length) };
 }
