@@ -35,10 +35,13 @@ export interface TypesReport {
   summary?: Summary;
 }
 
-/** `mcp-gen types`: load, verify, (when stale) normalize, build the IR, emit, format, write. */
-export async function generateTypes(options: TypesOptions): Promise<TypesReport> {
-  // The side thread starts importing ts-morph at once, unless --check may find nothing to do.
-  let side = options.check ? undefined : startSideThread();
+/**
+ * `mcp-gen types`: load, verify, (when stale) normalize, build the IR, emit, format, write.
+ * `started`: a side thread the caller started early; it is stopped here either way.
+ */
+export async function generateTypes(options: TypesOptions, started?: SideThread): Promise<TypesReport> {
+  // The side thread starts loading ts-morph at once, unless --check may find nothing to do.
+  let side = started ?? (options.check ? undefined : startSideThread());
   try {
     const lock = readLock();
     const loaded = await loadSchema(options.schema ?? defaultSchemaUrl(lock));
