@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createServer, createTestTransportPair, type Channel } from "../../../generated/v2607/runtime/index.js";
 import { stampedJson, stampNotification } from "../../../generated/v2607/runtime/subscriptions/stamp.js";
+import { serveHttp } from "../../../generated/v2607/runtime/transports/http-server.js";
 import { Peer, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";
+import { openListen, type OpenStream } from "../transports/http-helpers.js";
 
 const TOOLS = "notifications/tools/list_changed";
 const UPDATED = "notifications/resources/updated";
@@ -72,33 +74,67 @@ describe("stamped notification text", () => {
   });
 });
 
+/** A server whose handler sends one shared notification (serialisation counted) per posted message. */
+function sharedNotificationServer() {
+  const { value, serialisations } = counted();
+  const shared = { method: UPDATED, params: { uri: "file:///a", detail: value } };
+  const channels: Channel[] = [];
+  const server = createServer({ name: "fan-out", version: "1.0.0" });
+  server.addSubscriptionHandler({
+    subscriptionCapabilities: () => ({ resourcesUpdated: true }),
+    subscribe: (_filter, channel) => (channels.push(channel), { stream: null }),
+    handleMessage: (_message, channel, state) => (channel.sendNotification(shared), { stream: state }),
+  });
+  const fanOut = () => channels.forEach((channel) => assert.equal(channel.post("changed"), true));
+  return { server, serialisations, fanOut };
+}
+
+const FILTER = { resourceSubscriptions: ["file:///a"] };
+const expected = (id: string) => ({ uri: "file:///a", detail: "detail", _meta: { [SUBSCRIPTION_ID]: id } });
+
 describe("fan-out through a server", () => {
   it("every stream receives the one shared notification with its own subscription id, and it is serialised once", T, async () => {
-    const { value, serialisations } = counted();
-    const shared = { method: UPDATED, params: { uri: "file:///a", detail: value } };
-    const channels: Channel[] = [];
-    const server = createServer({ name: "fan-out", version: "1.0.0" });
-    server.addSubscriptionHandler({
-      subscriptionCapabilities: () => ({ resourcesUpdated: true }),
-      subscribe: (_filter, channel) => (channels.push(channel), { stream: null }),
-      handleMessage: (_message, channel, state) => (channel.sendNotification(shared), { stream: state }),
-    });
+    const { server, serialisations, fanOut } = sharedNotificationServer();
     const peers: Peer[] = [];
     for (let i = 0; i < 5; i++) {
       const pair = createTestTransportPair();
       await server.connect(pair.server);
       const peer = new Peer(pair.client);
       await pair.client.connect();
-      peer.send("subscriptions/listen", { notifications: { resourceSubscriptions: ["file:///a"] } }, `sub-${i}`);
+      peer.send("subscriptions/listen", { notifications: FILTER }, `sub-${i}`);
       await peer.waitFor((m) => m.method === ACK, `the ack of sub-${i}`);
       peers.push(peer);
     }
-    for (const channel of channels) assert.equal(channel.post("changed"), true);
+    fanOut();
     for (const [i, peer] of peers.entries()) {
       const got = await peer.waitFor((m) => m.method === UPDATED, `the update on sub-${i}`);
-      assert.deepEqual(got.params, { uri: "file:///a", detail: "detail", _meta: { [SUBSCRIPTION_ID]: `sub-${i}` } });
+      assert.deepEqual(got.params, expected(`sub-${i}`));
     }
     assert.equal(serialisations(), 1);
     await server.close();
+  });
+
+  it("over Streamable HTTP too: each SSE stream gets its own id from the one serialisation", T, async () => {
+    const { server, serialisations, fanOut } = sharedNotificationServer();
+    const handle = await serveHttp(server);
+    const streams: OpenStream[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        const stream = await openListen(handle.url, `http-${i}`, FILTER);
+        assert.equal((await stream.next()).method, ACK);
+        streams.push(stream);
+      }
+      fanOut();
+      for (const [i, stream] of streams.entries()) {
+        const got = await stream.next();
+        assert.equal(got.method, UPDATED);
+        assert.deepEqual(got.params, expected(`http-${i}`));
+      }
+      assert.equal(serialisations(), 1);
+    } finally {
+      streams.forEach((stream) => stream.close());
+      await server.close();
+      await handle.close();
+    }
   });
 });
