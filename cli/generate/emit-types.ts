@@ -17,7 +17,7 @@ export async function emitTypes(ir: SchemaIR): Promise<string> {
   const names = ir.definitions.map(({ name }) => name);
   const root = rootName(names);
   const properties: JsonObject = {};
-  for (const { name, schema } of ir.definitions) properties[name] = { ...(refsAsNamedTypes(schema) as JsonObject), title: name };
+  for (const { name, schema } of ir.definitions) properties[name] = { ...(refsAsNamedTypes(anyAsUnknown(schema)) as JsonObject), title: name };
   const code = await compile({ title: root, type: "object", properties, additionalProperties: false } as never, root, {
     bannerComment: "",
     format: false,
@@ -36,6 +36,31 @@ function rootName(names: readonly string[]): string {
   let root = "McpGenDefinitions";
   while (taken.has(root)) root += "_";
   return root;
+}
+
+/** Keywords that say what values a schema takes; a schema with none of them takes any JSON value. */
+const TYPE_KEYWORDS = ["type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not", "properties", "additionalProperties", "patternProperties", "items", "prefixItems"];
+const SUBSCHEMA_MAPS = ["properties", "patternProperties"];
+const SUBSCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+
+/**
+ * A schema such as `{ "description": ... }` (the `data` of an error or a log message) takes
+ * any JSON value, but the library declares it as an object with an index signature; it is
+ * handed over as `unknown`. Only schema positions are visited, never keyword values.
+ */
+function anyAsUnknown(schema: JsonObject): JsonObject {
+  if (!TYPE_KEYWORDS.some((keyword) => keyword in schema)) return { ...schema, tsType: "unknown" };
+  const out: JsonObject = { ...schema };
+  for (const key of SUBSCHEMA_MAPS) {
+    const map = schema[key];
+    if (isObject(map)) out[key] = Object.fromEntries(Object.entries(map).map(([name, sub]) => [name, isObject(sub) ? anyAsUnknown(sub) : sub]));
+  }
+  for (const key of SUBSCHEMA_LISTS) {
+    const list = schema[key];
+    if (Array.isArray(list)) out[key] = list.map((sub) => (isObject(sub) ? anyAsUnknown(sub) : sub));
+  }
+  if (isObject(schema.items)) out.items = anyAsUnknown(schema.items);
+  return out;
 }
 
 function refsAsNamedTypes(node: JsonValue): JsonValue {

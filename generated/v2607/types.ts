@@ -200,9 +200,7 @@ export interface CallToolResult {
    * This can be any JSON value (object, array, string, number, boolean, or null)
    * that conforms to the tool's outputSchema if one is defined.
    */
-  structuredContent?: {
-    [k: string]: unknown | undefined;
-  };
+  structuredContent?: unknown;
 }
 
 /**
@@ -701,9 +699,7 @@ export interface Error {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown | undefined;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -966,9 +962,7 @@ export interface InternalError {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown | undefined;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -995,9 +989,7 @@ export interface InvalidParamsError {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown | undefined;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -1015,9 +1007,7 @@ export interface InvalidRequestError {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown | undefined;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -1416,9 +1406,7 @@ export interface LoggingMessageNotificationParams {
   /**
    * The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
    */
-  data: {
-    [k: string]: unknown | undefined;
-  };
+  data: unknown;
   /**
    * The severity of this log message.
    */
@@ -1463,9 +1451,7 @@ export interface MethodNotFoundError {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown | undefined;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -1649,9 +1635,7 @@ export interface ParseError {
   /**
    * Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
    */
-  data?: {
-    [k: string]: unknown | undefined;
-  };
+  data?: unknown;
   /**
    * A short description of the error. The message SHOULD be limited to a concise single sentence.
    */
@@ -2805,9 +2789,7 @@ export interface ToolResultContent {
    * This can be any JSON value (object, array, string, number, boolean, or null).
    * If the tool defined an {@link Tool.outputSchema}, this SHOULD conform to that schema.
    */
-  structuredContent?: {
-    [k: string]: unknown | undefined;
-  };
+  structuredContent?: unknown;
   /**
    * The ID of the tool use this result corresponds to.
    *

@@ -22,3 +22,17 @@ test("types.ts declares every definition exactly once, in the IR's order, and no
   const declared = [...types.matchAll(/^export (?:type|interface) (\w+)/gm)].map((match) => match[1]);
   assert.deepEqual(declared, ir.definitions.map(({ name }) => name));
 });
+
+test("a property schema with no type keyword takes any JSON value: unknown, not an object", async () => {
+  const loaded = await loadSchema(schemaPath("2026-07-28"));
+  const ir = buildIR(normalizeSchema(loaded), { revision: "2026-07-28", sha256: loaded.sha256, pinned: true });
+  const types = await emitTypes(ir);
+  const member = (declaration: string, property: string) =>
+    new RegExp(`^export interface ${declaration} \\{[^]*?^\\s*${property}(\\?)?: ([^;\\n]+);?$`, "m").exec(types)?.[2]?.trim();
+  // `data` of an error and of a log message, and a tool's structured content, are bare `{ description }` schemas.
+  assert.equal(member("Error", "data"), "unknown");
+  assert.equal(member("LoggingMessageNotificationParams", "data"), "unknown");
+  assert.equal(member("CallToolResult", "structuredContent"), "unknown");
+  // An open map (`additionalProperties: {}`) keeps its index signature.
+  assert.match(types, /^export interface Result \{[^]*?\[k: string\]: unknown/m);
+});
