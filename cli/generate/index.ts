@@ -1,17 +1,11 @@
 import { join } from "node:path";
 import { loadSchema } from "./load.js";
 import { defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaIdentity } from "./verify.js";
-import { normalizeSchema } from "./normalize.js";
-import { buildIR, type SchemaIR } from "./ir.js";
-import { emitTypes } from "./emit-types.js";
+import { readRuntimeTemplates } from "./emit-runtime.js";
 import { startSideThread, type SideThread } from "./side-thread.js";
-import { emitRuntime, readRuntimeTemplates } from "./emit-runtime.js";
-import { formatClaimed, loadFormatter } from "./format.js";
-import { generatedHeader } from "./header.js";
 import { describeChanges, generatorFingerprint, isFresh, MANIFEST_FILE, readManifest, renderManifest, summarize, templatesSha256, type ManifestInputs, type Summary } from "./manifest.js";
 import { replaceFolder, staleFiles } from "./write.js";
 import { runtimeTemplatesDir } from "./paths.js";
-import { sortedBy } from "./sort.js";
 
 export interface TypesOptions {
   /** Path or http(s) URL; the pinned default revision's URL when absent. */
@@ -52,6 +46,8 @@ export async function generateTypes(options: TypesOptions, started?: SideThread)
     const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
     if (options.check && isFresh(outDir, inputs)) return report;
 
+    // The stages that make the output load only now: a check of fresh output never pays for them.
+    const { normalizeSchema, buildIR, generatedHeader, emitAll } = await import("./stages.js");
     side ??= startSideThread();
     const ir = buildIR(normalizeSchema(loaded), identity);
     const files = await emitAll(ir, generatedHeader(identity, lock), templates, side);
@@ -75,23 +71,4 @@ function manifestInputs(identity: SchemaIdentity, templates: ReadonlyMap<string,
     schemaSha256: identity.sha256,
     runtimeTemplatesSha256: templatesSha256(templates),
   };
-}
-
-/**
- * Two cores: this thread emits and formats types.ts while the side thread builds the maps;
- * both format the runtime files from one shared list; this thread formats the maps, its
- * prettier being warm by then. One prettier pass per file.
- */
-async function emitAll(ir: SchemaIR, header: string, templates: ReadonlyMap<string, string>, side: SideThread): Promise<Map<string, string>> {
-  const runtime = ir.maps.subscriptionKinds === null ? new Map<string, string>() : emitRuntime(templates, header);
-  const shared = [...runtime];
-  const next = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-  const fromSide = side.start({ maps: ir.maps, shared, next });
-  const types = header + (await emitTypes(ir));
-  const format = await loadFormatter();
-  const files: Array<[string, string]> = [["types.ts", await format("types.ts", types)]];
-  files.push(...(await formatClaimed(shared, next, format)));
-  for (const [path, text] of Object.entries(await fromSide.maps)) files.push([path, await format(path, header + text)]);
-  files.push(...(await fromSide.formatted));
-  return new Map(sortedBy(files, ([path]) => path));
 }
