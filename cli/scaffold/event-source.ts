@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
 import { packageRoot } from "./package-root.js";
+import { importStyle, lineEnd } from "./register.js";
 import type { PlannedFile } from "./render.js";
 
 /**
@@ -66,8 +67,7 @@ export async function useEventSource(eventsText: string, choice: EventSourceChoi
       hint: "add `export async function openEventSource() { return createEventSource(); }` and use it in src/main.ts",
     });
   }
-  const semicolon = /^import[^\n]*;\s*$/m.test(eventsText) || !/^import[^\n]*[^;\s]\s*$/m.test(eventsText) ? ";" : "";
-  const quote = /^import[^\n]*'/m.test(eventsText) && !/^import[^\n]*"/m.test(eventsText) ? "'" : '"';
+  const { quote, semicolon } = importStyle(eventsText);
   const closingIndent = indentOf(eventsText, body.getStart());
   const firstStatement = body.getChildSyntaxList()?.getChildren()[0];
   const indent = firstStatement ? indentOf(eventsText, firstStatement.getStart()) : `${closingIndent}  `;
@@ -92,12 +92,6 @@ export async function useEventSource(eventsText: string, choice: EventSourceChoi
 /** The whitespace that starts the line holding `offset`. */
 function indentOf(text: string, offset: number): string {
   return /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", offset - 1) + 1))![0];
-}
-
-/** The offset of the end of the line holding `offset` (before its newline). */
-function lineEnd(text: string, offset: number): number {
-  const newline = text.indexOf("\n", offset);
-  return newline < 0 ? text.length : newline;
 }
 
 /** Adds `name: spec` to package.json `dependencies`, keeping the file's indentation. */
