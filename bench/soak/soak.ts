@@ -21,6 +21,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { waitForStdout } from "../../test/support/child-output.js";
 import { startRedisServer, type RedisServer } from "../../test/support/redis-server.js";
 import { agent, callTool, openListenStream, type Filter, type ListenStream } from "./listen-stream.js";
 
@@ -76,19 +77,8 @@ async function startServer(name: ServerName): Promise<{ child: ChildProcess; url
     env: { ...process.env, PORT: "0", ...(name === "runtime+redis" ? { EVENT_SOURCE: "redis", REDIS_URL: redis!.url } : {}) },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} server did not start`)), 30_000);
-    let out = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk;
-      const match = /listening (\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(new URL(match[1]!));
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`${name} server exited with ${code}`)));
-  });
+  const [, listening] = await waitForStdout(child, /listening (\S+)/, 30_000, () => ` (${name} server)`);
+  const url = new URL(listening!);
   return { child, url };
 }
 

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { waitForStdout } from "../support/child-output.js";
 import { repoRoot } from "../support/schemas.js";
 
 const SCRIPT = fileURLToPath(new URL("./servers/fanout-node.ts", import.meta.url));
@@ -38,22 +39,7 @@ export function spawnFanout(env: Record<string, string>): { child: ChildProcess;
 /** Starts an HTTP fan-out server and resolves once it prints its URL. */
 export async function startFanoutHttp(env: Record<string, string>): Promise<FanoutProcess> {
   const { child, stderr, exited } = spawnFanout(env);
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr()}`)), START_TIMEOUT_MS);
-    let out = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk;
-      const match = /listening (\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening: ${stderr()}`));
-    });
-  });
+  const [, url] = await waitForStdout(child, /listening (\S+)/, START_TIMEOUT_MS, () => `: ${stderr()}`);
   return { child, url, stderr, exited, kill: () => killProcess(child, exited) };
 }
 
