@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { SUBSCRIPTION_KINDS, type SubscriptionFilterKey } from "../../generated/v2607/capabilities.js";
 import { CliError } from "../errors.js";
 import { applyFiles, requireProject, type ApplyOptions, type ApplyResult } from "./apply.js";
 import { withEventSource, type EventSourceChoice } from "./event-source.js";
@@ -10,15 +11,24 @@ import { extendEventTopics, registerHandler } from "./register.js";
 import { renderTemplateTree } from "./render.js";
 
 /**
- * The notification kinds a handler can emit, by the word used on the command line: the
- * handler capability it declares and the filter key a client asks for it with.
+ * The notification kinds a handler can emit, by the word used on the command line. The
+ * words are this command's vocabulary; what each kind means (the handler capability it
+ * declares, the filter key a client asks with, its notification method) comes from the
+ * generated map of the revision new projects use.
  */
-export const NOTIFICATION_KINDS = {
-  tools: { capability: "toolsListChanged", filterKey: "toolsListChanged", method: "notifications/tools/list_changed" },
-  prompts: { capability: "promptsListChanged", filterKey: "promptsListChanged", method: "notifications/prompts/list_changed" },
-  resources: { capability: "resourcesListChanged", filterKey: "resourcesListChanged", method: "notifications/resources/list_changed" },
-  "resource-updates": { capability: "resourcesUpdated", filterKey: "resourceSubscriptions", method: "notifications/resources/updated" },
-} as const;
+const KIND_WORDS = {
+  tools: "toolsListChanged",
+  prompts: "promptsListChanged",
+  resources: "resourcesListChanged",
+  "resource-updates": "resourceSubscriptions",
+} as const satisfies Record<string, SubscriptionFilterKey>;
+
+export const NOTIFICATION_KINDS = Object.fromEntries(
+  Object.entries(KIND_WORDS).map(([word, key]) => {
+    const { handlerCapability, filterKey, notificationMethod } = SUBSCRIPTION_KINDS[key];
+    return [word, { capability: handlerCapability, filterKey, method: notificationMethod }];
+  }),
+) as { readonly [W in keyof typeof KIND_WORDS]: { capability: string; filterKey: SubscriptionFilterKey; method: string } };
 export type NotificationKind = keyof typeof NOTIFICATION_KINDS;
 
 export interface HandlerOptions extends ApplyOptions {
