@@ -27,7 +27,10 @@ const work = mkdtempSync(join(tmpdir(), "mcp-gen-bench-"));
 function buildCopy(name, withRuntime) {
   const dir = join(root, ".tmp", "bench-build", name);
   rmSync(dir, { recursive: true, force: true });
-  spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--outDir", dir], { cwd: root, stdio: "ignore" });
+  spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--outDir", dir], {
+    cwd: root,
+    stdio: "ignore",
+  });
   for (const entry of ["package.json", "schemas", "cli/generate"]) cpSync(join(root, entry), join(dir, entry), { recursive: true });
   if (withRuntime) cpSync(join(root, "templates", "runtime"), join(dir, "templates", "runtime"), { recursive: true });
   else mkdirSync(join(dir, "templates", "runtime"), { recursive: true });
@@ -73,7 +76,8 @@ const median = (xs) => {
 };
 const stats = Object.fromEntries(Object.entries(times).map(([name, xs]) => [name, { min: Math.min(...xs), median: median(xs) }]));
 console.log(`runs: ${runs} each, interleaved`);
-for (const [name, s] of Object.entries(stats)) console.log(`${name.padEnd(14)} min ${s.min.toFixed(0).padStart(5)} ms   median ${s.median.toFixed(0).padStart(5)} ms`);
+for (const [name, s] of Object.entries(stats))
+  console.log(`${name.padEnd(14)} min ${s.min.toFixed(0).padStart(5)} ms   median ${s.median.toFixed(0).padStart(5)} ms`);
 const ratio = (a, b) => `median ${(stats[a].median / stats[b].median).toFixed(2)}x, min ${(stats[a].min / stats[b].min).toFixed(2)}x`;
 console.log(`cold types / baseline types: ${ratio("cold types", "baseline types")} (target <= 0.6x)`);
 console.log(`cold full / baseline full:   ${ratio("cold full", "baseline full")}`);

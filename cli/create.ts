@@ -12,9 +12,7 @@ async function main(argv: string[], cwd = process.cwd()): Promise<number> {
       return 0;
     }
     const interactive = !flags.yes && process.stdin.isTTY === true && process.stdout.isTTY === true;
-    const options = interactive
-      ? await (await import("./scaffold/create-prompts.js")).promptForOptions(flags, cwd)
-      : resolveWithoutPrompts(flags, cwd);
+    const options = interactive ? await (await import("./scaffold/create-prompts.js")).promptForOptions(flags, cwd) : resolveWithoutPrompts(flags, cwd);
     const result = await createProject(options, cwd, (line) => process.stderr.write(`${line}\n`));
     if (options.dryRun) {
       process.stdout.write(`would write ${result.files.length} files to ${options.dir}:\n`);

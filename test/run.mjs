@@ -19,17 +19,11 @@ function* testFiles(dir) {
   }
 }
 
-const files = [...testFiles(join(root, "test"))]
-  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
-  .sort();
+const files = [...testFiles(join(root, "test"))].filter((file) => filters.length === 0 || filters.some((f) => file.includes(f))).sort();
 if (files.length === 0) {
   console.error(`no test files matched ${filters.join(" ") || "test/**/*.test.ts"}`);
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? "2";
-const result = spawnSync(
-  process.execPath,
-  ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...files],
-  { cwd: root, stdio: "inherit" },
-);
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...files], { cwd: root, stdio: "inherit" });
 process.exit(result.status ?? 1);

@@ -95,7 +95,10 @@ async function throughput(kind: Kind, server: Server, streams: Stream[]): Promis
   const batch = Math.max(1, Math.min(500, Math.round(10_000 / streams.length)));
   const fired = server.ask({ fire: events, batch }, "fired");
   const complete = await deliveredAtLeast(target, WAIT_MS);
-  if (!complete) process.stderr.write(`${kind}, ${streams.length} streams: ${target - deliveredSoFar()} of ${events * streams.length} notifications missing after ${WAIT_MS} ms\n`);
+  if (!complete)
+    process.stderr.write(
+      `${kind}, ${streams.length} streams: ${target - deliveredSoFar()} of ${events * streams.length} notifications missing after ${WAIT_MS} ms\n`,
+    );
   await fired;
   return complete ? (events * streams.length) / ((performance.now() - started) / 1000) : Number.NaN;
 }

@@ -13,8 +13,8 @@
  */
 import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer, InProcessEventSource, type Unsubscribe } from "../../generated/v2607/runtime/index.js";
-import { serveHttp } from "../../generated/v2607/runtime/transports/http-server.js";
+import { createServer, InProcessEventSource, type Unsubscribe } from "../../templates/runtime/index.js";
+import { serveHttp } from "../../templates/runtime/transports/http-server.js";
 
 type Kind = "runtime" | "sdk" | "bare";
 type Fire = () => void;
@@ -102,7 +102,7 @@ const { port, fire } = await starters[kind]();
 process.on("message", async (command: { fire?: number; batch?: number; rss?: boolean }) => {
   if (command.fire !== undefined) {
     const batch = command.batch ?? 100;
-    for (let sent = 0; sent < command.fire; ) {
+    for (let sent = 0; sent < command.fire;) {
       for (let i = 0; i < batch && sent < command.fire; i++, sent++) fire();
       await yieldToIo();
     }

@@ -160,6 +160,11 @@ export async function callTool(url: URL, name: string, args: Record<string, unkn
   const text = await response.text();
   if (!response.ok) throw new Error(`tools/call ${name}: HTTP ${response.status} ${text}`);
   // The reply may come as JSON or as one SSE frame.
-  const json = text.startsWith("{") ? text : text.split("\n").find((line) => line.startsWith("data: "))?.slice(6);
+  const json = text.startsWith("{")
+    ? text
+    : text
+        .split("\n")
+        .find((line) => line.startsWith("data: "))
+        ?.slice(6);
   return JSON.parse(json ?? "null");
 }

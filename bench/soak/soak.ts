@@ -51,12 +51,16 @@ type ServerName = keyof typeof SERVERS;
 let redis: RedisServer | undefined;
 
 function fdLimit(): number {
-  const limits = readFileSync("/proc/self/limits", "utf8").split("\n").find((line) => line.startsWith("Max open files"));
+  const limits = readFileSync("/proc/self/limits", "utf8")
+    .split("\n")
+    .find((line) => line.startsWith("Max open files"));
   return Number(limits?.split(/\s+/)[3]);
 }
 
 function rssKb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith("VmRSS:"));
+  const line = readFileSync(`/proc/${pid}/status`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("VmRSS:"));
   return Number(line?.split(/\s+/)[1]);
 }
 
@@ -211,9 +215,7 @@ async function main(): Promise<void> {
     );
   }
   await redis?.stop();
-  const failed = runs.some(
-    (run) => run.errors.length > 0 || (run.shutdown && (run.shutdown.exitCode !== 0 || run.shutdown.completed !== STREAMS)),
-  );
+  const failed = runs.some((run) => run.errors.length > 0 || (run.shutdown && (run.shutdown.exitCode !== 0 || run.shutdown.completed !== STREAMS)));
   const overBudget = runs.some((run) => run.name !== "bare" && run.rssPerStreamKb > 25);
   if (overBudget) console.log("a runtime run used more than the 25 KB per stream target");
   process.exitCode = failed || overBudget ? 1 : 0;

@@ -43,9 +43,8 @@ const command: CommandModule<object, ListenArgs> = {
     const onSigint = () => abort.abort();
     process.once("SIGINT", onSigint);
     try {
-      await listen(
-        { target, filter: filterOf(args), maxNotifications: countOf(args.count), signal: abort.signal },
-        (event) => process.stdout.write(`${formatEvent(event)}\n`),
+      await listen({ target, filter: filterOf(args), maxNotifications: countOf(args.count), signal: abort.signal }, (event) =>
+        process.stdout.write(`${formatEvent(event)}\n`),
       );
     } finally {
       process.off("SIGINT", onSigint);

@@ -27,13 +27,29 @@ export async function emitMaps(maps: MapsIR): Promise<MapFiles> {
     isExported: true,
     docs: [docs],
     declarationKind: VariableDeclarationKind.Const,
-    declarations: [{ name, type, initializer: (writer) => { writeLiteral(writer, value); if (asConst) writer.write(" as const"); } }],
+    declarations: [
+      {
+        name,
+        type,
+        initializer: (writer) => {
+          writeLiteral(writer, value);
+          if (asConst) writer.write(" as const");
+        },
+      },
+    ],
   });
   const exportedType = (name: string, docs: string, type: string): StatementStructures => ({
-    kind: StructureKind.TypeAlias, isExported: true, docs: [docs], name, type,
+    kind: StructureKind.TypeAlias,
+    isExported: true,
+    docs: [docs],
+    name,
+    type,
   });
   const requestMap = (name: string, docs: string, entries: RequestEntry[]): StatementStructures => ({
-    kind: StructureKind.Interface, isExported: true, docs: [docs], name,
+    kind: StructureKind.Interface,
+    isExported: true,
+    docs: [docs],
+    name,
     properties: entries.map((entry): OptionalKind<PropertySignatureStructure> => ({
       name: JSON.stringify(entry.method),
       type: Writers.objectType({
@@ -46,7 +62,10 @@ export async function emitMaps(maps: MapsIR): Promise<MapFiles> {
     })),
   });
   const notificationMap = (name: string, docs: string, entries: NotificationEntry[]): StatementStructures => ({
-    kind: StructureKind.Interface, isExported: true, docs: [docs], name,
+    kind: StructureKind.Interface,
+    isExported: true,
+    docs: [docs],
+    name,
     properties: entries.map((entry) => ({ name: JSON.stringify(entry.method), type: entry.type })),
   });
 
@@ -78,7 +97,11 @@ export async function emitMaps(maps: MapsIR): Promise<MapFiles> {
       Object.fromEntries(kinds.map((kind) => [kind.filterKey, { ...kind }])),
     ),
     exportedType("SubscriptionFilterKey", "A SubscriptionFilter property.", "keyof typeof SUBSCRIPTION_KINDS"),
-    exportedType("HandlerCapabilityKey", "A notification type a subscription handler can declare it emits.", '(typeof SUBSCRIPTION_KINDS)[SubscriptionFilterKey]["handlerCapability"]'),
+    exportedType(
+      "HandlerCapabilityKey",
+      "A notification type a subscription handler can declare it emits.",
+      '(typeof SUBSCRIPTION_KINDS)[SubscriptionFilterKey]["handlerCapability"]',
+    ),
     exportedType("SubscriptionCapabilities", "What a subscription handler declares it can emit.", "{ readonly [K in HandlerCapabilityKey]?: boolean }"),
     exportedConst("SUBSCRIPTION_STREAM_METHODS", "The notification methods that travel on a subscription stream, sorted.", maps.streamMethods),
     exportedConst("ERROR_CODES", "Error codes, keyed by the name of each error definition.", Object.fromEntries(maps.errorCodes.map((e) => [e.name, e.code]))),
@@ -154,4 +177,3 @@ function writeLiteral(writer: CodeBlockWriter, value: Literal): void {
     });
   }
 }
-

@@ -4,8 +4,8 @@ import { sorted } from "./sort.js";
 
 /**
  * The runtime's sources, as they are under templates/runtime/, keyed by their path inside
- * the output (runtime/<file>). They import the version's facts from ../types.js,
- * ../methods.js and ../capabilities.js, which sit beside runtime/ in the output.
+ * the output (runtime/<file>). They reach the revision's facts through one module,
+ * runtime/protocol.ts, which the emitter writes anew (see BINDING_FILE).
  */
 export function readRuntimeTemplates(dir: string): Map<string, string> {
   const files = new Map<string, string>();
@@ -15,9 +15,23 @@ export function readRuntimeTemplates(dir: string): Map<string, string> {
   return files;
 }
 
-/** Every template gets the generated header; TypeScript files only, the rest verbatim. */
+/** The binding module: in the source it points at this repository's pinned revision. */
+export const BINDING_FILE = "runtime/protocol.ts";
+
+/** Beside an emitted runtime, the binding points at the files generated next to it. */
+const BINDING = `/** The facts of the protocol revision this runtime was generated for (see templates/runtime/protocol.ts). */
+export * from "../types.js";
+export * from "../methods.js";
+export * from "../capabilities.js";
+`;
+
+/**
+ * Every TypeScript source is emitted as the generated header plus its bytes (the sources are
+ * kept formatted as emitted, so no formatter runs here), other files verbatim; the binding
+ * module is replaced.
+ */
 export function emitRuntime(templates: ReadonlyMap<string, string>, header: string): Map<string, string> {
-  return new Map([...templates].map(([path, text]) => [path, path.endsWith(".ts") ? header + text : text]));
+  return new Map([...templates].map(([path, text]) => [path, path === BINDING_FILE ? header + BINDING : path.endsWith(".ts") ? header + text : text]));
 }
 
 function listFiles(dir: string): string[] {

@@ -39,7 +39,21 @@ function rootName(names: readonly string[]): string {
 }
 
 /** Keywords that say what values a schema takes; a schema with none of them takes any JSON value. */
-const TYPE_KEYWORDS = ["type", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "not", "properties", "additionalProperties", "patternProperties", "items", "prefixItems"];
+const TYPE_KEYWORDS = [
+  "type",
+  "$ref",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "enum",
+  "const",
+  "not",
+  "properties",
+  "additionalProperties",
+  "patternProperties",
+  "items",
+  "prefixItems",
+];
 const SUBSCHEMA_MAPS = ["properties", "patternProperties"];
 const SUBSCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
 
@@ -92,7 +106,10 @@ function declarationsByName(code: string): Map<string, string> {
   });
   const declarations = new Map<string, string>();
   starts.forEach((start, k) => {
-    const text = lines.slice(start, starts[k + 1] ?? lines.length).join("\n").trim();
+    const text = lines
+      .slice(start, starts[k + 1] ?? lines.length)
+      .join("\n")
+      .trim();
     const name = DECLARATION.exec(text.slice(text.search(/^export /m)))![1];
     declarations.set(declarations.has(name) ? `${name} (again)` : name, text);
   });

@@ -34,11 +34,7 @@ export async function formatFiles(files: ReadonlyMap<string, string>): Promise<M
  * Formats files from a list two threads share: each claims the next index from `next` (an
  * Int32Array over a SharedArrayBuffer), so the work splits itself by speed.
  */
-export async function formatClaimed(
-  files: ReadonlyArray<readonly [string, string]>,
-  next: Int32Array,
-  format?: FormatOne,
-): Promise<Array<[string, string]>> {
+export async function formatClaimed(files: ReadonlyArray<readonly [string, string]>, next: Int32Array, format?: FormatOne): Promise<Array<[string, string]>> {
   if (Atomics.load(next, 0) >= files.length) return [];
   format ??= await loadFormatter();
   const done: Array<[string, string]> = [];

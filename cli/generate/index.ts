@@ -3,7 +3,18 @@ import { loadSchema } from "./load.js";
 import { defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaIdentity } from "./verify.js";
 import { readRuntimeTemplates } from "./emit-runtime.js";
 import { startSideThread, type SideThread } from "./side-thread.js";
-import { describeChanges, generatorFingerprint, isFresh, MANIFEST_FILE, readManifest, renderManifest, summarize, templatesSha256, type ManifestInputs, type Summary } from "./manifest.js";
+import {
+  describeChanges,
+  generatorFingerprint,
+  isFresh,
+  MANIFEST_FILE,
+  readManifest,
+  renderManifest,
+  summarize,
+  templatesSha256,
+  type ManifestInputs,
+  type Summary,
+} from "./manifest.js";
 import { replaceFolder, staleFiles } from "./write.js";
 import { runtimeTemplatesDir } from "./paths.js";
 

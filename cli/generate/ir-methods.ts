@@ -54,7 +54,8 @@ function unionMembers(defs: Definitions, union: string): Array<{ name: string; d
   if (Array.isArray(def.anyOf)) {
     return def.anyOf.map((member) => {
       const name = refName(member);
-      if (!name) throw new CliError(`${union} has a member that is not a $ref to a definition`, { hint: "every member of a message union must name its definition" });
+      if (!name)
+        throw new CliError(`${union} has a member that is not a $ref to a definition`, { hint: "every member of a message union must name its definition" });
       return { name, def: defs.get(name)! };
     });
   }

@@ -100,10 +100,9 @@ function assignServerFlags(defs: Definitions, kinds: KindWithoutFlag[]): Subscri
       const claimed = new Set(direct.filter((other) => other.group === group && other.flag).map((other) => other.flag));
       const remaining = booleans.filter((candidate) => !claimed.has(candidate));
       if (remaining.length !== 1) {
-        throw new CliError(
-          `cannot tell which ServerCapabilities.${group} flag gates ${kind.notificationMethod}: candidates [${remaining.join(", ")}]`,
-          { hint: "the schema's capability flags changed shape; extend cli/generate/ir-subscriptions.ts" },
-        );
+        throw new CliError(`cannot tell which ServerCapabilities.${group} flag gates ${kind.notificationMethod}: candidates [${remaining.join(", ")}]`, {
+          hint: "the schema's capability flags changed shape; extend cli/generate/ir-subscriptions.ts",
+        });
       }
       return { ...kind, serverCapability: [group, remaining[0]] as [string, string] };
     }),

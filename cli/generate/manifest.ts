@@ -50,7 +50,11 @@ export function generatorFingerprint(): string {
 }
 
 export function templatesSha256(templates: ReadonlyMap<string, string>): string {
-  return sha256Hex(sorted(templates.keys()).map((path) => `${path}\0${templates.get(path)}\0`).join(""));
+  return sha256Hex(
+    sorted(templates.keys())
+      .map((path) => `${path}\0${templates.get(path)}\0`)
+      .join(""),
+  );
 }
 
 export function summarize(ir: SchemaIR): Summary {
@@ -99,7 +103,9 @@ export function describeChanges(previous: Summary | undefined, next: Summary): s
     const after = new Set(next[part]);
     return [
       ...next[part].filter((item) => !before.has(item)).map((item) => `+ ${labels[part]} ${item}`),
-      ...sorted(before).filter((item) => !after.has(item)).map((item) => `- ${labels[part]} ${item}`),
+      ...sorted(before)
+        .filter((item) => !after.has(item))
+        .map((item) => `- ${labels[part]} ${item}`),
     ];
   });
 }

@@ -73,7 +73,9 @@ function repairDescriptions(node: JsonValue, names: readonly string[]): JsonValu
  */
 export function repairLinks(text: string, names: readonly string[]): string {
   return text.replace(/\{@link ([^}|]+)\}/g, (link, body: string) => {
-    const target = names.filter((name) => body.startsWith(name)).reduce<string | undefined>((longest, name) => (longest && longest.length >= name.length ? longest : name), undefined);
+    const target = names
+      .filter((name) => body.startsWith(name))
+      .reduce<string | undefined>((longest, name) => (longest && longest.length >= name.length ? longest : name), undefined);
     const label = target ? body.slice(target.length) : "";
     if (!target || label === "" || label.startsWith(".")) return link;
     return `{@link ${target} | ${label.trim()}}`;

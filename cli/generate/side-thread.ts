@@ -14,10 +14,7 @@ export interface SideJob {
   next: Int32Array;
 }
 
-export type SideMessage =
-  | { maps: MapFiles }
-  | { formatted: Array<[string, string]> }
-  | { error: { message: string; hint?: string; cli: boolean } };
+export type SideMessage = { maps: MapFiles } | { formatted: Array<[string, string]> } | { error: { message: string; hint?: string; cli: boolean } };
 
 export interface SideThread {
   /** Hands the thread its job; `maps` and `formatted` then settle. */
@@ -31,7 +28,10 @@ export function startSideThread(): SideThread {
   const entry = new URL(`./side-thread.worker.${fromSource ? "ts" : "js"}`, import.meta.url);
   const worker = fromSource
     ? // From source the thread registers the TypeScript loader (tsx) before loading its entry.
-      new Worker(`import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`, { eval: true })
+      new Worker(
+        `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`,
+        { eval: true },
+      )
     : new Worker(entry);
   const replies: SideMessage[] = [];
   const waiting: Array<(reply: SideMessage) => void> = [];

@@ -16,7 +16,13 @@ port.once("message", async (job: SideJob) => {
     send({ formatted: await formatClaimed(job.shared, job.next) });
   } catch (error) {
     const cli = error instanceof CliError;
-    send({ error: { message: error instanceof Error ? (cli ? error.message : (error.stack ?? error.message)) : String(error), hint: cli ? error.hint : undefined, cli } });
+    send({
+      error: {
+        message: error instanceof Error ? (cli ? error.message : (error.stack ?? error.message)) : String(error),
+        hint: cli ? error.hint : undefined,
+        cli,
+      },
+    });
   }
 });
 

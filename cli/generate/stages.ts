@@ -21,7 +21,7 @@ export { generatedHeader } from "./header.js";
  */
 export async function emitAll(ir: SchemaIR, header: string, templates: ReadonlyMap<string, string>, side: SideThread): Promise<Map<string, string>> {
   const runtime = ir.maps.subscriptionKinds === null ? new Map<string, string>() : emitRuntime(templates, header);
-  const shared = [...runtime];
+  const shared: Array<[string, string]> = [];
   const next = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   const fromSide = side.start({ maps: ir.maps, shared, next });
   const types = header + (await emitTypes(ir));
@@ -29,6 +29,6 @@ export async function emitAll(ir: SchemaIR, header: string, templates: ReadonlyM
   const files: Array<[string, string]> = [["types.ts", await format("types.ts", types)]];
   files.push(...(await formatClaimed(shared, next, format)));
   for (const [path, text] of Object.entries(await fromSide.maps)) files.push([path, await format(path, header + text)]);
-  files.push(...(await fromSide.formatted));
+  files.push(...(await fromSide.formatted), ...runtime);
   return new Map(sortedBy(files, ([path]) => path));
 }

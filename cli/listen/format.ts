@@ -32,7 +32,12 @@ function formatDiscovered(discovered: Discovered): string {
   if (groups.length === 0) lines.push("advertises: nothing");
   for (const group of groups) {
     const value = discovered.capabilities[group];
-    const flags = value !== null && typeof value === "object" ? Object.keys(value).sort().filter((flag) => (value as Record<string, unknown>)[flag] !== false) : [];
+    const flags =
+      value !== null && typeof value === "object"
+        ? Object.keys(value)
+            .sort()
+            .filter((flag) => (value as Record<string, unknown>)[flag] !== false)
+        : [];
     lines.push(`advertises: ${group}${flags.length > 0 ? ` (${flags.join(", ")})` : ""}`);
   }
   return lines.join("\n");

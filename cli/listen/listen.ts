@@ -15,8 +15,7 @@ import { CliError } from "../errors.js";
 import { RpcClient, type RequestOutcome } from "./rpc.js";
 
 export type ListenTarget =
-  | { readonly url: string; readonly headers?: Readonly<Record<string, string>> }
-  | { readonly command: string; readonly args: readonly string[] };
+  { readonly url: string; readonly headers?: Readonly<Record<string, string>> } | { readonly command: string; readonly args: readonly string[] };
 
 export interface ListenOptions {
   readonly target: ListenTarget;

@@ -32,12 +32,7 @@ export function requireProject(dir: string): string {
  * without `force`, and writes new and edited files together, all or nothing. Edited files
  * are written as given: they keep the user's own formatting.
  */
-export async function applyFiles(
-  root: string,
-  created: readonly PlannedFile[],
-  edited: readonly PlannedFile[],
-  options: ApplyOptions,
-): Promise<ApplyResult> {
+export async function applyFiles(root: string, created: readonly PlannedFile[], edited: readonly PlannedFile[], options: ApplyOptions): Promise<ApplyResult> {
   refuseExisting(root, created, options.force);
   const formatted = await formatFiles(root, created);
   const result = { created: formatted.map((file) => file.path), edited: edited.map((file) => file.path), dryRun: options.dryRun };
@@ -48,9 +43,6 @@ export async function applyFiles(
 /** The lines a command prints for an ApplyResult. */
 export function describeResult(result: ApplyResult): string {
   const verb = result.dryRun ? "would " : "";
-  const lines = [
-    ...result.created.map((path) => `${verb}create ${path}`),
-    ...result.edited.map((path) => `${verb}update ${path}`),
-  ];
+  const lines = [...result.created.map((path) => `${verb}create ${path}`), ...result.edited.map((path) => `${verb}update ${path}`)];
   return `${lines.join("\n")}\n`;
 }

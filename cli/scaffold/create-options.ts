@@ -117,8 +117,7 @@ function toggle(name: string, on: boolean | undefined, off: boolean | undefined)
  * must have come as a flag, and the error names the ones that did not.
  */
 export function resolveWithoutPrompts(flags: CreateFlags, cwd: string): CreateOptions {
-  const pick = <K extends keyof typeof DEFAULTS>(key: K, value: CreateFlags[K]) =>
-    (value ?? (flags.yes ? DEFAULTS[key] : undefined)) as CreateFlags[K];
+  const pick = <K extends keyof typeof DEFAULTS>(key: K, value: CreateFlags[K]) => (value ?? (flags.yes ? DEFAULTS[key] : undefined)) as CreateFlags[K];
   const chosen = {
     dir: pick("dir", flags.dir),
     transport: pick("transport", flags.transport),

@@ -15,11 +15,7 @@ export interface CreateResult {
 }
 
 /** Creates the project described by `options`; `log` receives progress lines. */
-export async function createProject(
-  options: CreateOptions,
-  cwd: string,
-  log: (line: string) => void = () => {},
-): Promise<CreateResult> {
+export async function createProject(options: CreateOptions, cwd: string, log: (line: string) => void = () => {}): Promise<CreateResult> {
   const files = await planProject(options);
   const paths = files.map((file) => file.path);
   const steps = (installed: boolean) => nextSteps(options, cwd, installed);

@@ -8,11 +8,7 @@ const PARSERS: Record<string, string> = { ts: "typescript", json: "json", md: "m
  * config, found from `root` (`.prettierrc`, package.json, ...), or with `config` when the
  * project does not exist yet. Files prettier does not know are returned unchanged.
  */
-export async function formatFiles(
-  root: string,
-  files: readonly PlannedFile[],
-  config?: Record<string, unknown>,
-): Promise<PlannedFile[]> {
+export async function formatFiles(root: string, files: readonly PlannedFile[], config?: Record<string, unknown>): Promise<PlannedFile[]> {
   const prettier = await import("prettier");
   const formatted: PlannedFile[] = [];
   for (const file of files) {

@@ -41,7 +41,10 @@ export interface HandlerOptions extends ApplyOptions {
 
 /** Checks --notifications words; an unknown one is an error listing the known ones. */
 export function parseNotifications(words: string[]): NotificationKind[] {
-  const kinds = words.flatMap((word) => word.split(",")).map((word) => word.trim()).filter(Boolean);
+  const kinds = words
+    .flatMap((word) => word.split(","))
+    .map((word) => word.trim())
+    .filter(Boolean);
   const known = Object.keys(NOTIFICATION_KINDS);
   const unknown = kinds.filter((kind) => !known.includes(kind));
   if (unknown.length > 0) {
@@ -64,10 +67,7 @@ export async function generateHandler(options: HandlerOptions): Promise<ApplyRes
     kinds: kinds.map((kind) => ({ kind, ...NOTIFICATION_KINDS[kind] })),
     listKinds: kinds.filter((kind) => kind !== "resource-updates").map((kind) => NOTIFICATION_KINDS[kind]),
     updates: kinds.includes("resource-updates"),
-    firstFilter:
-      kinds[0] === "resource-updates"
-        ? { resourceSubscriptions: ["app://watched"] }
-        : { [NOTIFICATION_KINDS[kinds[0]!].filterKey]: true },
+    firstFilter: kinds[0] === "resource-updates" ? { resourceSubscriptions: ["app://watched"] } : { [NOTIFICATION_KINDS[kinds[0]!].filterKey]: true },
   };
   const created = await renderTemplateTree(join(packageRoot(), "templates", "handler"), view, { fileName: names.kebab });
   const serverPath = join(root, "src", "server.ts");

@@ -48,10 +48,7 @@ export function validateName(name: string, what: string): NameForms {
   if (name.length > 64) refuse("it is longer than 64 characters", "choose a shorter name");
   if (!PASCAL_CASE.test(name)) {
     const suggestion = toPascal(name);
-    refuse(
-      "use PascalCase: a capital letter, then letters and digits",
-      suggestion ? `try ${suggestion}` : "give a PascalCase name such as Audit",
-    );
+    refuse("use PascalCase: a capital letter, then letters and digits", suggestion ? `try ${suggestion}` : "give a PascalCase name such as Audit");
   }
   const forms: NameForms = { pascal: name, camel: name[0]!.toLowerCase() + name.slice(1), kebab: toKebab(name) };
   if (RESERVED_WORDS.has(forms.camel) || RESERVED_WORDS.has(forms.pascal)) {
@@ -64,7 +61,10 @@ export function validateName(name: string, what: string): NameForms {
 }
 
 function toKebab(pascal: string): string {
-  return pascal.replace(/([a-z0-9])([A-Z])/g, "$1-$2").replace(/([A-Z])([A-Z][a-z])/g, "$1-$2").toLowerCase();
+  return pascal
+    .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
+    .replace(/([A-Z])([A-Z][a-z])/g, "$1-$2")
+    .toLowerCase();
 }
 
 /** A PascalCase guess from words in any case, or "" when nothing usable is left. */

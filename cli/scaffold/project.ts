@@ -73,8 +73,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   // PREFORMATTED_NAME_LENGTH (a test checks it), which spares loading prettier (most of
   // the command's time). Only a longer name can move a line break.
   const templated = rendered.filter((file) => isTemplated(file.path));
-  const formatted =
-    options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
+  const formatted = options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
   const plain = rendered.filter((file) => !isTemplated(file.path));
   const files = [...plain, ...formatted, ...generatedCopy(root)];
   if (options.eventSource === "redis") {

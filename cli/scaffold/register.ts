@@ -72,7 +72,11 @@ export async function registerHandler(serverText: string, serverPath: string, re
   }
   const { quote, semicolon } = importStyle(serverText);
   const receiver = last.getExpression().asKindOrThrow(SyntaxKind.PropertyAccessExpression).getExpression().getText();
-  const args = constructed(last)?.getArguments().map((arg) => arg.getText()).join(", ") ?? "";
+  const args =
+    constructed(last)
+      ?.getArguments()
+      .map((arg) => arg.getText())
+      .join(", ") ?? "";
   const indent = /[ \t]*$/.exec(serverText.slice(0, statement.getStart()))![0];
   return applyEdits(file, [
     // After the end of the registration's line, so a trailing comment stays with it.
@@ -80,11 +84,7 @@ export async function registerHandler(serverText: string, serverPath: string, re
       at: lineEnd(serverText, statement.getEnd()),
       text: `\n${indent}${receiver}.addSubscriptionHandler(new ${registration.className}(${args}))${semicolon}`,
     },
-    importEdit(
-      serverText,
-      imports.at(-1)?.getEnd(),
-      `import { ${registration.className} } from ${quote}${registration.moduleSpecifier}${quote}${semicolon}`,
-    ),
+    importEdit(serverText, imports.at(-1)?.getEnd(), `import { ${registration.className} } from ${quote}${registration.moduleSpecifier}${quote}${semicolon}`),
   ]);
 }
 
@@ -98,14 +98,17 @@ export async function extendEventTopics(eventsText: string, typeName: string, mo
   const { Project } = await import("ts-morph");
   const file = new Project({ useInMemoryFileSystem: true }).createSourceFile("events.ts", eventsText);
   const typeNode = file.getTypeAlias("AppEvents")?.getTypeNode();
-  if (!typeNode || typeNode.getText().split(/[^\w$]+/).includes(typeName)) return eventsText;
+  if (
+    !typeNode ||
+    typeNode
+      .getText()
+      .split(/[^\w$]+/)
+      .includes(typeName)
+  )
+    return eventsText;
   const { quote, semicolon } = importStyle(eventsText);
   return applyEdits(file, [
     { at: typeNode.getEnd(), text: ` & ${typeName}` },
-    importEdit(
-      eventsText,
-      file.getImportDeclarations().at(-1)?.getEnd(),
-      `import type { ${typeName} } from ${quote}${moduleSpecifier}${quote}${semicolon}`,
-    ),
+    importEdit(eventsText, file.getImportDeclarations().at(-1)?.getEnd(), `import type { ${typeName} } from ${quote}${moduleSpecifier}${quote}${semicolon}`),
   ]);
 }

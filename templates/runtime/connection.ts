@@ -3,8 +3,7 @@
  * requests, runs the listen streams opened on it, and tears them down when the client
  * cancels one or the transport goes away. Cheap to create: one per HTTP request is fine.
  */
-import { META_KEYS } from "../capabilities.js";
-import type { SubscriptionFilter } from "../types.js";
+import { META_KEYS, type SubscriptionFilter } from "./protocol.js";
 import type { EventHook } from "./hooks.js";
 import {
   classifyMessage,
@@ -185,7 +184,9 @@ export class Connection implements StreamHost {
       return;
     }
     if (!this.host.reserveStream()) {
-      this.send(errorResponse(request.id, INTERNAL_ERROR, `The server has reached its limit of ${this.host.maxStreams} open subscription streams; retry later`));
+      this.send(
+        errorResponse(request.id, INTERNAL_ERROR, `The server has reached its limit of ${this.host.maxStreams} open subscription streams; retry later`),
+      );
       return;
     }
     const stream = new ListenStream(this, request.id, meta, filter as SubscriptionFilter);
@@ -213,4 +214,3 @@ function mergeMeta(meta: JsonObject, context: MessageContext | undefined): Reado
   // Transport facts win over what the client declares: a client cannot claim a principal.
   return Object.freeze(context === undefined ? { ...meta } : { ...meta, ...context });
 }
-

@@ -4,8 +4,7 @@
  * subscription handler's `subscriptionCapabilities` (each true key sets the
  * `ServerCapabilities` flag the generated map names for it).
  */
-import type { SubscriptionCapabilities } from "../capabilities.js";
-import type { ServerCapabilities } from "../types.js";
+import type { SubscriptionCapabilities, ServerCapabilities } from "./protocol.js";
 import { KINDS } from "./subscriptions/filter.js";
 
 export interface DiscoverOptions {

@@ -4,7 +4,7 @@
  */
 import type { RequestId } from "./jsonrpc.js";
 import type { StopReason } from "./subscriptions/types.js";
-import type { SubscriptionFilter } from "../types.js";
+import type { SubscriptionFilter } from "./protocol.js";
 
 /** How a stream ended when its handler did not choose to stop. */
 export type StreamEndCause = "cancelled" | "transport-closed" | "shutdown" | "overflow" | "handler-error";

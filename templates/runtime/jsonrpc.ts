@@ -3,7 +3,7 @@
  * tell a request from a notification or a response. Nothing here is version-specific
  * beyond the error codes, which come from the generated map.
  */
-import { ERROR_CODES } from "../capabilities.js";
+import { ERROR_CODES } from "./protocol.js";
 
 export type RequestId = string | number;
 export type JsonObject = { [key: string]: unknown };

@@ -4,7 +4,7 @@
  * must be one the server supports, and the optional log level and progress token must
  * have the schema's shape (request-scoped notifications rely on them).
  */
-import { ERROR_CODES, META_KEYS } from "../capabilities.js";
+import { ERROR_CODES, META_KEYS } from "./protocol.js";
 import { errorResponse, INVALID_PARAMS, isObject, type JsonRpcErrorResponse, type JsonRpcRequest } from "./jsonrpc.js";
 import { isLoggingLevel, LOG_LEVEL_SEVERITY, PROGRESS_TOKEN_KEY } from "./request-notifications.js";
 

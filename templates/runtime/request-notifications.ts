@@ -5,8 +5,14 @@
  * once the result is on its way (or the request was cancelled, or the connection went away)
  * every send is refused, so nothing follows the answer.
  */
-import { META_KEYS } from "../capabilities.js";
-import type { LoggingLevel, LoggingMessageNotificationParams, ProgressNotificationParams, ProgressToken, RequestMetaObject } from "../types.js";
+import {
+  META_KEYS,
+  type LoggingLevel,
+  type LoggingMessageNotificationParams,
+  type ProgressNotificationParams,
+  type ProgressToken,
+  type RequestMetaObject,
+} from "./protocol.js";
 import type { JsonObject, JsonRpcMessage, RequestId } from "./jsonrpc.js";
 
 const LOG_LEVEL_KEY: string = META_KEYS.logLevel;

@@ -2,21 +2,19 @@
  * The server core: request handlers per method (typed from the generated ClientRequests
  * map), `server/discover`, subscription handlers, and the transports it serves.
  */
-import { META_KEYS, PROTOCOL_VERSION } from "../capabilities.js";
-import type { ClientRequestMethod, ClientRequests } from "../methods.js";
-import type { Implementation, ServerCapabilities, Tool } from "../types.js";
+import {
+  META_KEYS,
+  PROTOCOL_VERSION,
+  type ClientRequestMethod,
+  type ClientRequests,
+  type Implementation,
+  type ServerCapabilities,
+  type Tool,
+} from "./protocol.js";
 import { Connection, LISTEN_METHOD, type ConnectionHost, type RequestContext } from "./connection.js";
 import { foldCapabilities, type DiscoverOptions } from "./discover.js";
 import type { EventHook, RuntimeEvent } from "./hooks.js";
-import {
-  errorResponse,
-  INTERNAL_ERROR,
-  isObject,
-  McpError,
-  type JsonObject,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-} from "./jsonrpc.js";
+import { errorResponse, INTERNAL_ERROR, isObject, McpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
 import { ToolRegistry, type ToolRunner } from "./tools.js";
@@ -54,10 +52,7 @@ export type HandledMethod = Exclude<ClientRequestMethod, RuntimeMethod>;
 type ResultOf<M extends ClientRequestMethod> = ClientRequests[M]["result"];
 /** A handler's result; `resultType` may be left out (the runtime adds "complete"). */
 export type HandlerResult<M extends ClientRequestMethod> = Omit<ResultOf<M>, "resultType"> & { resultType?: string };
-export type RequestHandler<M extends ClientRequestMethod> = (
-  params: ClientRequests[M]["params"],
-  context: RequestContext,
-) => Awaitable<HandlerResult<M>>;
+export type RequestHandler<M extends ClientRequestMethod> = (params: ClientRequests[M]["params"], context: RequestContext) => Awaitable<HandlerResult<M>>;
 
 type AnyHandler = (params: any, context: RequestContext) => Awaitable<object>;
 
@@ -77,7 +72,8 @@ export class Server {
       throw new TypeError("createServer: options.name and options.version are required strings");
     }
     this.#options = options;
-    this.#info = options.title === undefined ? { name: options.name, version: options.version } : { name: options.name, version: options.version, title: options.title };
+    this.#info =
+      options.title === undefined ? { name: options.name, version: options.version } : { name: options.name, version: options.version, title: options.title };
     this.#host = this.#makeHost();
   }
 

@@ -2,7 +2,7 @@
  * `addTool` / `removeTool`: a tool list kept by the runtime, served through `tools/list`
  * and `tools/call` unless the application registers those handlers itself.
  */
-import type { CallToolResult, Tool } from "../types.js";
+import type { CallToolResult, Tool } from "./protocol.js";
 import type { RequestContext } from "./connection.js";
 import { INVALID_PARAMS, McpError } from "./jsonrpc.js";
 import type { Awaitable } from "./subscriptions/types.js";

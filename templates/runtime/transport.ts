@@ -27,10 +27,7 @@ export interface ReceivedMessage {
   readonly context?: MessageContext;
 }
 
-export type TransportEvent =
-  | ReceivedMessage
-  | { readonly type: "closed"; readonly reason?: unknown }
-  | { readonly type: "error"; readonly error: unknown };
+export type TransportEvent = ReceivedMessage | { readonly type: "closed"; readonly reason?: unknown } | { readonly type: "error"; readonly error: unknown };
 
 export type TransportListener = (event: TransportEvent) => void;
 
@@ -98,11 +95,7 @@ export function getTransport(nameOrClass: string | TransportClass): TransportCla
 /** Whether a transport (instance or class) delivers events by push (`subscribe`). */
 export function supportsPush(transport: Transport | TransportClass | string): boolean {
   const target: Partial<Transport> =
-    typeof transport === "string"
-      ? getTransport(transport).prototype
-      : typeof transport === "function"
-        ? transport.prototype
-        : transport;
+    typeof transport === "string" ? getTransport(transport).prototype : typeof transport === "function" ? transport.prototype : transport;
   if (typeof target.subscribe !== "function") return false;
   // Without a capabilities() declaration a subscribe method is taken at its word.
   if (typeof target.capabilities !== "function") return true;

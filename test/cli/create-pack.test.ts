@@ -14,22 +14,25 @@ let createTarball: string;
 const version = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).version as string;
 const wrapperDir = join(repoRoot, "packages", "create-mcp-handler");
 
-before(() => {
-  temp = tempFolder("mcp-gen-pack");
-  const source = join(temp.dir, "source");
-  for (const entry of ["package.json", "tsconfig.json", "tsconfig.build.json", "cli", "generated", "templates", "schemas"]) {
-    cpSync(join(repoRoot, entry), join(source, entry), { recursive: true });
-  }
-  symlinkSync(join(repoRoot, "node_modules"), join(source, "node_modules"));
-  const build = runIn(source, join(repoRoot, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.build.json"]);
-  assert.equal(build.status, 0, explain(build));
-  for (const dir of [source, wrapperDir]) {
-    const pack = runIn(dir, "npm", ["pack", "--ignore-scripts", "--pack-destination", temp.dir]);
-    assert.equal(pack.status, 0, explain(pack));
-  }
-  generatorTarball = join(temp.dir, `mcp-gen-${version}.tgz`);
-  createTarball = join(temp.dir, `create-mcp-handler-${version}.tgz`);
-}, { timeout: 240_000 });
+before(
+  () => {
+    temp = tempFolder("mcp-gen-pack");
+    const source = join(temp.dir, "source");
+    for (const entry of ["package.json", "tsconfig.json", "tsconfig.build.json", "cli", "generated", "templates", "schemas"]) {
+      cpSync(join(repoRoot, entry), join(source, entry), { recursive: true });
+    }
+    symlinkSync(join(repoRoot, "node_modules"), join(source, "node_modules"));
+    const build = runIn(source, join(repoRoot, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.build.json"]);
+    assert.equal(build.status, 0, explain(build));
+    for (const dir of [source, wrapperDir]) {
+      const pack = runIn(dir, "npm", ["pack", "--ignore-scripts", "--pack-destination", temp.dir]);
+      assert.equal(pack.status, 0, explain(pack));
+    }
+    generatorTarball = join(temp.dir, `mcp-gen-${version}.tgz`);
+    createTarball = join(temp.dir, `create-mcp-handler-${version}.tgz`);
+  },
+  { timeout: 240_000 },
+);
 
 after(() => {
   // npx installs each new tarball into its own cache folder; drop the ones made here.

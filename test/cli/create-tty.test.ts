@@ -44,30 +44,40 @@ const ENTER = "\r";
 const DOWN = "\x1b[B";
 const BACKSPACE = "\x7f";
 
-test("on a terminal it asks for what the flags left open, checks each answer, and uses them", { timeout: 60_000, skip: !hasScript && "needs script(1)" }, async () => {
-  const { code, output } = await onTerminal(["--no-install", "--no-git"], [
-    [/Where should the project go\?/, `Bad Name${ENTER}`],
-    [/not a valid npm package name/, `${BACKSPACE.repeat("Bad Name".length)}tty-app${ENTER}`],
-    [/Name of the first subscription handler/, `Audit${ENTER}`],
-    [/Which transport should it serve\?/, `${DOWN}${ENTER}`], // from the default (both) round to stdio
-    [/Package manager/, ENTER],
-  ]);
-  assert.equal(code, 0, output);
-  assert.doesNotMatch(output, /Install dependencies|Initialise a git repository/, "flags are not asked again");
-  assert.match(output, /Next:\r\n\r\n {2}cd tty-app\r\n {2}npm install\r\n {2}npm test\r\n {2}npm start/);
-  const app = join(temp.dir, "tty-app");
-  assert.ok(existsSync(join(app, "src", "handlers", "audit.ts")));
-  assert.ok(!existsSync(join(app, "src", "serve", "http.ts")), "stdio was chosen");
-  assert.equal(JSON.parse(readFileSync(join(app, "package.json"), "utf8")).scripts.start, "node dist/src/main.js");
-});
+test(
+  "on a terminal it asks for what the flags left open, checks each answer, and uses them",
+  { timeout: 60_000, skip: !hasScript && "needs script(1)" },
+  async () => {
+    const { code, output } = await onTerminal(
+      ["--no-install", "--no-git"],
+      [
+        [/Where should the project go\?/, `Bad Name${ENTER}`],
+        [/not a valid npm package name/, `${BACKSPACE.repeat("Bad Name".length)}tty-app${ENTER}`],
+        [/Name of the first subscription handler/, `Audit${ENTER}`],
+        [/Which transport should it serve\?/, `${DOWN}${ENTER}`], // from the default (both) round to stdio
+        [/Package manager/, ENTER],
+      ],
+    );
+    assert.equal(code, 0, output);
+    assert.doesNotMatch(output, /Install dependencies|Initialise a git repository/, "flags are not asked again");
+    assert.match(output, /Next:\r\n\r\n {2}cd tty-app\r\n {2}npm install\r\n {2}npm test\r\n {2}npm start/);
+    const app = join(temp.dir, "tty-app");
+    assert.ok(existsSync(join(app, "src", "handlers", "audit.ts")));
+    assert.ok(!existsSync(join(app, "src", "serve", "http.ts")), "stdio was chosen");
+    assert.equal(JSON.parse(readFileSync(join(app, "package.json"), "utf8")).scripts.start, "node dist/src/main.js");
+  },
+);
 
 test("on a terminal a non-empty folder is only written into when the user says so", { timeout: 60_000, skip: !hasScript && "needs script(1)" }, async () => {
   const app = join(temp.dir, "app");
   mkdirSync(app);
   writeFileSync(join(app, "notes.md"), "mine");
-  const { code, output } = await onTerminal(["app", "--transport", "stdio", "--handler", "Audit", "--pm", "npm", "--no-install", "--no-git"], [
-    [/is not empty\. Write into it anyway\?/, ENTER], // the default answer is no
-  ]);
+  const { code, output } = await onTerminal(
+    ["app", "--transport", "stdio", "--handler", "Audit", "--pm", "npm", "--no-install", "--no-git"],
+    [
+      [/is not empty\. Write into it anyway\?/, ENTER], // the default answer is no
+    ],
+  );
   assert.equal(code, 1, output);
   assert.match(output, /error: the folder .*app is not empty/);
   assert.deepEqual(readdirSync(app), ["notes.md"]);

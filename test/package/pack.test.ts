@@ -26,7 +26,11 @@ function run(command: string, args: string[], cwd: string): Run {
 before(() => {
   temp = tempFolder("mcp-gen-pack");
   const stage = join(temp.dir, "stage");
-  const build = run(process.execPath, [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--outDir", join(stage, "dist")], repoRoot);
+  const build = run(
+    process.execPath,
+    [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--outDir", join(stage, "dist")],
+    repoRoot,
+  );
   assert.ok(existsSync(join(stage, "dist", "cli", "main.js")), explain(build));
   for (const entry of ["package.json", "README.md", "templates", "generated", "schemas", "cli"]) {
     if (existsSync(join(repoRoot, entry))) cpSync(join(repoRoot, entry), join(stage, entry), { recursive: true });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { classifyMessage, parseMessage } from "../../generated/v2607/runtime/index.js";
+import { classifyMessage, parseMessage } from "../../templates/runtime/index.js";
 
 describe("JSON-RPC framing", () => {
   it("tells requests, notifications and responses apart, from text or objects", () => {
@@ -12,7 +12,11 @@ describe("JSON-RPC framing", () => {
   });
 
   it("malformed JSON is a parse error (-32700) with a null id", () => {
-    assert.deepEqual(classifyMessage("{not json"), { kind: "invalid", id: null, error: { code: -32700, message: "Parse error: the message is not valid JSON" } });
+    assert.deepEqual(classifyMessage("{not json"), {
+      kind: "invalid",
+      id: null,
+      error: { code: -32700, message: "Parse error: the message is not valid JSON" },
+    });
   });
 
   it("a well-formed but invalid message is an invalid request (-32600), keeping a usable id", () => {
@@ -34,6 +38,9 @@ describe("JSON-RPC framing", () => {
 
   it("parseMessage returns the message or throws the JSON-RPC error", () => {
     assert.deepEqual(parseMessage('{"jsonrpc":"2.0","method":"m"}'), { jsonrpc: "2.0", method: "m" });
-    assert.throws(() => parseMessage("nope"), (error: { code?: number }) => error.code === -32700);
+    assert.throws(
+      () => parseMessage("nope"),
+      (error: { code?: number }) => error.code === -32700,
+    );
   });
 });

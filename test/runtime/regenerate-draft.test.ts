@@ -39,14 +39,23 @@ describe("a runtime regenerated from the draft schema", { timeout: 120_000 }, ()
       join(dir, "tsconfig.json"),
       JSON.stringify({
         compilerOptions: {
-          target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2023"], strict: true,
-          skipLibCheck: true, noEmit: true, verbatimModuleSyntax: true,
-          types: ["node"], typeRoots: [join(repoRoot, "node_modules", "@types")],
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          lib: ["ES2023"],
+          strict: true,
+          skipLibCheck: true,
+          noEmit: true,
+          verbatimModuleSyntax: true,
+          types: ["node"],
+          typeRoots: [join(repoRoot, "node_modules", "@types")],
         },
         include: ["**/*.ts"],
       }),
     );
-    const tsc = spawnSync(process.execPath, [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, "tsconfig.json")], { encoding: "utf8" });
+    const tsc = spawnSync(process.execPath, [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", join(dir, "tsconfig.json")], {
+      encoding: "utf8",
+    });
     assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
   });
 
@@ -72,7 +81,12 @@ describe("a runtime regenerated from the draft schema", { timeout: 120_000 }, ()
       assert.ok(predicate());
     };
 
-    await client.sendMessage({ jsonrpc: "2.0", id: "e", method: "subscriptions/listen", params: { _meta: meta, notifications: { elicitationComplete: true, toolsListChanged: true } } });
+    await client.sendMessage({
+      jsonrpc: "2.0",
+      id: "e",
+      method: "subscriptions/listen",
+      params: { _meta: meta, notifications: { elicitationComplete: true, toolsListChanged: true } },
+    });
     await client.sendMessage({ jsonrpc: "2.0", id: "t", method: "subscriptions/listen", params: { _meta: meta, notifications: { toolsListChanged: true } } });
     await until(() => received.filter((m) => m.method === ACK).length === 2);
     const ackOf = (id: string) => received.find((m) => m.method === ACK && m.params._meta[SUBSCRIPTION_ID] === id);
@@ -89,14 +103,24 @@ describe("a runtime regenerated from the draft schema", { timeout: 120_000 }, ()
     assert.deepEqual(sent.params, { elicitationId: "el-1", _meta: { [SUBSCRIPTION_ID]: "e" } });
 
     const badType = await (async () => {
-      await client.sendMessage({ jsonrpc: "2.0", id: "bad", method: "subscriptions/listen", params: { _meta: meta, notifications: { elicitationComplete: "yes" } } });
+      await client.sendMessage({
+        jsonrpc: "2.0",
+        id: "bad",
+        method: "subscriptions/listen",
+        params: { _meta: meta, notifications: { elicitationComplete: "yes" } },
+      });
       await until(() => received.some((m) => m.id === "bad"));
       return received.find((m) => m.id === "bad");
     })();
     assert.equal(badType.error.code, -32602);
 
     // The draft numbers UnsupportedProtocolVersionError differently; the runtime follows the map.
-    await client.sendMessage({ jsonrpc: "2.0", id: "old", method: "server/discover", params: { _meta: { ...meta, "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } });
+    await client.sendMessage({
+      jsonrpc: "2.0",
+      id: "old",
+      method: "server/discover",
+      params: { _meta: { ...meta, "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
+    });
     await until(() => received.some((m) => m.id === "old"));
     assert.equal(received.find((m) => m.id === "old").error.code, -32004);
     await server.close();

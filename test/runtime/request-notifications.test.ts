@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createServer, type RequestContext, type Server } from "../../generated/v2607/runtime/index.js";
-import { sseMessages } from "../../generated/v2607/runtime/transports/http-client.js";
-import { serveHttp, type HttpServerHandle } from "../../generated/v2607/runtime/transports/http-server.js";
+import { createServer, type RequestContext, type Server } from "../../templates/runtime/index.js";
+import { sseMessages } from "../../templates/runtime/transports/http-client.js";
+import { serveHttp, type HttpServerHandle } from "../../templates/runtime/transports/http-server.js";
 import { MEMORY_KINDS, Peer, REQUEST_META, until } from "../support/runtime-peer.js";
 import { mcpHeaders } from "./transports/http-helpers.js";
 
@@ -62,7 +62,10 @@ for (const kind of MEMORY_KINDS) {
         [0, 50, 100].map((value) => ({ progress: value, total: 100, progressToken: "tok-1" })),
       );
       const answeredAt = peer.messages.indexOf(withToken);
-      assert.ok(progress.every((m) => peer.messages.indexOf(m) < answeredAt), "every progress notification precedes the result");
+      assert.ok(
+        progress.every((m) => peer.messages.indexOf(m) < answeredAt),
+        "every progress notification precedes the result",
+      );
       await server.close();
     });
 
@@ -72,7 +75,10 @@ for (const kind of MEMORY_KINDS) {
       const response = await peer.request("tools/call", callParams({ levels: ["emergency", "debug"] }));
       assert.deepEqual(reasons(JSON.parse(response.result.content[0].text).logs), ["not-requested", "not-requested"]);
       await peer.sync();
-      assert.equal(peer.messages.some((m) => m.method === "notifications/message"), false);
+      assert.equal(
+        peer.messages.some((m) => m.method === "notifications/message"),
+        false,
+      );
       await server.close();
     });
 
@@ -87,7 +93,10 @@ for (const kind of MEMORY_KINDS) {
         logs.map((m) => m.params),
         ["warning", "error", "critical", "alert", "emergency"].map((level) => ({ level, data: `at ${level}` })),
       );
-      assert.ok(logs.every((m) => peer.messages.indexOf(m) < peer.messages.indexOf(response)), "every log message precedes the result");
+      assert.ok(
+        logs.every((m) => peer.messages.indexOf(m) < peer.messages.indexOf(response)),
+        "every log message precedes the result",
+      );
       await server.close();
     });
 
@@ -176,8 +185,14 @@ describe("request-scoped notifications over Streamable HTTP", () => {
       messages.map((m) => m.method ?? `result ${m.id}`),
       ["notifications/progress", "notifications/progress", "notifications/message", "notifications/message", "result 3"],
     );
-    assert.deepEqual(messages.slice(0, 2).map((m) => m.params.progressToken), ["http-tok", "http-tok"]);
-    assert.deepEqual(messages.slice(2, 4).map((m) => m.params.level), ["error", "alert"]);
+    assert.deepEqual(
+      messages.slice(0, 2).map((m) => m.params.progressToken),
+      ["http-tok", "http-tok"],
+    );
+    assert.deepEqual(
+      messages.slice(2, 4).map((m) => m.params.level),
+      ["error", "alert"],
+    );
   });
 
   it("nothing is sent after the result", T, async () => {

@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import {
-  createServer,
-  McpError,
-  type RequestContext,
-  type RuntimeEvent,
-  type TestTransport,
-  type Transport,
-} from "../../generated/v2607/runtime/index.js";
-import { createTestTransportPair } from "../../generated/v2607/runtime/index.js";
+import { createServer, McpError, type RequestContext, type RuntimeEvent, type TestTransport, type Transport } from "../../templates/runtime/index.js";
+import { createTestTransportPair } from "../../templates/runtime/index.js";
 import { MEMORY_KINDS, Peer, PROTOCOL_VERSION, until } from "../support/runtime-peer.js";
 import { recordingHandler } from "../support/recording-handler.js";
 
@@ -123,8 +116,14 @@ for (const kind of MEMORY_KINDS) {
       ];
       for (const message of bad) void peer.transport.sendMessage(message as never);
       await until(() => peer.messages.length === bad.length, "an answer to each");
-      assert.deepEqual(peer.messages.map((m) => m.error?.code), Array(bad.length).fill(-32600));
-      assert.deepEqual(peer.messages.map((m) => m.id), [1, 2, 3, null, null]);
+      assert.deepEqual(
+        peer.messages.map((m) => m.error?.code),
+        Array(bad.length).fill(-32600),
+      );
+      assert.deepEqual(
+        peer.messages.map((m) => m.id),
+        [1, 2, 3, null, null],
+      );
       await server.close();
     });
 
@@ -156,14 +155,20 @@ for (const kind of MEMORY_KINDS) {
         throw new Error("tool broke");
       });
       const peer = await Peer.connect(server, kind);
-      assert.deepEqual((await peer.request("tools/list")).result.tools.map((t: { name: string }) => t.name), ["echo", "fail"]);
+      assert.deepEqual(
+        (await peer.request("tools/list")).result.tools.map((t: { name: string }) => t.name),
+        ["echo", "fail"],
+      );
       const called = await peer.request("tools/call", { name: "echo", arguments: { a: 1 } });
       assert.deepEqual(called.result.content, [{ type: "text", text: '{"a":1}' }]);
       const failed = await peer.request("tools/call", { name: "fail", arguments: {} });
       assert.equal(failed.result.isError, true);
       assert.equal(server.removeTool("echo"), true);
       assert.equal(server.removeTool("echo"), false);
-      assert.deepEqual((await peer.request("tools/list")).result.tools.map((t: { name: string }) => t.name), ["fail"]);
+      assert.deepEqual(
+        (await peer.request("tools/list")).result.tools.map((t: { name: string }) => t.name),
+        ["fail"],
+      );
       assert.equal((await peer.request("tools/call", { name: "echo", arguments: {} })).error.code, -32602);
       await server.close();
     });
@@ -187,7 +192,11 @@ for (const kind of MEMORY_KINDS) {
       await until(() => seen!.signal.aborted, "the signal aborted");
       release();
       await peer.sync();
-      assert.equal(peer.messages.some((m) => m.id === "slow"), false, "a cancelled request gets no response");
+      assert.equal(
+        peer.messages.some((m) => m.id === "slow"),
+        false,
+        "a cancelled request gets no response",
+      );
       await server.close();
     });
 

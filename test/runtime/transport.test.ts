@@ -10,7 +10,7 @@ import {
   TestTransport,
   type ReceivedMessage,
   type Transport,
-} from "../../generated/v2607/runtime/index.js";
+} from "../../templates/runtime/index.js";
 
 class PullOnly implements Transport {
   async connect() {}

@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
 import { META_KEYS, PROTOCOL_VERSION } from "../../generated/v2607/capabilities.js";
-import { HttpClientTransport, type JsonRpcMessage } from "../../generated/v2607/runtime/index.js";
+import { HttpClientTransport, type JsonRpcMessage } from "../../templates/runtime/index.js";
 import { freePort, startRedisServer, subscriberCount, type RedisServer } from "../support/redis-server.js";
 import { eventually } from "../support/eventually.js";
 import { connectHttpClient, spawnFanout, startFanoutHttp, type FanoutProcess } from "./fanout-process.js";
@@ -73,7 +73,11 @@ describe("two server processes over HTTP sharing one Redis", { timeout: 120_000 
     const tools = await runtimeListen(nodeB.url, "b-tools", { toolsListChanged: true });
     const prompts = await runtimeListen(nodeB.url, "b-prompts", { promptsListChanged: true });
     const resource = await runtimeListen(nodeB.url, "b-resource", { resourceSubscriptions: ["file:///watched"] });
-    cleanups.push(() => tools.transport.close(), () => prompts.transport.close(), () => resource.transport.close());
+    cleanups.push(
+      () => tools.transport.close(),
+      () => prompts.transport.close(),
+      () => resource.transport.close(),
+    );
 
     await fire(callerOnA, { tools: true, prompts: true, resourceUris: ["file:///other", "file:///watched"] });
     const delivered = () =>
@@ -86,10 +90,14 @@ describe("two server processes over HTTP sharing one Redis", { timeout: 120_000 
     assert.ok(await eventually(() => tools.notificationsOf("notifications/tools/list_changed").length === 2));
 
     const after = (stream: typeof tools) => stream.messages.filter((m) => m.method !== "notifications/subscriptions/acknowledged");
-    assert.deepEqual(after(prompts).map((m) => [m.method, m.params._meta[SUBSCRIPTION_ID]]), [["notifications/prompts/list_changed", "b-prompts"]]);
-    assert.deepEqual(after(resource).map((m) => [m.method, m.params.uri, m.params._meta[SUBSCRIPTION_ID]]), [
-      ["notifications/resources/updated", "file:///watched", "b-resource"],
-    ]);
+    assert.deepEqual(
+      after(prompts).map((m) => [m.method, m.params._meta[SUBSCRIPTION_ID]]),
+      [["notifications/prompts/list_changed", "b-prompts"]],
+    );
+    assert.deepEqual(
+      after(resource).map((m) => [m.method, m.params.uri, m.params._meta[SUBSCRIPTION_ID]]),
+      [["notifications/resources/updated", "file:///watched", "b-resource"]],
+    );
     assert.ok(after(tools).every((m) => m.method === "notifications/tools/list_changed" && m.params._meta[SUBSCRIPTION_ID] === "b-tools"));
   });
 
@@ -116,7 +124,14 @@ describe("two server processes over HTTP sharing one Redis", { timeout: 120_000 
     assert.ok(await eventually(async () => (await subscribersOf(redis.url, "tools")) >= 1, 30_000), "B resubscribed");
     // A's publisher may come back a moment after B's subscriber: retry the call, bounded.
     assert.ok(
-      await eventually(() => fire(callerOnA, { prompts: false }).then(() => true, () => false), 30_000),
+      await eventually(
+        () =>
+          fire(callerOnA, { prompts: false }).then(
+            () => true,
+            () => false,
+          ),
+        30_000,
+      ),
       "A could publish again",
     );
     assert.ok(await eventually(() => changed >= 2), "delivery resumed on the stream opened before the outage");

@@ -16,7 +16,10 @@ test("waitForStdout resolves with the match once the line arrives, across chunks
 
 test("waitForStdout rejects, naming the exit, when the child exits before printing", async () => {
   const child = node(`process.exit(3)`);
-  await assert.rejects(waitForStdout(child, /listening/, 10_000, () => ": detail"), /exited with 3 before printing \/listening\/: detail/);
+  await assert.rejects(
+    waitForStdout(child, /listening/, 10_000, () => ": detail"),
+    /exited with 3 before printing \/listening\/: detail/,
+  );
 });
 
 test("waitForStdout rejects after its time limit when nothing matches", async () => {

@@ -2,23 +2,13 @@
  * A subscription handler for tests that records every callback and whose behaviour each
  * test chooses: what it declares, how subscribe answers, what a posted message does.
  */
-import type {
-  Channel,
-  SendResult,
-  StopReason,
-  SubscribeResult,
-  SubscriptionHandler,
-} from "../../generated/v2607/runtime/index.js";
+import type { Channel, SendResult, StopReason, SubscribeResult, SubscriptionHandler } from "../../templates/runtime/index.js";
 import type { SubscriptionCapabilities } from "../../generated/v2607/capabilities.js";
 import type { SubscriptionFilter } from "../../generated/v2607/types.js";
 
 /** What a posted test message asks the handler to do. */
 export type Step =
-  | { send: { method: string; params?: Record<string, unknown> } }
-  | { stop: StopReason }
-  | { throw: string }
-  | { garbage: true }
-  | { wait: Promise<void> };
+  { send: { method: string; params?: Record<string, unknown> } } | { stop: StopReason } | { throw: string } | { garbage: true } | { wait: Promise<void> };
 
 export interface Recording {
   calls: string[];
@@ -41,7 +31,8 @@ export interface RecordingOptions {
 export function recordingHandler(options: RecordingOptions = {}): { handler: SubscriptionHandler<number>; log: Recording } {
   const log: Recording = { calls: [], filters: [], sent: [], channels: [], closes: 0, active: 0, maxActive: 0 };
   const handler: SubscriptionHandler<number> = {
-    subscriptionCapabilities: () => options.declares ?? { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourcesUpdated: true },
+    subscriptionCapabilities: () =>
+      options.declares ?? { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourcesUpdated: true },
     async subscribe(filter, channel) {
       log.calls.push("subscribe");
       log.filters.push(filter);

@@ -84,10 +84,7 @@ export async function startRedisServer(): Promise<RedisServer> {
 
 /** Spawns one redis-server and resolves once it accepts connections. */
 function launch(port: number, dir: string): Promise<ChildProcess> {
-  const args = [
-    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir,
-    "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "",
-  ];
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", ""];
   const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     let output = "";

@@ -12,7 +12,7 @@ import {
   type RequestId,
   type Server,
   type Transport,
-} from "../../generated/v2607/runtime/index.js";
+} from "../../templates/runtime/index.js";
 
 export const PROTOCOL_VERSION = "2026-07-28";
 export const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";

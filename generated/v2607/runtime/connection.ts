@@ -4,8 +4,7 @@
  * requests, runs the listen streams opened on it, and tears them down when the client
  * cancels one or the transport goes away. Cheap to create: one per HTTP request is fine.
  */
-import { META_KEYS } from "../capabilities.js";
-import type { SubscriptionFilter } from "../types.js";
+import { META_KEYS, type SubscriptionFilter } from "./protocol.js";
 import type { EventHook } from "./hooks.js";
 import {
   classifyMessage,
@@ -26,13 +25,7 @@ import { checkRequestMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
-import {
-  supportsPush,
-  type MessageContext,
-  type ReceivedMessage,
-  type Transport,
-  type TransportEvent,
-} from "./transport.js";
+import { supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
 
 export const LISTEN_METHOD = "subscriptions/listen";
 const CANCELLED_METHOD = "notifications/cancelled";
@@ -89,11 +82,7 @@ export class Connection implements StreamHost {
   }
 
   completeResult(id: RequestId): JsonRpcResultResponse {
-    return {
-      jsonrpc: "2.0",
-      id,
-      result: this.host.finishResult({ _meta: { [SUBSCRIPTION_ID_KEY]: id } }),
-    };
+    return { jsonrpc: "2.0", id, result: this.host.finishResult({ _meta: { [SUBSCRIPTION_ID_KEY]: id } }) };
   }
 
   ended(stream: ListenStream): void {
@@ -160,13 +149,7 @@ export class Connection implements StreamHost {
   async #request(request: JsonRpcRequest, context: MessageContext | undefined): Promise<void> {
     const { id, method } = request;
     if (this.#inFlight?.has(id) || this.#streams.has(id)) {
-      this.send(
-        errorResponse(
-          id,
-          INVALID_REQUEST,
-          `Invalid request: id ${JSON.stringify(id)} is already in use`,
-        ),
-      );
+      this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
       return;
     }
     if (method !== LISTEN_METHOD && !this.host.hasMethod(method)) {
@@ -203,11 +186,7 @@ export class Connection implements StreamHost {
     }
     if (!this.host.reserveStream()) {
       this.send(
-        errorResponse(
-          request.id,
-          INTERNAL_ERROR,
-          `The server has reached its limit of ${this.host.maxStreams} open subscription streams; retry later`,
-        ),
+        errorResponse(request.id, INTERNAL_ERROR, `The server has reached its limit of ${this.host.maxStreams} open subscription streams; retry later`),
       );
       return;
     }
@@ -232,10 +211,7 @@ export class Connection implements StreamHost {
   }
 }
 
-function mergeMeta(
-  meta: JsonObject,
-  context: MessageContext | undefined,
-): Readonly<Record<string, unknown>> {
+function mergeMeta(meta: JsonObject, context: MessageContext | undefined): Readonly<Record<string, unknown>> {
   // Transport facts win over what the client declares: a client cannot claim a principal.
   return Object.freeze(context === undefined ? { ...meta } : { ...meta, ...context });
 }

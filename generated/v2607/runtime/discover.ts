@@ -5,8 +5,7 @@
  * subscription handler's `subscriptionCapabilities` (each true key sets the
  * `ServerCapabilities` flag the generated map names for it).
  */
-import type { SubscriptionCapabilities } from "../capabilities.js";
-import type { ServerCapabilities } from "../types.js";
+import type { SubscriptionCapabilities, ServerCapabilities } from "./protocol.js";
 import { KINDS } from "./subscriptions/filter.js";
 
 export interface DiscoverOptions {
@@ -20,11 +19,7 @@ type CapabilityTree = Record<string, Record<string, unknown>>;
 
 /** Feature groups a request method's first path segment announces. */
 const FEATURE_GROUPS: ReadonlyMap<string, string> = new Map([
-  ...KINDS.flatMap((kind) =>
-    kind.serverCapability === null
-      ? []
-      : [[kind.serverCapability[0], kind.serverCapability[0]] as const],
-  ),
+  ...KINDS.flatMap((kind) => (kind.serverCapability === null ? [] : [[kind.serverCapability[0], kind.serverCapability[0]] as const])),
   // The one feature whose method prefix differs from its capability name.
   ["completion", "completions"],
 ]);
@@ -41,11 +36,7 @@ export function foldCapabilities(
   }
   for (const declared of declarations) {
     for (const kind of KINDS) {
-      if (
-        (declared as Record<string, unknown>)[kind.handlerCapability] !== true ||
-        kind.serverCapability === null
-      )
-        continue;
+      if ((declared as Record<string, unknown>)[kind.handlerCapability] !== true || kind.serverCapability === null) continue;
       const [group, flag] = kind.serverCapability;
       tree[group] = { ...tree[group], [flag]: true };
     }

@@ -20,10 +20,7 @@ export type EventTopics = Record<string, unknown>;
 
 export interface EventSource<Topics extends EventTopics = EventTopics> {
   /** Starts delivering `topic` to `listener`; every call is an independent subscription. */
-  subscribe<Topic extends keyof Topics & string>(
-    topic: Topic,
-    listener: EventListener<Topics[Topic]>,
-  ): Unsubscribe;
+  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe;
   /** Delivers `payload` to every subscriber of `topic` (in every process sharing the source). */
   publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void>;
   /**
@@ -50,9 +47,7 @@ interface Subscription {
  * An event source for one process. Listeners run synchronously inside `publish`, in
  * subscription order, so a burst reaches every stream's mailbox before `publish` returns.
  */
-export class InProcessEventSource<
-  Topics extends EventTopics = EventTopics,
-> implements EventSource<Topics> {
+export class InProcessEventSource<Topics extends EventTopics = EventTopics> implements EventSource<Topics> {
   readonly #topics = new Map<string, Set<Subscription>>();
   readonly #onListenerError: (error: unknown, topic: string) => void;
 
@@ -60,10 +55,7 @@ export class InProcessEventSource<
     this.#onListenerError = options.onListenerError ?? warnListenerError;
   }
 
-  subscribe<Topic extends keyof Topics & string>(
-    topic: Topic,
-    listener: EventListener<Topics[Topic]>,
-  ): Unsubscribe {
+  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe {
     // A wrapper object per call, so the same function subscribed twice is two subscriptions.
     const subscription: Subscription = { listener };
     let subscriptions = this.#topics.get(topic);
@@ -71,15 +63,11 @@ export class InProcessEventSource<
     subscriptions.add(subscription);
     return () => {
       subscriptions.delete(subscription);
-      if (subscriptions.size === 0 && this.#topics.get(topic) === subscriptions)
-        this.#topics.delete(topic);
+      if (subscriptions.size === 0 && this.#topics.get(topic) === subscriptions) this.#topics.delete(topic);
     };
   }
 
-  publish<Topic extends keyof Topics & string>(
-    topic: Topic,
-    payload: Topics[Topic],
-  ): Promise<void> {
+  publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void> {
     const subscriptions = this.#topics.get(topic);
     if (subscriptions !== undefined) {
       // Iterating a Set visits entries added during the loop; a snapshot keeps the burst

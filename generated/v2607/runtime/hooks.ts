@@ -5,11 +5,10 @@
  */
 import type { RequestId } from "./jsonrpc.js";
 import type { StopReason } from "./subscriptions/types.js";
-import type { SubscriptionFilter } from "../types.js";
+import type { SubscriptionFilter } from "./protocol.js";
 
 /** How a stream ended when its handler did not choose to stop. */
-export type StreamEndCause =
-  "cancelled" | "transport-closed" | "shutdown" | "overflow" | "handler-error";
+export type StreamEndCause = "cancelled" | "transport-closed" | "shutdown" | "overflow" | "handler-error";
 
 export type RuntimeEvent =
   | { type: "stream-opened"; id: RequestId; honored: SubscriptionFilter }

@@ -4,7 +4,7 @@
  * tell a request from a notification or a response. Nothing here is version-specific
  * beyond the error codes, which come from the generated map.
  */
-import { ERROR_CODES } from "../capabilities.js";
+import { ERROR_CODES } from "./protocol.js";
 
 export type RequestId = string | number;
 export type JsonObject = { [key: string]: unknown };
@@ -78,41 +78,29 @@ export function classifyMessage(incoming: unknown): Classified {
     return invalid(null, INVALID_REQUEST, "Invalid request: a message must be a JSON object");
   }
   const id = isRequestId(value.id) ? value.id : null;
-  if (value.jsonrpc !== "2.0")
-    return invalid(id, INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"');
+  if (value.jsonrpc !== "2.0") return invalid(id, INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"');
   if ("method" in value) {
-    if (typeof value.method !== "string")
-      return invalid(id, INVALID_REQUEST, 'Invalid request: "method" must be a string');
+    if (typeof value.method !== "string") return invalid(id, INVALID_REQUEST, 'Invalid request: "method" must be a string');
     if (value.params !== undefined && (!isObject(value.params) || Array.isArray(value.params))) {
       return invalid(id, INVALID_REQUEST, 'Invalid request: "params" must be an object');
     }
-    if (!("id" in value))
-      return { kind: "notification", message: value as unknown as JsonRpcNotification };
-    if (!isRequestId(value.id))
-      return invalid(null, INVALID_REQUEST, 'Invalid request: "id" must be a string or a number');
+    if (!("id" in value)) return { kind: "notification", message: value as unknown as JsonRpcNotification };
+    if (!isRequestId(value.id)) return invalid(null, INVALID_REQUEST, 'Invalid request: "id" must be a string or a number');
     return { kind: "request", message: value as unknown as JsonRpcRequest };
   }
-  if ("result" in value || "error" in value)
-    return { kind: "response", message: value as unknown as JsonRpcResponse };
+  if ("result" in value || "error" in value) return { kind: "response", message: value as unknown as JsonRpcResponse };
   return invalid(id, INVALID_REQUEST, 'Invalid request: no "method", "result" or "error"');
 }
 
 /** Parses wire text into a message, throwing on anything that is not JSON-RPC. */
 export function parseMessage(incoming: unknown): JsonRpcMessage {
   const classified = classifyMessage(incoming);
-  if (classified.kind === "invalid")
-    throw new McpError(classified.error.code, classified.error.message);
+  if (classified.kind === "invalid") throw new McpError(classified.error.code, classified.error.message);
   return classified.message;
 }
 
-export function errorResponse(
-  id: RequestId | null,
-  code: number,
-  message: string,
-  data?: unknown,
-): JsonRpcErrorResponse {
-  const error: JsonRpcErrorObject =
-    data === undefined ? { code, message } : { code, message, data };
+export function errorResponse(id: RequestId | null, code: number, message: string, data?: unknown): JsonRpcErrorResponse {
+  const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
   return { jsonrpc: "2.0", id, error };
 }
 

@@ -5,14 +5,8 @@
  * must be one the server supports, and the optional log level and progress token must
  * have the schema's shape (request-scoped notifications rely on them).
  */
-import { ERROR_CODES, META_KEYS } from "../capabilities.js";
-import {
-  errorResponse,
-  INVALID_PARAMS,
-  isObject,
-  type JsonRpcErrorResponse,
-  type JsonRpcRequest,
-} from "./jsonrpc.js";
+import { ERROR_CODES, META_KEYS } from "./protocol.js";
+import { errorResponse, INVALID_PARAMS, isObject, type JsonRpcErrorResponse, type JsonRpcRequest } from "./jsonrpc.js";
 import { isLoggingLevel, LOG_LEVEL_SEVERITY, PROGRESS_TOKEN_KEY } from "./request-notifications.js";
 
 const PROTOCOL_VERSION_KEY: string = META_KEYS.protocolVersion;
@@ -21,59 +15,31 @@ const LOG_LEVEL_KEY: string = META_KEYS.logLevel;
 const UNSUPPORTED_VERSION: number = ERROR_CODES.UnsupportedProtocolVersionError;
 
 /** The error response for a request whose `_meta` fails the checks, or undefined. */
-export function checkRequestMeta(
-  request: JsonRpcRequest,
-  supportedVersions: readonly string[],
-): JsonRpcErrorResponse | undefined {
+export function checkRequestMeta(request: JsonRpcRequest, supportedVersions: readonly string[]): JsonRpcErrorResponse | undefined {
   const meta = request.params?._meta;
   if (!isObject(meta) || Array.isArray(meta)) {
-    return errorResponse(
-      request.id,
-      INVALID_PARAMS,
-      `Invalid params: "params._meta" is required on every request`,
-    );
+    return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "params._meta" is required on every request`);
   }
   const version = meta[PROTOCOL_VERSION_KEY];
   if (typeof version !== "string") {
-    return errorResponse(
-      request.id,
-      INVALID_PARAMS,
-      `Invalid params: "_meta" must name "${PROTOCOL_VERSION_KEY}"`,
-    );
+    return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "_meta" must name "${PROTOCOL_VERSION_KEY}"`);
   }
   const capabilities = meta[CLIENT_CAPABILITIES_KEY];
   if (!isObject(capabilities) || Array.isArray(capabilities)) {
-    return errorResponse(
-      request.id,
-      INVALID_PARAMS,
-      `Invalid params: "_meta" must carry "${CLIENT_CAPABILITIES_KEY}" (an object)`,
-    );
+    return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "_meta" must carry "${CLIENT_CAPABILITIES_KEY}" (an object)`);
   }
   if (!supportedVersions.includes(version)) {
-    return errorResponse(
-      request.id,
-      UNSUPPORTED_VERSION,
-      `Unsupported protocol version "${version}"`,
-      {
-        supported: [...supportedVersions],
-        requested: version,
-      },
-    );
+    return errorResponse(request.id, UNSUPPORTED_VERSION, `Unsupported protocol version "${version}"`, {
+      supported: [...supportedVersions],
+      requested: version,
+    });
   }
   if (meta[LOG_LEVEL_KEY] !== undefined && !isLoggingLevel(meta[LOG_LEVEL_KEY])) {
-    return errorResponse(
-      request.id,
-      INVALID_PARAMS,
-      `Invalid params: "${LOG_LEVEL_KEY}" must be one of ${Object.keys(LOG_LEVEL_SEVERITY).join(", ")}`,
-    );
+    return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "${LOG_LEVEL_KEY}" must be one of ${Object.keys(LOG_LEVEL_SEVERITY).join(", ")}`);
   }
   const token = meta[PROGRESS_TOKEN_KEY];
   if (token !== undefined && typeof token !== "string" && !Number.isInteger(token)) {
-    return errorResponse(
-      request.id,
-      INVALID_PARAMS,
-      `Invalid params: "_meta.${PROGRESS_TOKEN_KEY}" must be a string or an integer`,
-    );
+    return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "_meta.${PROGRESS_TOKEN_KEY}" must be a string or an integer`);
   }
   return undefined;
 }

@@ -6,14 +6,14 @@
  * once the result is on its way (or the request was cancelled, or the connection went away)
  * every send is refused, so nothing follows the answer.
  */
-import { META_KEYS } from "../capabilities.js";
-import type {
-  LoggingLevel,
-  LoggingMessageNotificationParams,
-  ProgressNotificationParams,
-  ProgressToken,
-  RequestMetaObject,
-} from "../types.js";
+import {
+  META_KEYS,
+  type LoggingLevel,
+  type LoggingMessageNotificationParams,
+  type ProgressNotificationParams,
+  type ProgressToken,
+  type RequestMetaObject,
+} from "./protocol.js";
 import type { JsonObject, JsonRpcMessage, RequestId } from "./jsonrpc.js";
 
 const LOG_LEVEL_KEY: string = META_KEYS.logLevel;
@@ -54,8 +54,7 @@ export type LogMessage = Omit<LoggingMessageNotificationParams, "data"> & { data
  * - "not-increasing": the progress is not greater than the last one sent for this request.
  */
 export type RequestRefusalReason = "closed" | "not-requested" | "below-level" | "not-increasing";
-export type RequestSendResult =
-  { readonly ok: true } | { readonly ok: false; readonly reason: RequestRefusalReason };
+export type RequestSendResult = { readonly ok: true } | { readonly ok: false; readonly reason: RequestRefusalReason };
 
 /** What a request handler learns besides its params, and how it reports on its request. */
 export interface RequestContext {
@@ -71,8 +70,7 @@ export interface RequestContext {
 }
 
 const SENT: RequestSendResult = Object.freeze({ ok: true });
-const refusal = (reason: RequestRefusalReason): RequestSendResult =>
-  Object.freeze({ ok: false, reason });
+const refusal = (reason: RequestRefusalReason): RequestSendResult => Object.freeze({ ok: false, reason });
 const CLOSED = refusal("closed");
 const NOT_REQUESTED = refusal("not-requested");
 const BELOW_LEVEL = refusal("below-level");
@@ -104,35 +102,23 @@ export class RequestScope implements RequestContext {
   }
 
   sendProgress(update: ProgressUpdate): RequestSendResult {
-    if (typeof update?.progress !== "number" || Number.isNaN(update.progress))
-      throw new TypeError("sendProgress: progress must be a number");
+    if (typeof update?.progress !== "number" || Number.isNaN(update.progress)) throw new TypeError("sendProgress: progress must be a number");
     if (this.#isOver()) return CLOSED;
     const token = this.meta[PROGRESS_TOKEN_KEY] as ProgressToken | undefined;
     if (token === undefined) return NOT_REQUESTED;
     if (!(update.progress > this.#lastProgress)) return NOT_INCREASING;
     this.#lastProgress = update.progress;
-    this.#sink.send({
-      jsonrpc: "2.0",
-      method: "notifications/progress",
-      params: { ...update, progressToken: token } as JsonObject,
-    });
+    this.#sink.send({ jsonrpc: "2.0", method: "notifications/progress", params: { ...update, progressToken: token } as JsonObject });
     return SENT;
   }
 
   sendLog(message: LogMessage): RequestSendResult {
-    if (!isLoggingLevel(message?.level))
-      throw new TypeError(
-        `sendLog: level must be one of ${Object.keys(LOG_LEVEL_SEVERITY).join(", ")}`,
-      );
+    if (!isLoggingLevel(message?.level)) throw new TypeError(`sendLog: level must be one of ${Object.keys(LOG_LEVEL_SEVERITY).join(", ")}`);
     if (this.#isOver()) return CLOSED;
     const requested = this.meta[LOG_LEVEL_KEY];
     if (!isLoggingLevel(requested)) return NOT_REQUESTED;
     if (LOG_LEVEL_SEVERITY[message.level] < LOG_LEVEL_SEVERITY[requested]) return BELOW_LEVEL;
-    this.#sink.send({
-      jsonrpc: "2.0",
-      method: "notifications/message",
-      params: { ...message } as JsonObject,
-    });
+    this.#sink.send({ jsonrpc: "2.0", method: "notifications/message", params: { ...message } as JsonObject });
     return SENT;
   }
 

@@ -3,26 +3,19 @@
  * The server core: request handlers per method (typed from the generated ClientRequests
  * map), `server/discover`, subscription handlers, and the transports it serves.
  */
-import { META_KEYS, PROTOCOL_VERSION } from "../capabilities.js";
-import type { ClientRequestMethod, ClientRequests } from "../methods.js";
-import type { Implementation, ServerCapabilities, Tool } from "../types.js";
 import {
-  Connection,
-  LISTEN_METHOD,
-  type ConnectionHost,
-  type RequestContext,
-} from "./connection.js";
+  META_KEYS,
+  PROTOCOL_VERSION,
+  type ClientRequestMethod,
+  type ClientRequests,
+  type Implementation,
+  type ServerCapabilities,
+  type Tool,
+} from "./protocol.js";
+import { Connection, LISTEN_METHOD, type ConnectionHost, type RequestContext } from "./connection.js";
 import { foldCapabilities, type DiscoverOptions } from "./discover.js";
 import type { EventHook, RuntimeEvent } from "./hooks.js";
-import {
-  errorResponse,
-  INTERNAL_ERROR,
-  isObject,
-  McpError,
-  type JsonObject,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-} from "./jsonrpc.js";
+import { errorResponse, INTERNAL_ERROR, isObject, McpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
 import { ToolRegistry, type ToolRunner } from "./tools.js";
@@ -30,9 +23,7 @@ import type { Transport } from "./transport.js";
 
 const DISCOVER_METHOD = "server/discover";
 /** Absent from schemas whose results carry no server info; then nothing is added. */
-const SERVER_INFO_KEY: string | undefined = (
-  META_KEYS as Readonly<Record<string, string | undefined>>
-).serverInfo;
+const SERVER_INFO_KEY: string | undefined = (META_KEYS as Readonly<Record<string, string | undefined>>).serverInfo;
 
 export interface ServerLimits {
   /** Open listen streams across all connections; a listen beyond it is refused before any ack. Default 10000. */
@@ -61,13 +52,8 @@ type RuntimeMethod = typeof DISCOVER_METHOD | typeof LISTEN_METHOD;
 export type HandledMethod = Exclude<ClientRequestMethod, RuntimeMethod>;
 type ResultOf<M extends ClientRequestMethod> = ClientRequests[M]["result"];
 /** A handler's result; `resultType` may be left out (the runtime adds "complete"). */
-export type HandlerResult<M extends ClientRequestMethod> = Omit<ResultOf<M>, "resultType"> & {
-  resultType?: string;
-};
-export type RequestHandler<M extends ClientRequestMethod> = (
-  params: ClientRequests[M]["params"],
-  context: RequestContext,
-) => Awaitable<HandlerResult<M>>;
+export type HandlerResult<M extends ClientRequestMethod> = Omit<ResultOf<M>, "resultType"> & { resultType?: string };
+export type RequestHandler<M extends ClientRequestMethod> = (params: ClientRequests[M]["params"], context: RequestContext) => Awaitable<HandlerResult<M>>;
 
 type AnyHandler = (params: any, context: RequestContext) => Awaitable<object>;
 
@@ -88,18 +74,14 @@ export class Server {
     }
     this.#options = options;
     this.#info =
-      options.title === undefined
-        ? { name: options.name, version: options.version }
-        : { name: options.name, version: options.version, title: options.title };
+      options.title === undefined ? { name: options.name, version: options.version } : { name: options.name, version: options.version, title: options.title };
     this.#host = this.#makeHost();
   }
 
   /** Registers the handler for one request method (replacing any earlier one). */
   setRequestHandler<M extends HandledMethod>(method: M, handler: RequestHandler<M>): this {
     if (method === (DISCOVER_METHOD as string) || method === (LISTEN_METHOD as string)) {
-      throw new TypeError(
-        `${method} is answered by the runtime; use addSubscriptionHandler or createServer options`,
-      );
+      throw new TypeError(`${method} is answered by the runtime; use addSubscriptionHandler or createServer options`);
     }
     this.#handlers.set(method, handler as AnyHandler);
     return this;
@@ -108,12 +90,8 @@ export class Server {
   /** Adds (or replaces) a tool served by the built-in tools/list and tools/call. */
   addTool(tool: Tool, run: ToolRunner): this {
     this.#tools.add(tool, run);
-    if (!this.#handlers.has("tools/list"))
-      this.#handlers.set("tools/list", () => this.#tools.list());
-    if (!this.#handlers.has("tools/call"))
-      this.#handlers.set("tools/call", (params, context) =>
-        this.#tools.call(params ?? {}, context),
-      );
+    if (!this.#handlers.has("tools/list")) this.#handlers.set("tools/list", () => this.#tools.list());
+    if (!this.#handlers.has("tools/call")) this.#handlers.set("tools/call", (params, context) => this.#tools.call(params ?? {}, context));
     return this;
   }
 
@@ -123,14 +101,9 @@ export class Server {
   }
 
   /** Adds a subscription handler; every registered one is folded into server/discover. */
-  addSubscriptionHandler<State, Arg = unknown>(
-    handler: SubscriptionHandler<State, Arg>,
-    arg?: Arg,
-  ): this {
+  addSubscriptionHandler<State, Arg = unknown>(handler: SubscriptionHandler<State, Arg>, arg?: Arg): this {
     if (typeof handler?.subscribe !== "function" || typeof handler.handleMessage !== "function") {
-      throw new TypeError(
-        "addSubscriptionHandler: the handler needs subscribe() and handleMessage()",
-      );
+      throw new TypeError("addSubscriptionHandler: the handler needs subscribe() and handleMessage()");
     }
     this.#subscriptionHandlers.push({ handler, arg });
     return this;
@@ -161,12 +134,7 @@ export class Server {
       try {
         return handler.subscriptionCapabilities?.(discoveryChannel(meta), arg) ?? {};
       } catch (error) {
-        this.#emit({
-          type: "handler-error",
-          id: null,
-          callback: "subscriptionCapabilities",
-          error,
-        });
+        this.#emit({ type: "handler-error", id: null, callback: "subscriptionCapabilities", error });
         return {};
       }
     });
@@ -198,38 +166,23 @@ export class Server {
   };
 
   #finishResult(result: JsonObject): JsonObject {
-    const finished: JsonObject = {
-      ...result,
-      resultType: typeof result.resultType === "string" ? result.resultType : "complete",
-    };
+    const finished: JsonObject = { ...result, resultType: typeof result.resultType === "string" ? result.resultType : "complete" };
     if (SERVER_INFO_KEY !== undefined) {
-      finished._meta = {
-        ...(isObject(result._meta) ? result._meta : {}),
-        [SERVER_INFO_KEY]: this.#info,
-      };
+      finished._meta = { ...(isObject(result._meta) ? result._meta : {}), [SERVER_INFO_KEY]: this.#info };
     }
     return finished;
   }
 
   async #dispatch(request: JsonRpcRequest, context: RequestContext): Promise<JsonRpcResponse> {
     try {
-      const handler =
-        request.method === DISCOVER_METHOD
-          ? () => this.#discover(context)
-          : this.#handlers.get(request.method)!;
+      const handler = request.method === DISCOVER_METHOD ? () => this.#discover(context) : this.#handlers.get(request.method)!;
       const result = await handler(request.params ?? {}, context);
-      if (!isObject(result) || Array.isArray(result))
-        throw new TypeError(`the ${request.method} handler returned no result object`);
+      if (!isObject(result) || Array.isArray(result)) throw new TypeError(`the ${request.method} handler returned no result object`);
       return { jsonrpc: "2.0", id: request.id, result: this.#finishResult(result as JsonObject) };
     } catch (error) {
-      if (error instanceof McpError)
-        return errorResponse(request.id, error.code, error.message, error.data);
+      if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
       this.#emit({ type: "handler-error", id: request.id, callback: request.method, error });
-      return errorResponse(
-        request.id,
-        INTERNAL_ERROR,
-        `Internal error while handling ${request.method}`,
-      );
+      return errorResponse(request.id, INTERNAL_ERROR, `Internal error while handling ${request.method}`);
     }
   }
 
@@ -261,12 +214,5 @@ const REFUSED: SendResult = Object.freeze({ ok: false, reason: "closed" });
 
 /** The channel subscriptionCapabilities sees while server/discover is built: meta only. */
 function discoveryChannel(meta: Readonly<Record<string, unknown>>): Channel {
-  return {
-    requestId: "server/discover",
-    meta,
-    honored: {},
-    closed: true,
-    sendNotification: () => REFUSED,
-    post: () => false,
-  };
+  return { requestId: "server/discover", meta, honored: {}, closed: true, sendNotification: () => REFUSED, post: () => false };
 }

@@ -3,15 +3,12 @@
  * `addTool` / `removeTool`: a tool list kept by the runtime, served through `tools/list`
  * and `tools/call` unless the application registers those handlers itself.
  */
-import type { CallToolResult, Tool } from "../types.js";
+import type { CallToolResult, Tool } from "./protocol.js";
 import type { RequestContext } from "./connection.js";
 import { INVALID_PARAMS, McpError } from "./jsonrpc.js";
 import type { Awaitable } from "./subscriptions/types.js";
 
-export type ToolRunner = (
-  args: Record<string, unknown>,
-  context: RequestContext,
-) => Awaitable<Omit<CallToolResult, "resultType"> & { resultType?: string }>;
+export type ToolRunner = (args: Record<string, unknown>, context: RequestContext) => Awaitable<Omit<CallToolResult, "resultType"> & { resultType?: string }>;
 
 export class ToolRegistry {
   readonly #tools = new Map<string, { tool: Tool; run: ToolRunner }>();
@@ -21,8 +18,7 @@ export class ToolRegistry {
   }
 
   add(tool: Tool, run: ToolRunner): void {
-    if (typeof tool?.name !== "string" || tool.name.length === 0)
-      throw new TypeError("addTool: the tool needs a non-empty name");
+    if (typeof tool?.name !== "string" || tool.name.length === 0) throw new TypeError("addTool: the tool needs a non-empty name");
     this.#tools.set(tool.name, { tool, run });
   }
 
@@ -32,18 +28,13 @@ export class ToolRegistry {
 
   /** The list, marked private and immediately stale: tools come and go at run time. */
   list(): { tools: Tool[]; cacheScope: "private"; ttlMs: number } {
-    return {
-      tools: [...this.#tools.values()].map((entry) => entry.tool),
-      cacheScope: "private",
-      ttlMs: 0,
-    };
+    return { tools: [...this.#tools.values()].map((entry) => entry.tool), cacheScope: "private", ttlMs: 0 };
   }
 
   /** Runs a tool; a tool that throws reports the failure in its result (isError), as tools do. */
   async call(params: { name?: unknown; arguments?: unknown }, context: RequestContext) {
     const entry = typeof params.name === "string" ? this.#tools.get(params.name) : undefined;
-    if (entry === undefined)
-      throw new McpError(INVALID_PARAMS, `Unknown tool: ${String(params.name)}`);
+    if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown tool: ${String(params.name)}`);
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     try {
       return await entry.run(args, context);

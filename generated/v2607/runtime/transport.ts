@@ -28,10 +28,7 @@ export interface ReceivedMessage {
   readonly context?: MessageContext;
 }
 
-export type TransportEvent =
-  | ReceivedMessage
-  | { readonly type: "closed"; readonly reason?: unknown }
-  | { readonly type: "error"; readonly error: unknown };
+export type TransportEvent = ReceivedMessage | { readonly type: "closed"; readonly reason?: unknown } | { readonly type: "error"; readonly error: unknown };
 
 export type TransportListener = (event: TransportEvent) => void;
 
@@ -83,9 +80,7 @@ export function getTransport(nameOrClass: string | TransportClass): TransportCla
     const proto = nameOrClass.prototype as Partial<Transport> | undefined;
     for (const member of ["connect", "sendMessage", "receiveMessage", "close"] as const) {
       if (typeof proto?.[member] !== "function") {
-        throw new TypeError(
-          `${nameOrClass.name || "the class"} is not a transport: it has no ${member}() method`,
-        );
+        throw new TypeError(`${nameOrClass.name || "the class"} is not a transport: it has no ${member}() method`);
       }
     }
     return nameOrClass;
@@ -101,11 +96,7 @@ export function getTransport(nameOrClass: string | TransportClass): TransportCla
 /** Whether a transport (instance or class) delivers events by push (`subscribe`). */
 export function supportsPush(transport: Transport | TransportClass | string): boolean {
   const target: Partial<Transport> =
-    typeof transport === "string"
-      ? getTransport(transport).prototype
-      : typeof transport === "function"
-        ? transport.prototype
-        : transport;
+    typeof transport === "string" ? getTransport(transport).prototype : typeof transport === "function" ? transport.prototype : transport;
   if (typeof target.subscribe !== "function") return false;
   // Without a capabilities() declaration a subscribe method is taken at its word.
   if (typeof target.capabilities !== "function") return true;

@@ -85,8 +85,7 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     const startedAt = Date.now();
     const socket = {
-      reconnectStrategy: (retries: number, cause: Error) =>
-        this.#retryDelay(retries, cause, startedAt),
+      reconnectStrategy: (retries: number, cause: Error) => this.#retryDelay(retries, cause, startedAt),
     };
     // Publishing while disconnected fails at once instead of piling up in memory.
     this.#publisher = createClient({ url: this.url, socket, disableOfflineQueue: true });
@@ -103,26 +102,19 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       this.#publisher.destroy();
       this.#subscriber.destroy();
       const cause = this.#startFailure ?? rootCause(error);
-      throw new RedisUnreachableError(
-        `cannot reach Redis at ${this.#where} (${cause}); start redis-server there or set REDIS_URL to a reachable broker`,
-        { cause: error },
-      );
+      throw new RedisUnreachableError(`cannot reach Redis at ${this.#where} (${cause}); start redis-server there or set REDIS_URL to a reachable broker`, {
+        cause: error,
+      });
     }
     this.#started = true;
   }
 
-  subscribe<Topic extends keyof Topics & string>(
-    topic: Topic,
-    listener: EventListener<Topics[Topic]>,
-  ): Unsubscribe {
+  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe {
     const subscription: Subscription = { listener };
     let subscriptions = this.#topics.get(topic);
     if (subscriptions === undefined) {
       this.#topics.set(topic, (subscriptions = new Set()));
-      this.#command(
-        this.#subscriber.subscribe(this.#prefix + topic, this.#onMessage),
-        `subscribe to "${topic}"`,
-      );
+      this.#command(this.#subscriber.subscribe(this.#prefix + topic, this.#onMessage), `subscribe to "${topic}"`);
     }
     subscriptions.add(subscription);
     return () => {
@@ -130,18 +122,12 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       if (this.#topics.get(topic) !== subscriptions) return;
       this.#topics.delete(topic);
       if (!this.#closed) {
-        this.#command(
-          this.#subscriber.unsubscribe(this.#prefix + topic, this.#onMessage),
-          `unsubscribe from "${topic}"`,
-        );
+        this.#command(this.#subscriber.unsubscribe(this.#prefix + topic, this.#onMessage), `unsubscribe from "${topic}"`);
       }
     };
   }
 
-  async publish<Topic extends keyof Topics & string>(
-    topic: Topic,
-    payload: Topics[Topic],
-  ): Promise<void> {
+  async publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void> {
     let cause: unknown;
     if (this.#publisher.isReady) {
       try {
@@ -154,10 +140,7 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
         cause = error;
       }
     }
-    throw new RedisUnreachableError(
-      `Redis at ${this.#where} is unreachable (reconnecting); event "${topic}" was not published`,
-      { cause },
-    );
+    throw new RedisUnreachableError(`Redis at ${this.#where} is unreachable (reconnecting); event "${topic}" was not published`, { cause });
   }
 
   /**
@@ -221,9 +204,7 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     client.on("error", (error: unknown) => {
       if (down || !this.#started || this.#closed) return;
       down = true;
-      this.#log(
-        `redis event source: ${role} lost ${this.#where} (${rootCause(error)}); reconnecting with backoff`,
-      );
+      this.#log(`redis event source: ${role} lost ${this.#where} (${rootCause(error)}); reconnecting with backoff`);
     });
     client.on("ready", () => {
       if (!down) return;
@@ -251,9 +232,7 @@ async function shutDown(client: RedisClient): Promise<void> {
 function checkedUrl(url: string): string {
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   if (parsed === undefined || (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")) {
-    throw new TypeError(
-      `REDIS_URL ${JSON.stringify(url)} is not a Redis URL; use the form ${DEFAULT_REDIS_URL}`,
-    );
+    throw new TypeError(`REDIS_URL ${JSON.stringify(url)} is not a Redis URL; use the form ${DEFAULT_REDIS_URL}`);
   }
   parsed.username = "";
   parsed.password = "";
@@ -263,11 +242,7 @@ function checkedUrl(url: string): string {
 function rootCause(error: unknown): string {
   let current: unknown = error;
   // node-redis wraps the socket error in its own; the innermost one says what happened.
-  for (
-    let depth = 0;
-    depth < 5 && current instanceof Error && current.cause !== undefined;
-    depth++
-  ) {
+  for (let depth = 0; depth < 5 && current instanceof Error && current.cause !== undefined; depth++) {
     current = current.cause;
   }
   if (current instanceof AggregateError && current.errors.length > 0) current = current.errors[0];

@@ -4,8 +4,7 @@
  * `sendNotification` consults. A kind is either a boolean opt-in or a list of URIs; for a
  * URI kind the notification's `params.uri` names the resource.
  */
-import { SUBSCRIPTION_KINDS, type SubscriptionCapabilities } from "../../capabilities.js";
-import type { SubscriptionFilter } from "../../types.js";
+import { SUBSCRIPTION_KINDS, type SubscriptionCapabilities, type SubscriptionFilter } from "../protocol.js";
 import { isObject } from "../jsonrpc.js";
 
 interface Kind {
@@ -38,11 +37,7 @@ export function filterProblem(value: unknown): string | undefined {
  * What may be honored: the request, limited to what the handler declared, and further
  * to `narrowed` when the handler narrowed. Never holds anything the request lacks.
  */
-export function intersectFilter(
-  requested: SubscriptionFilter,
-  declared: SubscriptionCapabilities,
-  narrowed?: SubscriptionFilter,
-): SubscriptionFilter {
+export function intersectFilter(requested: SubscriptionFilter, declared: SubscriptionCapabilities, narrowed?: SubscriptionFilter): SubscriptionFilter {
   const out: MutableFilter = {};
   const asked = requested as Record<string, unknown>;
   const narrow = narrowed as Record<string, unknown> | undefined;

@@ -19,7 +19,7 @@
  * builds a fresh one per stream) costs one serialisation, as before. Notifications without
  * params (the list_changed kinds) depend on their method alone: their text is kept for good.
  */
-import { META_KEYS, SUBSCRIPTION_STREAM_METHODS } from "../../capabilities.js";
+import { META_KEYS, SUBSCRIPTION_STREAM_METHODS } from "../protocol.js";
 import { isObject, type JsonRpcNotification, type RequestId } from "../jsonrpc.js";
 import type { OutgoingNotification } from "./types.js";
 

@@ -14,8 +14,7 @@
  * ends as on shutdown: the client gets the `complete` result (it may have missed events,
  * so it should listen again and re-fetch) and every worker gets `handleClose`.
  */
-import { SUBSCRIPTION_STREAM_METHODS } from "../../capabilities.js";
-import type { SubscriptionFilter } from "../../types.js";
+import { SUBSCRIPTION_STREAM_METHODS, type SubscriptionFilter } from "../protocol.js";
 import type { StreamEndCause } from "../hooks.js";
 import { errorResponse, INTERNAL_ERROR, INVALID_PARAMS, isObject, McpError, type RequestId } from "../jsonrpc.js";
 import { intersectFilter, isEmptyFilter, KINDS, unionFilters } from "./filter.js";

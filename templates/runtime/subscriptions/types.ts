@@ -3,8 +3,7 @@
  * document states it: one worker per stream, with state that lives as long as the stream
  * and a mailbox the application's event source posts to.
  */
-import type { SubscriptionCapabilities } from "../../capabilities.js";
-import type { SubscriptionFilter } from "../../types.js";
+import type { SubscriptionCapabilities, SubscriptionFilter } from "../protocol.js";
 import type { JsonObject, RequestId } from "../jsonrpc.js";
 
 export type Awaitable<T> = T | Promise<T>;
@@ -15,10 +14,7 @@ export type Awaitable<T> = T | Promise<T>;
  */
 export type StopReason = "normal" | "shutdown" | { readonly shutdown: unknown } | (string & {}) | Error;
 
-export type SubscribeResult<State> =
-  | { stream: State }
-  | { stream: State; honored: SubscriptionFilter }
-  | { stop: StopReason };
+export type SubscribeResult<State> = { stream: State } | { stream: State; honored: SubscriptionFilter } | { stop: StopReason };
 
 export type MessageResult<State> = { stream: State } | { stop: StopReason };
 

@@ -3,8 +3,7 @@
  * sends through. Sends are checked against what this worker honored and stamped with
  * the stream's subscription id; posted messages are handled one at a time, in order.
  */
-import type { SubscriptionCapabilities } from "../../capabilities.js";
-import type { SubscriptionFilter } from "../../types.js";
+import type { SubscriptionCapabilities, SubscriptionFilter } from "../protocol.js";
 import type { EventHook, StreamEndCause } from "../hooks.js";
 import { isObject, type JsonRpcMessage, type JsonRpcResultResponse, type RequestId } from "../jsonrpc.js";
 import { gateFor, type Gate } from "./filter.js";

@@ -6,7 +6,7 @@
  * further. The core then does the checks that do not depend on HTTP (`_meta`, methods).
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { ERROR_CODES, META_KEYS } from "../../capabilities.js";
+import { ERROR_CODES, META_KEYS } from "../protocol.js";
 import { classifyMessage, errorResponse, type Classified, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
 
 /** A refusal the transport answers by itself: an HTTP status and, usually, a JSON-RPC error. */
@@ -55,10 +55,7 @@ export function isLocalhostOrigin(origin: string): boolean {
  * `undefined` when the Origin is absent (not a browser) or allowed; a 403 otherwise.
  * `allowed` is an exact list of origins, `"*"` for any, or a predicate.
  */
-export function checkOrigin(
-  origin: string | undefined,
-  allowed: readonly string[] | "*" | ((origin: string) => boolean),
-): HttpRejection | undefined {
+export function checkOrigin(origin: string | undefined, allowed: readonly string[] | "*" | ((origin: string) => boolean)): HttpRejection | undefined {
   if (origin === undefined || allowed === "*") return undefined;
   const ok = typeof allowed === "function" ? allowed(origin) : allowed.includes(origin);
   if (ok) return undefined;

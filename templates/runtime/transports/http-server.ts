@@ -13,8 +13,15 @@ import { createServer, type IncomingMessage, type Server as NodeHttpServer, type
 import type { AddressInfo } from "node:net";
 import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
 import { errorResponse } from "../jsonrpc.js";
-import { ERROR_CODES } from "../../capabilities.js";
-import { TransportClosedError, type MessageContext, type ReceivedMessage, type Transport, type TransportCapability, type TransportListener } from "../transport.js";
+import { ERROR_CODES } from "../protocol.js";
+import {
+  TransportClosedError,
+  type MessageContext,
+  type ReceivedMessage,
+  type Transport,
+  type TransportCapability,
+  type TransportListener,
+} from "../transport.js";
 import { Inbox } from "./inbox.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -214,7 +221,8 @@ export class HttpExchange implements Transport {
     if (this.#res.writableEnded || this.#res.destroyed) return;
     this.#ended = true;
     if (this.#writer !== undefined) this.#writer.end();
-    else if (!this.#res.headersSent) reject(this.#res, { status: 503, body: errorResponse(this.#requestId ?? null, ERROR_CODES.InternalError, "server is shutting down") });
+    else if (!this.#res.headersSent)
+      reject(this.#res, { status: 503, body: errorResponse(this.#requestId ?? null, ERROR_CODES.InternalError, "server is shutting down") });
     else this.#res.end();
   }
 

@@ -29,16 +29,22 @@ describe("bad input is a one-line error naming the problem and the fix, non-zero
     await assertRefused(["--schema", url], /cannot reach http:\/\/127\.0\.0\.1:\d+\/schema\.json \(ECONNREFUSED\) \(check the network/);
   });
 
-  test("invalid JSON", SLOW, () => assertRefused(["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), "{ not json")], /is not valid JSON: .* \(pass the MCP protocol schema\.json/));
+  test("invalid JSON", SLOW, () =>
+    assertRefused(["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), "{ not json")], /is not valid JSON: .* \(pass the MCP protocol schema\.json/),
+  );
 
   test("JSON that is not a JSON Schema", SLOW, () =>
-    assertRefused(["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), '{"name": "package"}')], /is not a JSON Schema \(no "\$schema" or "\$defs"/));
+    assertRefused(["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), '{"name": "package"}')], /is not a JSON Schema \(no "\$schema" or "\$defs"/),
+  );
 
   test("a $ref to a missing definition", SLOW, () => {
     const schema = editedSchema(schemaPath("2026-07-28"), temp.dir, "2026-12-01", (s) => {
       s.$defs.Tool.properties.icons = { $ref: "#/$defs/Nowhere" };
     });
-    return assertRefused(["--schema", schema], /\$ref "#\/\$defs\/Nowhere" at \$defs\.Tool\.properties\.icons points to a missing definition \(add the definition/);
+    return assertRefused(
+      ["--schema", schema],
+      /\$ref "#\/\$defs\/Nowhere" at \$defs\.Tool\.properties\.icons points to a missing definition \(add the definition/,
+    );
   });
 
   test("a known revision with a wrong hash", SLOW, () => {
@@ -122,7 +128,10 @@ test("a regeneration prints what changed against the previous output", SLOW, asy
   });
   const run = await runMcpGen(["types", "--schema", after, "--protocol-version", "2026-09-01", "--out", out]);
   assert.equal(run.status, 0, explain(run));
-  assert.match(run.stdout, /changes against the previous output:\n {2}- method completion\/complete\n {2}- filter key toolsListChanged\n {2}- flag tools\.listChanged\n/);
+  assert.match(
+    run.stdout,
+    /changes against the previous output:\n {2}- method completion\/complete\n {2}- filter key toolsListChanged\n {2}- flag tools\.listChanged\n/,
+  );
 });
 
 test("output folders are replaced whole: a file the generator no longer writes disappears", SLOW, async () => {

@@ -20,7 +20,10 @@ test("types.ts declares every definition exactly once, in the IR's order, and no
   const ir = buildIR(normalizeSchema(loaded), { revision: "2026-07-28", sha256: loaded.sha256, pinned: true });
   const types = await emitTypes(ir);
   const declared = [...types.matchAll(/^export (?:type|interface) (\w+)/gm)].map((match) => match[1]);
-  assert.deepEqual(declared, ir.definitions.map(({ name }) => name));
+  assert.deepEqual(
+    declared,
+    ir.definitions.map(({ name }) => name),
+  );
 });
 
 test("a property schema with no type keyword takes any JSON value: unknown, not an object", async () => {

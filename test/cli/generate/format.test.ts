@@ -20,10 +20,17 @@ test("a runtime template that does not parse is a one-line error naming the temp
 });
 
 test("files claimed from a shared list are each formatted exactly once", async () => {
-  const files: Array<[string, string]> = [["a.ts", "const a=1"], ["b.ts", "const b=2"], ["c.ts", "const c=3"]];
+  const files: Array<[string, string]> = [
+    ["a.ts", "const a=1"],
+    ["b.ts", "const b=2"],
+    ["c.ts", "const c=3"],
+  ];
   const next = new Int32Array(new SharedArrayBuffer(4));
   Atomics.store(next, 0, 1); // another thread already took a.ts
   const done = await formatClaimed(files, next);
-  assert.deepEqual(done, [["b.ts", "const b = 2;\n"], ["c.ts", "const c = 3;\n"]]);
+  assert.deepEqual(done, [
+    ["b.ts", "const b = 2;\n"],
+    ["c.ts", "const c = 3;\n"],
+  ]);
   assert.deepEqual(await formatClaimed(files, next), [], "nothing left to claim");
 });

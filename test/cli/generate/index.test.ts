@@ -83,7 +83,10 @@ test("2025-11-25 has types and method maps, an explicit empty subscription map, 
 
 test("the draft's extra filter key elicitationComplete flows into the maps, ungated by any server flag", () => {
   const capabilities = read("draft-2026-06-07", "capabilities.ts");
-  assert.match(capabilities, /elicitationComplete: \{\s+filterKey: "elicitationComplete",\s+handlerCapability: "elicitationComplete",\s+notificationMethod: "notifications\/elicitation\/complete",\s+notificationType: "ElicitationCompleteNotification",\s+serverCapability: null,/);
+  assert.match(
+    capabilities,
+    /elicitationComplete: \{\s+filterKey: "elicitationComplete",\s+handlerCapability: "elicitationComplete",\s+notificationMethod: "notifications\/elicitation\/complete",\s+notificationType: "ElicitationCompleteNotification",\s+serverCapability: null,/,
+  );
   assert.match(capabilities, /"notifications\/elicitation\/complete",/, "it travels on the stream");
 });
 

@@ -34,5 +34,8 @@ test("an *Error definition without a code fails naming it", async () => {
 });
 
 test("META_KEYS are the io.modelcontextprotocol/* property names the schema uses", async () => {
-  assert.deepEqual((await mapsOf()).metaKeys.map((entry) => entry.name), ["clientCapabilities", "clientInfo", "logLevel", "protocolVersion", "serverInfo", "subscriptionId"]);
+  assert.deepEqual(
+    (await mapsOf()).metaKeys.map((entry) => entry.name),
+    ["clientCapabilities", "clientInfo", "logLevel", "protocolVersion", "serverInfo", "subscriptionId"],
+  );
 });

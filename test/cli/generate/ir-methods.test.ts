@@ -13,7 +13,12 @@ async function irOf(revision: "2026-07-28" | "2025-11-25", edit: (schema: any) =
 
 test("requests pair XRequest with XResult and its params definition", async () => {
   const call = (await irOf("2026-07-28")).maps.clientRequests.find((r) => r.method === "tools/call");
-  assert.deepEqual(call, { method: "tools/call", requestType: "CallToolRequest", params: { kind: "named", type: "CallToolRequestParams" }, resultType: "CallToolResult" });
+  assert.deepEqual(call, {
+    method: "tools/call",
+    requestType: "CallToolRequest",
+    params: { kind: "named", type: "CallToolRequestParams" },
+    resultType: "CallToolResult",
+  });
 });
 
 test("a request without its own result type answers with EmptyResult, and says so", async () => {

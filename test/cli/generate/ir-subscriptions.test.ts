@@ -52,7 +52,8 @@ test("handler capability keys are the camelCased notification method after notif
 
 test("each filter key's notification comes from the {@link} in its description", async () => {
   const maps = await kindsOf("2026-07-28", (s) => {
-    s.$defs.SubscriptionFilter.properties.toolsListChanged.description = "If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.";
+    s.$defs.SubscriptionFilter.properties.toolsListChanged.description =
+      "If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}.";
   });
   const kind = maps.subscriptionKinds!.find((k) => k.filterKey === "toolsListChanged")!;
   assert.equal(kind.notificationMethod, "notifications/prompts/list_changed");

@@ -5,8 +5,14 @@ import { escapeCommentEnd, repairLinks } from "../../../cli/generate/normalize.j
 const names = ["CallToolResult", "SubscriptionsListenRequest", "SubscriptionsListenResult", "MetaObject", "Tool", "ToolListChangedNotification"];
 
 test("a link whose label ran into its target is split at the longest definition name", () => {
-  assert.equal(repairLinks("a {@link SubscriptionsListenRequestsubscriptions/listen} stream", names), "a {@link SubscriptionsListenRequest | subscriptions/listen} stream");
-  assert.equal(repairLinks("{@link ToolListChangedNotificationnotifications/tools/list_changed}", names), "{@link ToolListChangedNotification | notifications/tools/list_changed}");
+  assert.equal(
+    repairLinks("a {@link SubscriptionsListenRequestsubscriptions/listen} stream", names),
+    "a {@link SubscriptionsListenRequest | subscriptions/listen} stream",
+  );
+  assert.equal(
+    repairLinks("{@link ToolListChangedNotificationnotifications/tools/list_changed}", names),
+    "{@link ToolListChangedNotification | notifications/tools/list_changed}",
+  );
   assert.equal(repairLinks("{@link MetaObject`_meta` key naming rules}", names), "{@link MetaObject | `_meta` key naming rules}");
 });
 

@@ -24,7 +24,10 @@ test("a known revision is recognised by its hash, wherever the file lives", () =
 test("an unknown hash takes its revision from --protocol-version, else from its path, and is unpinned", () => {
   assert.deepEqual(identifySchema(schema("/x/2026-10-01/schema.json", "ab"), lock), { revision: "2026-10-01", sha256: "ab", pinned: false });
   assert.equal(identifySchema(schema("/x/2026-10-01/schema.json", "ab"), lock, "2027-01-01").revision, "2027-01-01");
-  assert.throws(() => identifySchema(schema("/x/latest.json", "ab"), lock), (error: CliError) => /cannot tell which MCP revision/.test(error.message) && /--protocol-version/.test(error.hint ?? ""));
+  assert.throws(
+    () => identifySchema(schema("/x/latest.json", "ab"), lock),
+    (error: CliError) => /cannot tell which MCP revision/.test(error.message) && /--protocol-version/.test(error.hint ?? ""),
+  );
 });
 
 test("a pinned revision with other bytes is refused, by path or by flag", () => {

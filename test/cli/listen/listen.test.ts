@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { serveHttp } from "../../../generated/v2607/runtime/transports/http-server.js";
+import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
 import { countingApp } from "../../runtime/transports/http-helpers.js";
 import { repoRoot } from "../../support/schemas.js";
 
@@ -33,10 +33,12 @@ function runListen(args: string[]): Run {
     waiters.splice(0).forEach((wake) => wake());
   });
   child.stderr!.on("data", (chunk) => (stderr += chunk));
-  const exit = new Promise<number | null>((resolve) => child.once("close", (code) => {
-    waiters.splice(0).forEach((wake) => wake());
-    resolve(code);
-  }));
+  const exit = new Promise<number | null>((resolve) =>
+    child.once("close", (code) => {
+      waiters.splice(0).forEach((wake) => wake());
+      resolve(code);
+    }),
+  );
   const killer = setTimeout(() => child.kill("SIGKILL"), 50_000);
   void exit.then(() => clearTimeout(killer));
   return {

@@ -25,7 +25,10 @@ test("switching to redis rewrites only openEventSource's body and adds the impor
   const importLine = "import { connectRedisEventSource } from './event-sources/redis.js'";
   const lines = edited.split("\n");
   assert.equal(lines[2], importLine, "the import follows the file's quotes, after the last import");
-  assert.match(edited, /openEventSource\(\): Promise<EventSource<AppEvents>> \{\n {4}\/\/ Redis pub\/sub[^\n]*\n {4}return connectRedisEventSource<AppEvents>\(\)\n\}\n$/);
+  assert.match(
+    edited,
+    /openEventSource\(\): Promise<EventSource<AppEvents>> \{\n {4}\/\/ Redis pub\/sub[^\n]*\n {4}return connectRedisEventSource<AppEvents>\(\)\n\}\n$/,
+  );
   const untouched = userEvents.slice(0, userEvents.indexOf("export async function"));
   assert.equal(edited.replace(`${importLine}\n`, "").slice(0, untouched.length), untouched);
 });

@@ -50,10 +50,7 @@ test("--dry-run lists what would be written and writes nothing", SLOW, () => {
   const before = snapshot();
   const run = runMcpGen(["handler", "Audit", "--notifications", "resources", "--dry-run"], app);
   assert.equal(run.status, 0, explain(run));
-  assert.equal(
-    run.stdout,
-    "would create src/handlers/audit.ts\nwould create test/audit.test.ts\nwould update src/server.ts\nwould update src/events.ts\n",
-  );
+  assert.equal(run.stdout, "would create src/handlers/audit.ts\nwould create test/audit.test.ts\nwould update src/server.ts\nwould update src/events.ts\n");
   assert.deepEqual(snapshot(), before);
 });
 
@@ -67,10 +64,7 @@ test("new files follow the project's prettier config; the edited server keeps it
   assert.match(handler, /^\tconstructor\(/m);
   const server = readFileSync(join(app, "src", "server.ts"), "utf8");
   const added = server.split("\n").filter((line) => !serverBefore.split("\n").includes(line));
-  assert.deepEqual(added, [
-    'import { StyledHandler } from "./handlers/styled.js";',
-    "  server.addSubscriptionHandler(new StyledHandler(events));",
-  ]);
+  assert.deepEqual(added, ['import { StyledHandler } from "./handlers/styled.js";', "  server.addSubscriptionHandler(new StyledHandler(events));"]);
 });
 
 test("existing files are never overwritten without --force, and nothing else is written", SLOW, () => {

@@ -15,12 +15,15 @@ let temp: ReturnType<typeof tempFolder>;
 let app: string;
 const stops: Array<() => Promise<unknown>> = [];
 
-before(() => {
-  temp = tempFolder("mcp-gen-project");
-  const run = runCreate(["app", "--yes", "--no-git", "--transport", "both"], temp.dir);
-  assert.equal(run.status, 0, explain(run));
-  app = join(temp.dir, "app");
-}, { timeout: 240_000 });
+before(
+  () => {
+    temp = tempFolder("mcp-gen-project");
+    const run = runCreate(["app", "--yes", "--no-git", "--transport", "both"], temp.dir);
+    assert.equal(run.status, 0, explain(run));
+    app = join(temp.dir, "app");
+  },
+  { timeout: 240_000 },
+);
 
 after(async () => {
   for (const stop of stops.splice(0).reverse()) await within(stop(), 5_000, undefined);

@@ -44,7 +44,15 @@ test("a successful write replaces and creates every file and leaves no temporari
 test("existing files are refused without force, naming them", () => {
   writeFileSync(join(temp.dir, "a.txt"), "old");
   assert.throws(
-    () => refuseExisting(temp.dir, [{ path: "a.txt", content: "" }, { path: "b.txt", content: "" }], false),
+    () =>
+      refuseExisting(
+        temp.dir,
+        [
+          { path: "a.txt", content: "" },
+          { path: "b.txt", content: "" },
+        ],
+        false,
+      ),
     (error: unknown) => error instanceof CliError && /a\.txt/.test(error.message) && !/b\.txt/.test(error.message) && /--force/.test(error.hint ?? ""),
   );
   refuseExisting(temp.dir, [{ path: "a.txt", content: "" }], true);
@@ -52,11 +60,25 @@ test("existing files are refused without force, naming them", () => {
 
 test("a project folder appears whole or not at all", () => {
   const target = join(temp.dir, "app");
-  writeProjectFolder(target, [{ path: "package.json", content: "{}" }, { path: "src/x.ts", content: "" }], false);
+  writeProjectFolder(
+    target,
+    [
+      { path: "package.json", content: "{}" },
+      { path: "src/x.ts", content: "" },
+    ],
+    false,
+  );
   assert.deepEqual(tree(temp.dir), ["app", "app/package.json", "app/src", "app/src/x.ts"]);
   const broken = join(temp.dir, "broken");
   assert.throws(() =>
-    writeProjectFolder(broken, [{ path: "ok.txt", content: "" }, { path: "ok.txt/child", content: "" }], false),
+    writeProjectFolder(
+      broken,
+      [
+        { path: "ok.txt", content: "" },
+        { path: "ok.txt/child", content: "" },
+      ],
+      false,
+    ),
   );
   assert.deepEqual(tree(temp.dir), ["app", "app/package.json", "app/src", "app/src/x.ts"], "no staging folder left behind");
 });

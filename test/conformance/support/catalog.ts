@@ -3,7 +3,7 @@
  * code that answers it. The server registers one `tools/*` and one `prompts/*` handler pair
  * through the runtime's router that serve whatever the catalog holds.
  */
-import type { RequestContext } from "../../../generated/v2607/runtime/index.js";
+import type { RequestContext } from "../../../templates/runtime/index.js";
 import type { CallToolResult, GetPromptResult, Prompt, Tool } from "../../../generated/v2607/types.js";
 
 /** The params of a request that may be retried with input (SEP-2322). */

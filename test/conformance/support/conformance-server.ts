@@ -14,14 +14,7 @@
  * The content the `--requirements 2026-07-28` scenarios read lives in `everything.ts` and
  * `input-required.ts`.
  */
-import {
-  createServer,
-  InProcessEventSource,
-  McpError,
-  type Server,
-  type SubscriptionHandler,
-  type Unsubscribe,
-} from "../../../generated/v2607/runtime/index.js";
+import { createServer, InProcessEventSource, McpError, type Server, type SubscriptionHandler, type Unsubscribe } from "../../../templates/runtime/index.js";
 import { ERROR_CODES, META_KEYS } from "../../../generated/v2607/capabilities.js";
 import { Catalog, text } from "./catalog.js";
 import { addEverything } from "./everything.js";
@@ -62,10 +55,15 @@ function addDiagnostics(catalog: Catalog, events: InProcessEventSource<Topics>):
   catalog.tool("test_streaming_elicitation", "Asks the client for input through elicitation", (_params, context) => {
     if (capabilitiesOf(context.meta).elicitation === undefined) throw missing("elicitation");
     const requestedSchema = { type: "object", properties: { ok: { type: "boolean" } } };
-    return { resultType: "input_required", inputRequests: { confirm: { method: "elicitation/create", params: { mode: "form", message: "Continue?", requestedSchema } } } };
+    return {
+      resultType: "input_required",
+      inputRequests: { confirm: { method: "elicitation/create", params: { mode: "form", message: "Continue?", requestedSchema } } },
+    };
   });
   catalog.tool("test_logging_tool", "Logs at debug, info and error; the request's log level decides what is sent", (_params, context) => {
-    const sent = (["debug", "info", "error"] as const).filter((level) => context.sendLog({ level, logger: "test_logging_tool", data: `a ${level} message` }).ok);
+    const sent = (["debug", "info", "error"] as const).filter(
+      (level) => context.sendLog({ level, logger: "test_logging_tool", data: `a ${level} message` }).ok,
+    );
     return text(sent.length === 0 ? "done (no log message sent)" : `done (sent ${sent.join(", ")})`);
   });
   catalog.tool("test_tool_with_progress", "Reports progress 0, 50 and 100 of 100 when asked for progress", async (_params, context) => {

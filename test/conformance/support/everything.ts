@@ -4,7 +4,7 @@
  * Each answer is what the scenario's own description asks for.
  */
 import { deflateSync } from "node:zlib";
-import { McpError, type Server } from "../../../generated/v2607/runtime/index.js";
+import { McpError, type Server } from "../../../templates/runtime/index.js";
 import { ERROR_CODES } from "../../../generated/v2607/capabilities.js";
 import type { Catalog } from "./catalog.js";
 import { text } from "./catalog.js";
@@ -12,7 +12,18 @@ import { text } from "./catalog.js";
 /** A 1x1 red PNG and an empty WAV, built here. */
 const PNG_1X1 = png1x1();
 const WAV_EMPTY = Buffer.concat([
-  Buffer.from("RIFF"), u32(36), Buffer.from("WAVEfmt "), u32(16), u16(1), u16(1), u32(8000), u32(16000), u16(2), u16(16), Buffer.from("data"), u32(0),
+  Buffer.from("RIFF"),
+  u32(36),
+  Buffer.from("WAVEfmt "),
+  u32(16),
+  u16(1),
+  u16(1),
+  u32(8000),
+  u32(16000),
+  u16(2),
+  u16(16),
+  Buffer.from("data"),
+  u32(0),
 ]).toString("base64");
 
 function png1x1(): string {
@@ -22,7 +33,9 @@ function png1x1(): string {
   };
   const header = Buffer.concat([u32be(1), u32be(1), Buffer.from([8, 2, 0, 0, 0])]); // 8-bit RGB
   const pixels = deflateSync(Buffer.from([0, 255, 0, 0])); // filter byte, then one red pixel
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", header), chunk("IDAT", pixels), chunk("IEND", Buffer.alloc(0))]).toString("base64");
+  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk("IHDR", header), chunk("IDAT", pixels), chunk("IEND", Buffer.alloc(0))]).toString(
+    "base64",
+  );
 }
 
 function crc32(data: Buffer): number {
@@ -64,7 +77,10 @@ function addTools(catalog: Catalog): void {
     content: [
       { type: "text", text: "Multiple content types test:" },
       { type: "image", data: PNG_1X1, mimeType: "image/png" },
-      { type: "resource", resource: { uri: "test://mixed-content-resource", mimeType: "application/json", text: JSON.stringify({ test: "data", value: 123 }) } },
+      {
+        type: "resource",
+        resource: { uri: "test://mixed-content-resource", mimeType: "application/json", text: JSON.stringify({ test: "data", value: 123 }) },
+      },
     ],
   }));
   catalog.tool("test_error_handling", "Always fails (reported as an isError result)", () => {
@@ -86,7 +102,9 @@ function addTools(catalog: Catalog): void {
 
 function addPrompts(catalog: Catalog): void {
   const user = (value: string) => ({ role: "user" as const, content: { type: "text" as const, text: value } });
-  catalog.prompt({ name: "test_simple_prompt", description: "A prompt without arguments" }, () => ({ messages: [user("This is a simple prompt for testing.")] }));
+  catalog.prompt({ name: "test_simple_prompt", description: "A prompt without arguments" }, () => ({
+    messages: [user("This is a simple prompt for testing.")],
+  }));
   catalog.prompt(
     {
       name: "test_prompt_with_arguments",
@@ -99,10 +117,20 @@ function addPrompts(catalog: Catalog): void {
     (params) => ({ messages: [user(`Prompt with arguments: arg1='${params.arguments?.arg1}', arg2='${params.arguments?.arg2}'`)] }),
   );
   catalog.prompt(
-    { name: "test_prompt_with_embedded_resource", description: "A prompt embedding a resource", arguments: [{ name: "resourceUri", description: "URI to embed", required: true }] },
+    {
+      name: "test_prompt_with_embedded_resource",
+      description: "A prompt embedding a resource",
+      arguments: [{ name: "resourceUri", description: "URI to embed", required: true }],
+    },
     (params) => ({
       messages: [
-        { role: "user", content: { type: "resource", resource: { uri: String(params.arguments?.resourceUri), mimeType: "text/plain", text: "Embedded resource content for testing." } } },
+        {
+          role: "user",
+          content: {
+            type: "resource",
+            resource: { uri: String(params.arguments?.resourceUri), mimeType: "text/plain", text: "Embedded resource content for testing." },
+          },
+        },
         user("Please process the embedded resource above."),
       ],
     }),

@@ -9,7 +9,10 @@ export * from "node:fs";
 export default fs;
 
 function segmentRegExp(segment) {
-  const escaped = segment.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*").replace(/\?/g, "[^/]");
+  const escaped = segment
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, "[^/]*")
+    .replace(/\?/g, "[^/]");
   return new RegExp(`^${escaped}$`);
 }
 

@@ -5,7 +5,7 @@
  * state is refused (-32602); missing answers are asked for again, malformed ones refused.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { McpError, type RequestContext } from "../../../generated/v2607/runtime/index.js";
+import { McpError, type RequestContext } from "../../../templates/runtime/index.js";
 import { ERROR_CODES, META_KEYS } from "../../../generated/v2607/capabilities.js";
 import { text, type Catalog, type InputRequired, type RetryParams } from "./catalog.js";
 
@@ -70,15 +70,43 @@ function oneRound(requests: Record<string, object>, state: string | undefined, d
 }
 
 export function addInputRequired(catalog: Catalog): void {
-  catalog.tool("test_input_required_result_elicitation", "Asks for a name", oneRound({ user_name: elicit("What is your name?", "name") }, undefined, (r) => `Hello, ${r.user_name.content?.name ?? "stranger"}!`));
-  catalog.tool("test_input_required_result_sampling", "Asks the client's model", oneRound({ capital_question: sample("What is the capital of France?", 100) }, undefined, (r) => `The model said: ${r.capital_question.content?.text ?? ""}`));
-  catalog.tool("test_input_required_result_list_roots", "Asks for the client's roots", oneRound({ client_roots: roots }, undefined, (r) => `Roots: ${(r.client_roots.roots ?? []).map((root: { uri: string }) => root.uri).join(", ")}`));
-  catalog.tool("test_input_required_result_request_state", "Round-trips a signed state", oneRound({ confirm: elicit("Please confirm", "ok", "boolean") }, "request-state", () => "state-ok: confirmed"));
-  catalog.tool("test_input_required_result_tampered_state", "Refuses an altered state", oneRound({ confirm: elicit("Please confirm", "ok", "boolean") }, "tamper-check", () => "state-ok"));
+  catalog.tool(
+    "test_input_required_result_elicitation",
+    "Asks for a name",
+    oneRound({ user_name: elicit("What is your name?", "name") }, undefined, (r) => `Hello, ${r.user_name.content?.name ?? "stranger"}!`),
+  );
+  catalog.tool(
+    "test_input_required_result_sampling",
+    "Asks the client's model",
+    oneRound(
+      { capital_question: sample("What is the capital of France?", 100) },
+      undefined,
+      (r) => `The model said: ${r.capital_question.content?.text ?? ""}`,
+    ),
+  );
+  catalog.tool(
+    "test_input_required_result_list_roots",
+    "Asks for the client's roots",
+    oneRound({ client_roots: roots }, undefined, (r) => `Roots: ${(r.client_roots.roots ?? []).map((root: { uri: string }) => root.uri).join(", ")}`),
+  );
+  catalog.tool(
+    "test_input_required_result_request_state",
+    "Round-trips a signed state",
+    oneRound({ confirm: elicit("Please confirm", "ok", "boolean") }, "request-state", () => "state-ok: confirmed"),
+  );
+  catalog.tool(
+    "test_input_required_result_tampered_state",
+    "Refuses an altered state",
+    oneRound({ confirm: elicit("Please confirm", "ok", "boolean") }, "tamper-check", () => "state-ok"),
+  );
   catalog.tool(
     "test_input_required_result_multiple_inputs",
     "Asks for three inputs at once",
-    oneRound({ user_name: elicit("What is your name?", "name"), greeting: sample("Generate a greeting", 50), client_roots: roots }, "multiple", () => "all inputs received"),
+    oneRound(
+      { user_name: elicit("What is your name?", "name"), greeting: sample("Generate a greeting", 50), client_roots: roots },
+      "multiple",
+      () => "all inputs received",
+    ),
   );
   catalog.tool("test_input_required_result_multi_round", "Asks twice, with evolving state", multiRound);
   catalog.tool("test_input_required_result_capabilities", "Asks only for what the client declared", (params, context) => byCapabilities(params, context));

@@ -1,11 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  connectRedisEventSource,
-  RedisUnreachableError,
-  type RedisEventSource,
-} from "../../../templates/event-sources/redis/redis-event-source.js";
-import type { EventSource } from "../../../generated/v2607/runtime/index.js";
+import { connectRedisEventSource, RedisUnreachableError, type RedisEventSource } from "../../../templates/event-sources/redis/redis-event-source.js";
+import type { EventSource } from "../../../templates/runtime/index.js";
 import { eventually } from "../../support/eventually.js";
 import { freePort, startRedisServer, type RedisServer } from "../../support/redis-server.js";
 
@@ -121,8 +117,14 @@ describe("redis event source", { timeout: 60_000 }, () => {
     }
     assert.ok(await eventually(() => publisher.ready && subscriber.ready, 20_000), "clients reconnected");
     assert.ok(await publishUntil(publisher, "outage", "after", () => seen.includes("after")), "delivery resumed");
-    assert.ok(logs.some((line) => line.includes("reconnecting with backoff")), logs.join("\n"));
-    assert.ok(logs.some((line) => line.includes("reconnected to")), logs.join("\n"));
+    assert.ok(
+      logs.some((line) => line.includes("reconnecting with backoff")),
+      logs.join("\n"),
+    );
+    assert.ok(
+      logs.some((line) => line.includes("reconnected to")),
+      logs.join("\n"),
+    );
   });
 
   test("a subscription made during an outage does not wait for Redis and receives events once it is back", async () => {
@@ -162,7 +164,10 @@ describe("redis event source", { timeout: 60_000 }, () => {
     }
     assert.ok(logs.some((line) => line.includes('dropped a message on "mcp:events:raw" that is not JSON')));
     assert.ok(await publishUntil(publisher, "raw", "fine", () => seen.length > 0), "the stream still works");
-    assert.deepEqual(seen.filter((p) => p !== "fine"), []);
+    assert.deepEqual(
+      seen.filter((p) => p !== "fine"),
+      [],
+    );
   });
 });
 

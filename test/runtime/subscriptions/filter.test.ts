@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { filterProblem, gateFor, intersectFilter, unionFilters } from "../../../generated/v2607/runtime/subscriptions/filter.js";
-import { stampNotification } from "../../../generated/v2607/runtime/index.js";
+import { filterProblem, gateFor, intersectFilter, unionFilters } from "../../../templates/runtime/subscriptions/filter.js";
+import { stampNotification } from "../../../templates/runtime/index.js";
 
 const ALL = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourcesUpdated: true } as const;
 const ID_KEY = "io.modelcontextprotocol/subscriptionId";

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, createTestTransportPair, type Channel } from "../../../generated/v2607/runtime/index.js";
-import { stampedJson, stampNotification } from "../../../generated/v2607/runtime/subscriptions/stamp.js";
-import { serveHttp } from "../../../generated/v2607/runtime/transports/http-server.js";
+import { createServer, createTestTransportPair, type Channel } from "../../../templates/runtime/index.js";
+import { stampedJson, stampNotification } from "../../../templates/runtime/subscriptions/stamp.js";
+import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
 import { Peer, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";
 import { openListen, type OpenStream } from "../transports/http-helpers.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, McpError, type RuntimeEvent, type Server } from "../../../generated/v2607/runtime/index.js";
+import { createServer, McpError, type RuntimeEvent, type Server } from "../../../templates/runtime/index.js";
 import { deferred, MEMORY_KINDS, Peer, SUBSCRIPTION_ID, until } from "../../support/runtime-peer.js";
 import { recordingHandler, type RecordingOptions, type Step } from "../../support/recording-handler.js";
 
@@ -70,7 +70,10 @@ for (const kind of MEMORY_KINDS) {
       const id = peer.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, "rejected");
       const response = await peer.response(id);
       assert.equal(typeof response.error.code, "number");
-      assert.equal(peer.messages.some((m) => m.method === ACK), false);
+      assert.equal(
+        peer.messages.some((m) => m.method === ACK),
+        false,
+      );
       assert.equal(log.closes, 0);
       assert.ok(events.some((e) => e.type === "stream-rejected" && e.reason === "forbidden"));
       await server.close();
@@ -112,9 +115,18 @@ for (const kind of MEMORY_KINDS) {
       gate.resolve();
       await until(() => log.sent.length === 5, "five messages were handled");
       assert.equal(log.maxActive, 1);
-      assert.deepEqual(log.calls.filter((c) => c.startsWith("message")), ["message:0", "message:1", "message:2", "message:3", "message:4", "message:5"]);
+      assert.deepEqual(
+        log.calls.filter((c) => c.startsWith("message")),
+        ["message:0", "message:1", "message:2", "message:3", "message:4", "message:5"],
+      );
       await peer.sync();
-      assert.deepEqual(peer.stream("sub-1").filter((m) => m.method === TOOLS).map((m) => m.params.n), [0, 1, 2, 3, 4]);
+      assert.deepEqual(
+        peer
+          .stream("sub-1")
+          .filter((m) => m.method === TOOLS)
+          .map((m) => m.params.n),
+        [0, 1, 2, 3, 4],
+      );
       await server.close();
     });
 
@@ -141,7 +153,10 @@ for (const kind of MEMORY_KINDS) {
       await until(() => log.closes === 1, "handleClose ran");
       assert.equal(post(log, { send: { method: TOOLS } }), false);
       await peer.sync();
-      assert.deepEqual(peer.stream("sub-1").map((m) => m.method), [ACK]);
+      assert.deepEqual(
+        peer.stream("sub-1").map((m) => m.method),
+        [ACK],
+      );
       assert.deepEqual(log.closeView, { closed: true, send: { ok: false, reason: "closed" } });
       peer.notify("notifications/cancelled", { requestId: "sub-1" });
       await server.close();
@@ -195,7 +210,10 @@ for (const kind of MEMORY_KINDS) {
       await until(() => log.sent.length === 2, "both sends");
       await peer.sync();
       const sent = peer.messages.filter((m) => m.method === TOOLS);
-      assert.deepEqual(sent.map((m) => m.params._meta), [{ [SUBSCRIPTION_ID]: "sub-1" }, { [SUBSCRIPTION_ID]: "kept", other: 1 }]);
+      assert.deepEqual(
+        sent.map((m) => m.params._meta),
+        [{ [SUBSCRIPTION_ID]: "sub-1" }, { [SUBSCRIPTION_ID]: "kept", other: 1 }],
+      );
       await server.close();
     });
 
@@ -208,8 +226,14 @@ for (const kind of MEMORY_KINDS) {
       await until(() => log.sent.length === 3, "three sends");
       assert.deepEqual(log.sent, Array(3).fill({ ok: false, reason: "not-requested" }));
       await peer.sync();
-      assert.deepEqual(peer.stream("sub-1").map((m) => m.method), [ACK]);
-      assert.equal(peer.messages.some((m) => m.method === PROMPTS || m.method === "notifications/message"), false);
+      assert.deepEqual(
+        peer.stream("sub-1").map((m) => m.method),
+        [ACK],
+      );
+      assert.equal(
+        peer.messages.some((m) => m.method === PROMPTS || m.method === "notifications/message"),
+        false,
+      );
       await server.close();
     });
 
@@ -220,7 +244,10 @@ for (const kind of MEMORY_KINDS) {
       await until(() => log.sent.length === 1, "the send");
       assert.deepEqual(log.sent, [{ ok: false, reason: "not-requested" }]);
       await peer.sync();
-      assert.equal(peer.messages.some((m) => m.method === PROMPTS), false);
+      assert.equal(
+        peer.messages.some((m) => m.method === PROMPTS),
+        false,
+      );
       await server.close();
     });
 
@@ -233,7 +260,10 @@ for (const kind of MEMORY_KINDS) {
       await until(() => log.sent.length === 3, "three sends");
       assert.deepEqual(log.sent, [{ ok: false, reason: "uri-not-honored" }, { ok: false, reason: "uri-not-honored" }, { ok: true }]);
       await peer.sync();
-      assert.deepEqual(peer.messages.filter((m) => m.method === UPDATED).map((m) => m.params.uri), ["file:///a"]);
+      assert.deepEqual(
+        peer.messages.filter((m) => m.method === UPDATED).map((m) => m.params.uri),
+        ["file:///a"],
+      );
       await server.close();
     });
 
@@ -314,7 +344,10 @@ for (const kind of MEMORY_KINDS) {
       await listen(peer, { toolsListChanged: true }, "first");
       const refused = await peer.request("subscriptions/listen", { notifications: { toolsListChanged: true } }, "second");
       assert.equal(typeof refused.error.code, "number");
-      assert.equal(peer.stream("second").some((m) => m.method === ACK), false);
+      assert.equal(
+        peer.stream("second").some((m) => m.method === ACK),
+        false,
+      );
       assert.equal(log.calls.filter((c) => c === "subscribe").length, 1, "subscribe never ran for the refused stream");
       peer.notify("notifications/cancelled", { requestId: "first" });
       await until(() => log.closes === 1, "the first stream closed");
@@ -368,8 +401,14 @@ for (const kind of MEMORY_KINDS) {
       post(log, { send: { method: TOOLS } }, 1);
       await until(() => log.sent.length === 3, "three sends");
       await peer.sync();
-      assert.deepEqual(peer.stream("t").map((m) => m.method), [ACK, TOOLS]);
-      assert.deepEqual(peer.stream("p").map((m) => m.method), [ACK, PROMPTS]);
+      assert.deepEqual(
+        peer.stream("t").map((m) => m.method),
+        [ACK, TOOLS],
+      );
+      assert.deepEqual(
+        peer.stream("p").map((m) => m.method),
+        [ACK, PROMPTS],
+      );
       await server.close();
     });
 
@@ -377,10 +416,14 @@ for (const kind of MEMORY_KINDS) {
       const made = setup();
       server = made.server;
       const peer = await Peer.connect(server, kind, { principal: "alice" });
-      peer.send("subscriptions/listen", {
-        notifications: { toolsListChanged: true },
-        _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, principal: "mallory" },
-      }, "m");
+      peer.send(
+        "subscriptions/listen",
+        {
+          notifications: { toolsListChanged: true },
+          _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, principal: "mallory" },
+        },
+        "m",
+      );
       await peer.waitFor((m) => m.method === ACK, "the ack");
       const meta = made.log.channels[0].meta;
       assert.equal(meta.principal, "alice");

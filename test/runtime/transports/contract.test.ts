@@ -1,11 +1,6 @@
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
-import {
-  createInProcessTransportPair,
-  createTestTransportPair,
-  NdjsonTransport,
-  transportContractSuite,
-} from "../../../generated/v2607/runtime/index.js";
+import { createInProcessTransportPair, createTestTransportPair, NdjsonTransport, transportContractSuite } from "../../../templates/runtime/index.js";
 
 transportContractSuite("test", () => createTestTransportPair());
 transportContractSuite("inprocess", () => createInProcessTransportPair());

@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { getTransport, supportsPush, type JsonRpcMessage, type TransportEvent } from "../../../generated/v2607/runtime/index.js";
-import { HttpClientTransport, HttpStreamClosedError } from "../../../generated/v2607/runtime/transports/http-client.js";
-import { serveHttp, type HttpServerHandle } from "../../../generated/v2607/runtime/transports/http-server.js";
+import { getTransport, supportsPush, type JsonRpcMessage, type TransportEvent } from "../../../templates/runtime/index.js";
+import { HttpClientTransport, HttpStreamClosedError } from "../../../templates/runtime/transports/http-client.js";
+import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
 import { countingApp, meta, type CountingApp } from "./http-helpers.js";
 
 const T = { timeout: 20_000 };

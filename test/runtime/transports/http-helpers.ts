@@ -3,8 +3,8 @@
  * from the body), listen streams read frame by frame, and a small app whose subscription
  * handler counts its callbacks, so tests can check teardown and delivery exactly.
  */
-import { sseMessages } from "../../../generated/v2607/runtime/transports/http-client.js";
-import { mcpRequestHeaders } from "../../../generated/v2607/runtime/transports/http-request.js";
+import { sseMessages } from "../../../templates/runtime/transports/http-client.js";
+import { mcpRequestHeaders } from "../../../templates/runtime/transports/http-request.js";
 import {
   createServer,
   InProcessEventSource,
@@ -12,7 +12,7 @@ import {
   type Server,
   type SubscriptionHandler,
   type Unsubscribe,
-} from "../../../generated/v2607/runtime/index.js";
+} from "../../../templates/runtime/index.js";
 
 export const VERSION = "2026-07-28";
 
@@ -51,7 +51,12 @@ export interface OpenStream {
 }
 
 /** Opens a listen stream and reads it frame by frame. */
-export async function openListen(url: string, id: number | string, notifications: Record<string, unknown>, headers: Record<string, string> = {}): Promise<OpenStream> {
+export async function openListen(
+  url: string,
+  id: number | string,
+  notifications: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<OpenStream> {
   const message = request(id, "subscriptions/listen", { notifications });
   const abort = new AbortController();
   const response = await fetch(url, { method: "POST", headers: { ...mcpHeaders(message), ...headers }, body: JSON.stringify(message), signal: abort.signal });

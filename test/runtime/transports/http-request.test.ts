@@ -9,8 +9,8 @@ import {
   isLocalhostOrigin,
   parseBody,
   statusForErrorCode,
-} from "../../../generated/v2607/runtime/transports/http-request.js";
-import type { JsonRpcMessage } from "../../../generated/v2607/runtime/jsonrpc.js";
+} from "../../../templates/runtime/transports/http-request.js";
+import type { JsonRpcMessage } from "../../../templates/runtime/jsonrpc.js";
 
 const V = "2026-07-28";
 const meta = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };

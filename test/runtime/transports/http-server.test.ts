@@ -2,12 +2,7 @@ import assert from "node:assert/strict";
 import { createServer as createNodeServer, type Server as NodeServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import {
-  createHttpHandler,
-  HttpAuthError,
-  serveHttp,
-  type HttpServerHandle,
-} from "../../../generated/v2607/runtime/transports/http-server.js";
+import { createHttpHandler, HttpAuthError, serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
 import { countingApp, meta, mcpHeaders, openListen, post, request, type CountingApp, type OpenStream } from "./http-helpers.js";
 
 const T = { timeout: 20_000 };
@@ -208,7 +203,9 @@ describe("Streamable HTTP: authentication and mounting", () => {
       assert.equal(anonymous.headers.get("www-authenticate"), 'Bearer realm="mcp"');
       const called = await post(handle.url, request(2, "tools/call", { name: "who", arguments: {} }), { authorization: "Bearer alice" });
       assert.equal(called.body.result.content[0].text, "who as alice");
-      const refused = await post(handle.url, request(3, "subscriptions/listen", { notifications: { toolsListChanged: true } }), { authorization: "Bearer mallory" });
+      const refused = await post(handle.url, request(3, "subscriptions/listen", { notifications: { toolsListChanged: true } }), {
+        authorization: "Bearer mallory",
+      });
       assert.ok(refused.body.error, "mallory's listen is refused with an error response, no ack");
       const forged = request(4, "tools/call", { name: "who", arguments: {} });
       (forged.params._meta as Record<string, unknown>).principal = "root";

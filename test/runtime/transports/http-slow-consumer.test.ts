@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { describe, it } from "node:test";
-import { serveHttp, type SseStreamReport } from "../../../generated/v2607/runtime/transports/http-server.js";
+import { serveHttp, type SseStreamReport } from "../../../templates/runtime/transports/http-server.js";
 import { countingApp, mcpHeaders, openListen, request } from "./http-helpers.js";
 
 const MAX_BUFFERED = 256 * 1024;
@@ -21,7 +21,11 @@ async function stalledListen(url: string, id: string, notifications: Record<stri
   const headers = { ...mcpHeaders(message), host: `${hostname}:${port}`, "content-length": String(Buffer.byteLength(body)) };
   const socket = connect(Number(port), hostname);
   await new Promise<void>((resolve) => socket.once("connect", resolve));
-  socket.write(`POST ${pathname} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n${body}`);
+  socket.write(
+    `POST ${pathname} HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join("\r\n")}\r\n\r\n${body}`,
+  );
   socket.pause(); // and never resume: the kernel buffers fill, then Node's
   return socket;
 }
@@ -47,7 +51,11 @@ describe("Streamable HTTP: slow consumers", () => {
         for (let i = 0; i < 50; i++) await app.events.publish("resources", { uri: "file:///a", pad: `${published++}${FRAME_PAD}` });
         for (; received < published; received++) {
           const frame = await healthy.next();
-          assert.equal(frame?.params?.pad?.startsWith(String(received)), true, `healthy stream frame ${received} in order: ${JSON.stringify(frame).slice(0, 300)}`);
+          assert.equal(
+            frame?.params?.pad?.startsWith(String(received)),
+            true,
+            `healthy stream frame ${received} in order: ${JSON.stringify(frame).slice(0, 300)}`,
+          );
         }
       }
       await app.closed(1);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
 import { describe, it, mock } from "node:test";
-import { SseWriter, sseFrame } from "../../../generated/v2607/runtime/transports/http-sse.js";
+import { SseWriter, sseFrame } from "../../../templates/runtime/transports/http-sse.js";
 
 /** A response whose buffer level the test controls: writes accumulate until `drain()`. */
 class FakeResponse extends EventEmitter {

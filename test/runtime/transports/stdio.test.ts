@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { ChildProcess } from "node:child_process";
-import { StdioClientTransport } from "../../../generated/v2607/runtime/index.js";
+import { StdioClientTransport } from "../../../templates/runtime/index.js";
 import { Peer, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";
 import { repoRoot } from "../../support/schemas.js";
 
@@ -39,8 +39,14 @@ describe("stdio transport (a server in a child process)", () => {
       await peer.request("tools/call", { name: "fire", arguments: { topic: "tools" } });
       await peer.request("tools/call", { name: "fire", arguments: { topic: "prompts" } });
       await peer.sync();
-      assert.deepEqual(peer.stream("tools-sub").map((m) => m.method), [ACK, "notifications/tools/list_changed"]);
-      assert.deepEqual(peer.stream("prompts-sub").map((m) => m.method), [ACK, "notifications/prompts/list_changed"]);
+      assert.deepEqual(
+        peer.stream("tools-sub").map((m) => m.method),
+        [ACK, "notifications/tools/list_changed"],
+      );
+      assert.deepEqual(
+        peer.stream("prompts-sub").map((m) => m.method),
+        [ACK, "notifications/prompts/list_changed"],
+      );
     } finally {
       await transport.close();
     }
@@ -57,7 +63,10 @@ describe("stdio transport (a server in a child process)", () => {
       await peer.request("tools/call", { name: "fire", arguments: { topic: "tools" } });
       const stats = JSON.parse((await peer.request("tools/call", { name: "stats", arguments: {} })).result.content[0].text);
       assert.deepEqual(stats.closes, { 41: 1 });
-      assert.deepEqual(peer.stream(41).map((m) => m.method), [ACK]);
+      assert.deepEqual(
+        peer.stream(41).map((m) => m.method),
+        [ACK],
+      );
     } finally {
       await transport.close();
     }
@@ -74,7 +83,10 @@ describe("stdio transport (a server in a child process)", () => {
     await peer.waitFor((m) => m.method === ACK && m.params._meta[SUBSCRIPTION_ID] === "b", "the second ack");
     transport.child!.stdin!.end(); // EOF, and nothing else
     assert.equal(await exited, 0);
-    const lines = stderr.text.split("\n").filter((line) => line.startsWith("handleClose")).sort();
+    const lines = stderr.text
+      .split("\n")
+      .filter((line) => line.startsWith("handleClose"))
+      .sort();
     assert.deepEqual(lines, ["handleClose a", "handleClose b"]);
     await transport.close();
   });

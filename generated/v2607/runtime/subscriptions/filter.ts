@@ -5,8 +5,7 @@
  * `sendNotification` consults. A kind is either a boolean opt-in or a list of URIs; for a
  * URI kind the notification's `params.uri` names the resource.
  */
-import { SUBSCRIPTION_KINDS, type SubscriptionCapabilities } from "../../capabilities.js";
-import type { SubscriptionFilter } from "../../types.js";
+import { SUBSCRIPTION_KINDS, type SubscriptionCapabilities, type SubscriptionFilter } from "../protocol.js";
 import { isObject } from "../jsonrpc.js";
 
 interface Kind {
@@ -27,12 +26,8 @@ export function filterProblem(value: unknown): string | undefined {
   for (const kind of KINDS) {
     const entry = value[kind.filterKey];
     if (entry === undefined) continue;
-    if (kind.value === "boolean" && typeof entry !== "boolean")
-      return `"notifications.${kind.filterKey}" must be a boolean`;
-    if (
-      kind.value === "uris" &&
-      (!Array.isArray(entry) || !entry.every((uri) => typeof uri === "string"))
-    ) {
+    if (kind.value === "boolean" && typeof entry !== "boolean") return `"notifications.${kind.filterKey}" must be a boolean`;
+    if (kind.value === "uris" && (!Array.isArray(entry) || !entry.every((uri) => typeof uri === "string"))) {
       return `"notifications.${kind.filterKey}" must be an array of URI strings`;
     }
   }
@@ -43,30 +38,22 @@ export function filterProblem(value: unknown): string | undefined {
  * What may be honored: the request, limited to what the handler declared, and further
  * to `narrowed` when the handler narrowed. Never holds anything the request lacks.
  */
-export function intersectFilter(
-  requested: SubscriptionFilter,
-  declared: SubscriptionCapabilities,
-  narrowed?: SubscriptionFilter,
-): SubscriptionFilter {
+export function intersectFilter(requested: SubscriptionFilter, declared: SubscriptionCapabilities, narrowed?: SubscriptionFilter): SubscriptionFilter {
   const out: MutableFilter = {};
   const asked = requested as Record<string, unknown>;
   const narrow = narrowed as Record<string, unknown> | undefined;
   for (const kind of KINDS) {
-    if ((declared as Record<string, boolean | undefined>)[kind.handlerCapability] !== true)
-      continue;
+    if ((declared as Record<string, boolean | undefined>)[kind.handlerCapability] !== true) continue;
     const wanted = asked[kind.filterKey];
     if (kind.value === "boolean") {
-      if (wanted === true && (narrow === undefined || narrow[kind.filterKey] === true))
-        out[kind.filterKey] = true;
+      if (wanted === true && (narrow === undefined || narrow[kind.filterKey] === true)) out[kind.filterKey] = true;
       continue;
     }
     if (!Array.isArray(wanted)) continue;
     const keep = narrow === undefined ? undefined : narrow[kind.filterKey];
     const allowed = Array.isArray(keep) ? new Set(keep) : undefined;
     if (narrow !== undefined && allowed === undefined) continue;
-    const uris = [...new Set(wanted as string[])].filter(
-      (uri) => allowed === undefined || allowed.has(uri),
-    );
+    const uris = [...new Set(wanted as string[])].filter((uri) => allowed === undefined || allowed.has(uri));
     if (uris.length > 0) out[kind.filterKey] = uris;
   }
   return out as SubscriptionFilter;
@@ -111,8 +98,7 @@ export function gateFor(honored: SubscriptionFilter): Gate {
   for (const kind of KINDS) {
     const entry = (honored as Record<string, unknown>)[kind.filterKey];
     if (entry === true) gate.set(kind.notificationMethod, true);
-    else if (Array.isArray(entry) && entry.length > 0)
-      gate.set(kind.notificationMethod, new Set(entry as string[]));
+    else if (Array.isArray(entry) && entry.length > 0) gate.set(kind.notificationMethod, new Set(entry as string[]));
   }
   if (!hasUris) sharedGates.set(key, gate);
   return gate;

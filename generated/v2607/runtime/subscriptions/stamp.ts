@@ -20,7 +20,7 @@
  * builds a fresh one per stream) costs one serialisation, as before. Notifications without
  * params (the list_changed kinds) depend on their method alone: their text is kept for good.
  */
-import { META_KEYS, SUBSCRIPTION_STREAM_METHODS } from "../../capabilities.js";
+import { META_KEYS, SUBSCRIPTION_STREAM_METHODS } from "../protocol.js";
 import { isObject, type JsonRpcNotification, type RequestId } from "../jsonrpc.js";
 import type { OutgoingNotification } from "./types.js";
 
@@ -28,20 +28,13 @@ export const SUBSCRIPTION_ID_KEY: string = META_KEYS.subscriptionId;
 const STAMPED: ReadonlySet<string> = new Set<string>(SUBSCRIPTION_STREAM_METHODS);
 
 /** Adds the subscription id to a stream notification's `_meta`, unless one is there. */
-export function stampNotification(
-  notification: OutgoingNotification,
-  id: RequestId,
-): JsonRpcNotification {
+export function stampNotification(notification: OutgoingNotification, id: RequestId): JsonRpcNotification {
   const { method, params } = notification;
   if (!needsStamp(notification)) {
     return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
   }
   // One shallow copy per stream: the same event object is fanned out to many streams.
-  return {
-    jsonrpc: "2.0",
-    method,
-    params: { ...params, _meta: { ...(params?._meta as object), [SUBSCRIPTION_ID_KEY]: id } },
-  };
+  return { jsonrpc: "2.0", method, params: { ...params, _meta: { ...(params?._meta as object), [SUBSCRIPTION_ID_KEY]: id } } };
 }
 
 /** A stream method whose `_meta` has no subscription id yet. */
@@ -67,12 +60,7 @@ const UNCUT: Template = Object.freeze({ before: "", after: "" });
 
 const paramlessTemplates = new Map<string, Template>();
 /** The object with params sent last in this synchronous run: its first text and template. */
-const last: {
-  notification: OutgoingNotification | undefined;
-  json: string;
-  idLength: number;
-  template: Template | undefined;
-} = {
+const last: { notification: OutgoingNotification | undefined; json: string; idLength: number; template: Template | undefined } = {
   notification: undefined,
   json: "",
   idLength: 0,
@@ -84,13 +72,8 @@ const last: {
  * `idJson` (the id's own JSON text, which the caller keeps per stream). Byte for byte what
  * JSON.stringify gives.
  */
-export function stampedJson(
-  notification: OutgoingNotification,
-  message: JsonRpcNotification,
-  idJson: string,
-): string {
-  if (notification.params === undefined)
-    return splice(paramlessTemplate(notification.method), message, idJson);
+export function stampedJson(notification: OutgoingNotification, message: JsonRpcNotification, idJson: string): string {
+  if (notification.params === undefined) return splice(paramlessTemplate(notification.method), message, idJson);
   if (notification !== last.notification) {
     // First sight: serialise as a transport would, and keep the text. An object sent to
     // one stream only costs nothing more; the template is made on the second sight.
@@ -109,10 +92,7 @@ export function stampedJson(
 }
 
 /** The template for the object seen last, from its first text where that text tells. */
-function templateFromFirst(
-  notification: OutgoingNotification,
-  message: JsonRpcNotification,
-): Template {
+function templateFromFirst(notification: OutgoingNotification, message: JsonRpcNotification): Template {
   const json = last.json;
   if (!needsStamp(notification)) return { before: json, after: undefined };
   if (typeof (message.params as { toJSON?: unknown }).toJSON !== "function") {

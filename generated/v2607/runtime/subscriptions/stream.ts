@@ -15,35 +15,17 @@
  * ends as on shutdown: the client gets the `complete` result (it may have missed events,
  * so it should listen again and re-fetch) and every worker gets `handleClose`.
  */
-import { SUBSCRIPTION_STREAM_METHODS } from "../../capabilities.js";
-import type { SubscriptionFilter } from "../../types.js";
+import { SUBSCRIPTION_STREAM_METHODS, type SubscriptionFilter } from "../protocol.js";
 import type { StreamEndCause } from "../hooks.js";
-import {
-  errorResponse,
-  INTERNAL_ERROR,
-  INVALID_PARAMS,
-  isObject,
-  McpError,
-  type RequestId,
-} from "../jsonrpc.js";
+import { errorResponse, INTERNAL_ERROR, INVALID_PARAMS, isObject, McpError, type RequestId } from "../jsonrpc.js";
 import { intersectFilter, isEmptyFilter, KINDS, unionFilters } from "./filter.js";
 import type { StopReason } from "./types.js";
-import {
-  EMPTY_FILTER,
-  SUBSCRIPTION_ID_KEY,
-  Worker,
-  type HandlerEntry,
-  type Phase,
-  type StreamHost,
-  type WorkerOwner,
-} from "./worker.js";
+import { EMPTY_FILTER, SUBSCRIPTION_ID_KEY, Worker, type HandlerEntry, type Phase, type StreamHost, type WorkerOwner } from "./worker.js";
 
 export { stampNotification, type HandlerEntry, type StreamHost } from "./worker.js";
 
 /** The stream method that is no kind's notification: the acknowledgement. */
-const ACK_METHOD: string = SUBSCRIPTION_STREAM_METHODS.find(
-  (method) => !KINDS.some((k) => k.notificationMethod === method),
-)!;
+const ACK_METHOD: string = SUBSCRIPTION_STREAM_METHODS.find((method) => !KINDS.some((k) => k.notificationMethod === method))!;
 
 export class ListenStream implements WorkerOwner {
   phase: Phase = "subscribing";
@@ -65,12 +47,7 @@ export class ListenStream implements WorkerOwner {
       try {
         worker.declared = entry.handler.subscriptionCapabilities?.(worker, entry.arg) ?? {};
       } catch (error) {
-        this.host.emit({
-          type: "handler-error",
-          id: this.id,
-          callback: "subscriptionCapabilities",
-          error,
-        });
+        this.host.emit({ type: "handler-error", id: this.id, callback: "subscriptionCapabilities", error });
         continue;
       }
       const upper = intersectFilter(this.requested, worker.declared);
@@ -127,9 +104,7 @@ export class ListenStream implements WorkerOwner {
     for (const worker of this.#workers) worker.close();
     if (complete) this.host.send(this.host.completeResult(this.id));
     this.host.ended(this);
-    this.#ended = Promise.all(this.#workers.map((worker) => worker.closeFromOutside())).then(
-      () => undefined,
-    );
+    this.#ended = Promise.all(this.#workers.map((worker) => worker.closeFromOutside())).then(() => undefined);
     return this.#ended;
   }
 
@@ -145,37 +120,21 @@ export class ListenStream implements WorkerOwner {
       return new McpError(INTERNAL_ERROR, "The subscription handler failed");
     }
     if (isObject(result) && "stream" in result) {
-      const narrowed =
-        "honored" in result
-          ? isObject(result.honored)
-            ? result.honored
-            : EMPTY_FILTER
-          : undefined;
-      worker.accept(
-        result.stream,
-        intersectFilter(upper, worker.declared, narrowed as SubscriptionFilter | undefined),
-      );
+      const narrowed = "honored" in result ? (isObject(result.honored) ? result.honored : EMPTY_FILTER) : undefined;
+      worker.accept(result.stream, intersectFilter(upper, worker.declared, narrowed as SubscriptionFilter | undefined));
       this.#workers.push(worker);
       if (this.phase === "closed") await worker.closeFromOutside();
       return undefined;
     }
     worker.skipClose();
     if (isObject(result) && "stop" in result) return result.stop ?? "rejected";
-    this.host.emit({
-      type: "handler-error",
-      id: this.id,
-      callback: "subscribe",
-      error: new TypeError("subscribe returned neither { stream } nor { stop }"),
-    });
+    this.host.emit({ type: "handler-error", id: this.id, callback: "subscribe", error: new TypeError("subscribe returned neither { stream } nor { stop }") });
     return new McpError(INTERNAL_ERROR, "The subscription handler failed");
   }
 
   #reject(reason: unknown): void {
     this.phase = "closed";
-    const error =
-      reason instanceof McpError
-        ? reason
-        : new McpError(INVALID_PARAMS, "The server declined this subscription");
+    const error = reason instanceof McpError ? reason : new McpError(INVALID_PARAMS, "The server declined this subscription");
     this.host.send(errorResponse(this.id, error.code, error.message, error.data));
     this.host.emit({ type: "stream-rejected", id: this.id, reason });
     this.host.ended(this);

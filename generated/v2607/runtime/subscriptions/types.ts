@@ -4,8 +4,7 @@
  * document states it: one worker per stream, with state that lives as long as the stream
  * and a mailbox the application's event source posts to.
  */
-import type { SubscriptionCapabilities } from "../../capabilities.js";
-import type { SubscriptionFilter } from "../../types.js";
+import type { SubscriptionCapabilities, SubscriptionFilter } from "../protocol.js";
 import type { JsonObject, RequestId } from "../jsonrpc.js";
 
 export type Awaitable<T> = T | Promise<T>;
@@ -14,28 +13,17 @@ export type Awaitable<T> = T | Promise<T>;
  * Why a handler ended its stream. It never reaches the client (every stop yields the same
  * `complete` result); it reaches `onEvent`. "normal" and "shutdown" are clean exits.
  */
-export type StopReason =
-  "normal" | "shutdown" | { readonly shutdown: unknown } | (string & {}) | Error;
+export type StopReason = "normal" | "shutdown" | { readonly shutdown: unknown } | (string & {}) | Error;
 
-export type SubscribeResult<State> =
-  { stream: State } | { stream: State; honored: SubscriptionFilter } | { stop: StopReason };
+export type SubscribeResult<State> = { stream: State } | { stream: State; honored: SubscriptionFilter } | { stop: StopReason };
 
 export type MessageResult<State> = { stream: State } | { stop: StopReason };
 
 export interface SubscriptionHandler<State = unknown, Arg = unknown> {
   /** Accepts (`{ stream }`), narrows (`{ stream, honored }`) or rejects (`{ stop }`) a listen request. */
-  subscribe(
-    filter: SubscriptionFilter,
-    channel: Channel,
-    arg: Arg,
-  ): Awaitable<SubscribeResult<State>>;
+  subscribe(filter: SubscriptionFilter, channel: Channel, arg: Arg): Awaitable<SubscribeResult<State>>;
   /** Called once per posted message, in order, never two at a time for one stream. */
-  handleMessage(
-    message: unknown,
-    channel: Channel,
-    state: State,
-    arg: Arg,
-  ): Awaitable<MessageResult<State>>;
+  handleMessage(message: unknown, channel: Channel, state: State, arg: Arg): Awaitable<MessageResult<State>>;
   /** Called exactly once when the stream is torn down from outside; the channel is already closed. */
   handleClose?(channel: Channel, state: State, arg: Arg): Awaitable<unknown>;
   /** Which notification types this handler can emit; folded into `server/discover`. */
@@ -58,8 +46,7 @@ export interface OutgoingNotification {
  */
 export type RefusalReason = "closed" | "not-acknowledged" | "not-requested" | "uri-not-honored";
 
-export type SendResult =
-  { readonly ok: true } | { readonly ok: false; readonly reason: RefusalReason };
+export type SendResult = { readonly ok: true } | { readonly ok: false; readonly reason: RefusalReason };
 
 export interface Channel {
   /** The JSON-RPC id of the listen request, which is also the subscription id. */

@@ -4,33 +4,18 @@
  * sends through. Sends are checked against what this worker honored and stamped with
  * the stream's subscription id; posted messages are handled one at a time, in order.
  */
-import type { SubscriptionCapabilities } from "../../capabilities.js";
-import type { SubscriptionFilter } from "../../types.js";
+import type { SubscriptionCapabilities, SubscriptionFilter } from "../protocol.js";
 import type { EventHook, StreamEndCause } from "../hooks.js";
-import {
-  isObject,
-  type JsonRpcMessage,
-  type JsonRpcResultResponse,
-  type RequestId,
-} from "../jsonrpc.js";
+import { isObject, type JsonRpcMessage, type JsonRpcResultResponse, type RequestId } from "../jsonrpc.js";
 import { gateFor, type Gate } from "./filter.js";
 import { stampedJson, stampNotification } from "./stamp.js";
-import type {
-  Channel,
-  OutgoingNotification,
-  SendResult,
-  StopReason,
-  SubscriptionHandler,
-} from "./types.js";
+import type { Channel, OutgoingNotification, SendResult, StopReason, SubscriptionHandler } from "./types.js";
 
 export { stampNotification, SUBSCRIPTION_ID_KEY } from "./stamp.js";
 
 const SENT: SendResult = Object.freeze({ ok: true });
 const REFUSED_CLOSED: SendResult = Object.freeze({ ok: false, reason: "closed" });
-const REFUSED_NOT_ACKNOWLEDGED: SendResult = Object.freeze({
-  ok: false,
-  reason: "not-acknowledged",
-});
+const REFUSED_NOT_ACKNOWLEDGED: SendResult = Object.freeze({ ok: false, reason: "not-acknowledged" });
 const REFUSED_NOT_REQUESTED: SendResult = Object.freeze({ ok: false, reason: "not-requested" });
 const REFUSED_URI: SendResult = Object.freeze({ ok: false, reason: "uri-not-honored" });
 export const EMPTY_FILTER: SubscriptionFilter = Object.freeze({});
@@ -112,10 +97,7 @@ export class Worker implements Channel {
     }
     const id = this.stream.id;
     const message = stampNotification(notification, id);
-    this.stream.host.send(
-      message,
-      stampedJson(notification, message, (this.#idJson ??= JSON.stringify(id))),
-    );
+    this.stream.host.send(message, stampedJson(notification, message, (this.#idJson ??= JSON.stringify(id))));
     return SENT;
   }
 
@@ -185,11 +167,7 @@ export class Worker implements Channel {
     }
     if (this.#closed) return false;
     if (isObject(result) && "stop" in result) this.stream.stop(this, result.stop as StopReason);
-    else
-      this.stream.fail(
-        "handleMessage",
-        new TypeError("handleMessage returned neither { stream } nor { stop }"),
-      );
+    else this.stream.fail("handleMessage", new TypeError("handleMessage returned neither { stream } nor { stop }"));
     return false;
   }
 
@@ -229,12 +207,7 @@ export class Worker implements Channel {
     try {
       await handler.handleClose(this, this.state, arg);
     } catch (error) {
-      this.stream.host.emit({
-        type: "handler-error",
-        id: this.stream.id,
-        callback: "handleClose",
-        error,
-      });
+      this.stream.host.emit({ type: "handler-error", id: this.stream.id, callback: "handleClose", error });
     }
   }
 

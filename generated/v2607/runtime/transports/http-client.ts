@@ -92,10 +92,7 @@ export class HttpClientTransport implements Transport {
       this.#receive(text);
       return;
     }
-    if (!response.ok)
-      throw new Error(
-        `HTTP ${response.status} from ${this.url.href}${text ? `: ${text.slice(0, 200)}` : ""}`,
-      );
+    if (!response.ok) throw new Error(`HTTP ${response.status} from ${this.url.href}${text ? `: ${text.slice(0, 200)}` : ""}`);
   }
 
   receiveMessage(): Promise<ReceivedMessage> {
@@ -130,17 +127,10 @@ export class HttpClientTransport implements Transport {
       const id = classified.message.id;
       if (id !== undefined && id !== null) this.#open.delete(id);
     }
-    this.#inbox.deliver({
-      type: "message",
-      message: classified.kind === "invalid" ? text : classified.message,
-    });
+    this.#inbox.deliver({ type: "message", message: classified.kind === "invalid" ? text : classified.message });
   }
 
-  async #pump(
-    body: ReadableStream<Uint8Array>,
-    id: RequestId | undefined,
-    abort: AbortController,
-  ): Promise<void> {
+  async #pump(body: ReadableStream<Uint8Array>, id: RequestId | undefined, abort: AbortController): Promise<void> {
     let failure: unknown;
     try {
       for await (const data of sseMessages(body)) this.#receive(data);
@@ -150,18 +140,8 @@ export class HttpClientTransport implements Transport {
     // Still open here means the stream ended without the request's answer: an abrupt close.
     if (id !== undefined && this.#open.get(id) === abort) {
       this.#open.delete(id);
-      const how = abort.signal.aborted
-        ? "was cancelled"
-        : failure
-          ? `failed: ${String(failure)}`
-          : "ended";
-      this.#inbox.deliver({
-        type: "error",
-        error: new HttpStreamClosedError(
-          id,
-          `the response stream of request ${id} ${how} before its answer`,
-        ),
-      });
+      const how = abort.signal.aborted ? "was cancelled" : failure ? `failed: ${String(failure)}` : "ended";
+      this.#inbox.deliver({ type: "error", error: new HttpStreamClosedError(id, `the response stream of request ${id} ${how} before its answer`) });
     }
   }
 }

@@ -7,14 +7,8 @@
  * further. The core then does the checks that do not depend on HTTP (`_meta`, methods).
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
-import { ERROR_CODES, META_KEYS } from "../../capabilities.js";
-import {
-  classifyMessage,
-  errorResponse,
-  type Classified,
-  type JsonRpcMessage,
-  type RequestId,
-} from "../jsonrpc.js";
+import { ERROR_CODES, META_KEYS } from "../protocol.js";
+import { classifyMessage, errorResponse, type Classified, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
 
 /** A refusal the transport answers by itself: an HTTP status and, usually, a JSON-RPC error. */
 export interface HttpRejection {
@@ -62,17 +56,11 @@ export function isLocalhostOrigin(origin: string): boolean {
  * `undefined` when the Origin is absent (not a browser) or allowed; a 403 otherwise.
  * `allowed` is an exact list of origins, `"*"` for any, or a predicate.
  */
-export function checkOrigin(
-  origin: string | undefined,
-  allowed: readonly string[] | "*" | ((origin: string) => boolean),
-): HttpRejection | undefined {
+export function checkOrigin(origin: string | undefined, allowed: readonly string[] | "*" | ((origin: string) => boolean)): HttpRejection | undefined {
   if (origin === undefined || allowed === "*") return undefined;
   const ok = typeof allowed === "function" ? allowed(origin) : allowed.includes(origin);
   if (ok) return undefined;
-  return {
-    status: 403,
-    body: errorResponse(null, ERROR_CODES.InvalidRequestError, `Origin ${origin} is not allowed`),
-  };
+  return { status: 403, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `Origin ${origin} is not allowed`) };
 }
 
 /** Only POST carries MCP messages since 2026-07-28: no GET stream, no DELETE of a session. */
@@ -81,11 +69,7 @@ export function checkVerb(method: string | undefined): HttpRejection | undefined
   return {
     status: 405,
     headers: { allow: "POST" },
-    body: errorResponse(
-      null,
-      ERROR_CODES.InvalidRequestError,
-      `HTTP ${method ?? "?"} is not supported; send each message as a POST`,
-    ),
+    body: errorResponse(null, ERROR_CODES.InvalidRequestError, `HTTP ${method ?? "?"} is not supported; send each message as a POST`),
   };
 }
 
@@ -93,11 +77,7 @@ function tooLarge(limit: number): HttpRejection {
   return {
     status: 413,
     headers: { connection: "close" },
-    body: errorResponse(
-      null,
-      ERROR_CODES.InvalidRequestError,
-      `request body exceeds ${limit} bytes`,
-    ),
+    body: errorResponse(null, ERROR_CODES.InvalidRequestError, `request body exceeds ${limit} bytes`),
   };
 }
 
@@ -151,27 +131,17 @@ export function parseBody(text: string): Exclude<Classified, { kind: "invalid" }
     value = JSON.parse(text);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
-    return {
-      status: 400,
-      body: errorResponse(null, ERROR_CODES.ParseError, `Parse error: ${detail}`),
-    };
+    return { status: 400, body: errorResponse(null, ERROR_CODES.ParseError, `Parse error: ${detail}`) };
   }
   if (Array.isArray(value)) {
     return {
       status: 400,
-      body: errorResponse(
-        null,
-        ERROR_CODES.InvalidRequestError,
-        "JSON-RPC batches are not supported; send one message per POST",
-      ),
+      body: errorResponse(null, ERROR_CODES.InvalidRequestError, "JSON-RPC batches are not supported; send one message per POST"),
     };
   }
   const classified = classifyMessage(value);
   if (classified.kind === "invalid") {
-    return {
-      status: 400,
-      body: errorResponse(classified.id, classified.error.code, classified.error.message),
-    };
+    return { status: 400, body: errorResponse(classified.id, classified.error.code, classified.error.message) };
   }
   return classified;
 }
@@ -181,11 +151,7 @@ export function parseBody(text: string): Exclude<Classified, { kind: "invalid" }
  * and padding), anything else is literal. `undefined` when the Base64 form is malformed.
  */
 export function decodeHeaderValue(value: string): string | undefined {
-  if (!(
-    value.startsWith(BASE64_PREFIX) &&
-    value.endsWith(BASE64_SUFFIX) &&
-    value.length >= BASE64_PREFIX.length + BASE64_SUFFIX.length
-  )) {
+  if (!(value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX) && value.length >= BASE64_PREFIX.length + BASE64_SUFFIX.length)) {
     return value;
   }
   const payload = value.slice(BASE64_PREFIX.length, value.length - BASE64_SUFFIX.length);
@@ -195,11 +161,8 @@ export function decodeHeaderValue(value: string): string | undefined {
 
 /** Whether a header value must travel in the Base64 form (not plain visible ASCII, or ambiguous). */
 export function encodeHeaderValue(value: string): string {
-  const plain =
-    /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith(BASE64_PREFIX);
-  return plain
-    ? value
-    : `${BASE64_PREFIX}${Buffer.from(value, "utf8").toString("base64")}${BASE64_SUFFIX}`;
+  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith(BASE64_PREFIX);
+  return plain ? value : `${BASE64_PREFIX}${Buffer.from(value, "utf8").toString("base64")}${BASE64_SUFFIX}`;
 }
 
 /** What `Mcp-Name` mirrors: the top-level `params.name`, else `params.uri` (tools, prompts, resources). */
@@ -216,17 +179,12 @@ export function nameOf(params: unknown): string | undefined {
  * types of a Streamable HTTP POST.
  */
 export function mcpRequestHeaders(message: JsonRpcMessage): Record<string, string> {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-  };
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   if (!("method" in message)) return headers;
   headers["mcp-method"] = message.method;
   const name = nameOf(message.params);
   if (name !== undefined) headers["mcp-name"] = encodeHeaderValue(name);
-  const version = (message.params?._meta as Record<string, unknown> | undefined)?.[
-    META_KEYS.protocolVersion
-  ];
+  const version = (message.params?._meta as Record<string, unknown> | undefined)?.[META_KEYS.protocolVersion];
   if (typeof version === "string") headers["mcp-protocol-version"] = version;
   return headers;
 }
@@ -247,51 +205,33 @@ function mismatch(id: RequestId | null, message: string): HttpRejection {
  * responses are checked only for the headers they carry. Whether the version is one the
  * server speaks is the core's question (-32022), asked once the two agree.
  */
-export function checkMcpHeaders(
-  headers: IncomingHttpHeaders,
-  message: JsonRpcMessage,
-): HttpRejection | undefined {
+export function checkMcpHeaders(headers: IncomingHttpHeaders, message: JsonRpcMessage): HttpRejection | undefined {
   const isRequest = "method" in message && "id" in message;
   const id = isRequest ? message.id : null;
   const method = "method" in message ? message.method : undefined;
-  const params =
-    "params" in message
-      ? (message.params as { _meta?: Record<string, unknown> } | undefined)
-      : undefined;
+  const params = "params" in message ? (message.params as { _meta?: Record<string, unknown> } | undefined) : undefined;
 
   const methodHeader = header(headers, "mcp-method");
   if (method !== undefined && (methodHeader !== undefined || isRequest)) {
-    if (methodHeader === undefined)
-      return mismatch(id, `missing Mcp-Method header; set it to "${method}"`);
-    if (methodHeader !== method)
-      return mismatch(
-        id,
-        `Mcp-Method header "${methodHeader}" does not match the body method "${method}"`,
-      );
+    if (methodHeader === undefined) return mismatch(id, `missing Mcp-Method header; set it to "${method}"`);
+    if (methodHeader !== method) return mismatch(id, `Mcp-Method header "${methodHeader}" does not match the body method "${method}"`);
   }
 
   const name = nameOf(params);
   const nameHeader = header(headers, "mcp-name");
   if (name !== undefined && (nameHeader !== undefined || isRequest)) {
-    if (nameHeader === undefined)
-      return mismatch(id, `missing Mcp-Name header; set it to the request's name or uri`);
+    if (nameHeader === undefined) return mismatch(id, `missing Mcp-Name header; set it to the request's name or uri`);
     const decoded = decodeHeaderValue(nameHeader);
-    if (decoded === undefined)
-      return mismatch(id, "Mcp-Name header has a malformed =?base64?...?= value");
-    if (decoded !== name)
-      return mismatch(id, `Mcp-Name header does not match the body's name or uri`);
+    if (decoded === undefined) return mismatch(id, "Mcp-Name header has a malformed =?base64?...?= value");
+    if (decoded !== name) return mismatch(id, `Mcp-Name header does not match the body's name or uri`);
   }
 
   const bodyVersion = params?._meta?.[META_KEYS.protocolVersion];
   const versionHeader = header(headers, "mcp-protocol-version");
   if (typeof bodyVersion === "string" && (versionHeader !== undefined || isRequest)) {
-    if (versionHeader === undefined)
-      return mismatch(id, `missing MCP-Protocol-Version header; set it to "${bodyVersion}"`);
+    if (versionHeader === undefined) return mismatch(id, `missing MCP-Protocol-Version header; set it to "${bodyVersion}"`);
     if (versionHeader !== bodyVersion) {
-      return mismatch(
-        id,
-        `MCP-Protocol-Version header "${versionHeader}" does not match _meta protocol version "${bodyVersion}"`,
-      );
+      return mismatch(id, `MCP-Protocol-Version header "${versionHeader}" does not match _meta protocol version "${bodyVersion}"`);
     }
   }
   return undefined;

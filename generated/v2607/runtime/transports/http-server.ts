@@ -10,16 +10,11 @@
  * existing `node:http` server (or a framework that exposes Node's request and response);
  * `serveHttp` is the stand-alone server, bound to 127.0.0.1 unless told otherwise.
  */
-import {
-  createServer,
-  type IncomingMessage,
-  type Server as NodeHttpServer,
-  type ServerResponse,
-} from "node:http";
+import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
 import { errorResponse } from "../jsonrpc.js";
-import { ERROR_CODES } from "../../capabilities.js";
+import { ERROR_CODES } from "../protocol.js";
 import {
   TransportClosedError,
   type MessageContext,
@@ -96,21 +91,14 @@ export interface HttpHandlerOptions extends SseOptions {
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** A request handler serving `server` over Streamable HTTP. */
-export function createHttpHandler(
-  server: ConnectableServer,
-  options: HttpHandlerOptions = {},
-): HttpHandler {
+export function createHttpHandler(server: ConnectableServer, options: HttpHandlerOptions = {}): HttpHandler {
   const allowedOrigins = options.allowedOrigins ?? isLocalhostOrigin;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const onError = options.onError ?? (() => {});
   return (req, res) => {
     handle(req, res).catch((error) => {
       onError(error);
-      if (!res.headersSent)
-        reject(res, {
-          status: 500,
-          body: errorResponse(null, ERROR_CODES.InternalError, "Internal error"),
-        });
+      if (!res.headersSent) reject(res, { status: 500, body: errorResponse(null, ERROR_CODES.InternalError, "Internal error") });
       else res.destroy();
     });
   };
@@ -134,25 +122,16 @@ export function createHttpHandler(
     }
   }
 
-  async function authenticate(
-    req: IncomingMessage,
-  ): Promise<{ context?: MessageContext } | HttpRejection> {
+  async function authenticate(req: IncomingMessage): Promise<{ context?: MessageContext } | HttpRejection> {
     if (options.authenticate === undefined) return {};
     try {
       const principal = await options.authenticate(req);
       return principal === undefined ? {} : { context: { principal } };
     } catch (error) {
       const status = error instanceof HttpAuthError ? error.status : 401;
-      const headers: Record<string, string> =
-        error instanceof HttpAuthError && error.challenge
-          ? { "www-authenticate": error.challenge }
-          : {};
+      const headers: Record<string, string> = error instanceof HttpAuthError && error.challenge ? { "www-authenticate": error.challenge } : {};
       const message = error instanceof Error ? error.message : "unauthorized";
-      return {
-        status,
-        headers,
-        body: errorResponse(null, ERROR_CODES.InvalidRequestError, message),
-      };
+      return { status, headers, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) };
     }
   }
 }
@@ -189,19 +168,12 @@ export class HttpExchange implements Transport {
   #writer: SseWriter | undefined;
   #ended = false;
 
-  constructor(
-    res: ServerResponse,
-    message: JsonRpcMessage,
-    context: MessageContext | undefined,
-    options: HttpHandlerOptions = {},
-  ) {
+  constructor(res: ServerResponse, message: JsonRpcMessage, context: MessageContext | undefined, options: HttpHandlerOptions = {}) {
     this.#res = res;
     this.#options = options;
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
     res.once("close", this.#onClose);
-    this.#inbox.deliver(
-      context === undefined ? { type: "message", message } : { type: "message", message, context },
-    );
+    this.#inbox.deliver(context === undefined ? { type: "message", message } : { type: "message", message, context });
   }
 
   /** The SSE writer once the response became a stream (for metrics and tests). */
@@ -213,17 +185,13 @@ export class HttpExchange implements Transport {
 
   /** Not `async`: on the per-notification path a shared settled promise saves an allocation. */
   sendMessage(message: JsonRpcMessage, encoded?: string): Promise<void> {
-    if (!this.connected())
-      return Promise.reject(new TransportClosedError("the HTTP response is closed"));
+    if (!this.connected()) return Promise.reject(new TransportClosedError("the HTTP response is closed"));
     const isFinal = !("method" in message) && "id" in message && message.id === this.#requestId;
     if (isFinal) this.#ended = true;
     const json = encoded ?? JSON.stringify(message);
     if (isFinal && this.#writer === undefined) {
       const status = "error" in message ? statusForErrorCode(message.error.code) : 200;
-      this.#res.writeHead(status, {
-        "content-type": "application/json",
-        "content-length": Buffer.byteLength(json),
-      });
+      this.#res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
       this.#res.end(json);
       return SENT;
     }
@@ -255,14 +223,7 @@ export class HttpExchange implements Transport {
     this.#ended = true;
     if (this.#writer !== undefined) this.#writer.end();
     else if (!this.#res.headersSent)
-      reject(this.#res, {
-        status: 503,
-        body: errorResponse(
-          this.#requestId ?? null,
-          ERROR_CODES.InternalError,
-          "server is shutting down",
-        ),
-      });
+      reject(this.#res, { status: 503, body: errorResponse(this.#requestId ?? null, ERROR_CODES.InternalError, "server is shutting down") });
     else this.#res.end();
   }
 
@@ -274,19 +235,12 @@ export class HttpExchange implements Transport {
       writer.destroy();
       const { peakBufferedBytes, coalescedFrames, overflowed } = writer;
       try {
-        this.#options.onStreamEnd?.({
-          requestId: this.#requestId,
-          peakBufferedBytes,
-          coalescedFrames,
-          overflowed,
-        });
+        this.#options.onStreamEnd?.({ requestId: this.#requestId, peakBufferedBytes, coalescedFrames, overflowed });
       } catch (error) {
         this.#options.onError?.(error); // an observer's failure must not break the teardown
       }
     }
-    this.#inbox.deliver(
-      abrupt ? { type: "closed", reason: "client closed the response" } : { type: "closed" },
-    );
+    this.#inbox.deliver(abrupt ? { type: "closed", reason: "client closed the response" } : { type: "closed" });
   };
 }
 
@@ -309,10 +263,7 @@ export interface HttpServerHandle {
 }
 
 /** Serves `server` on its own `node:http` server; resolves once it is listening. */
-export async function serveHttp(
-  server: ConnectableServer,
-  options: ServeHttpOptions = {},
-): Promise<HttpServerHandle> {
+export async function serveHttp(server: ConnectableServer, options: ServeHttpOptions = {}): Promise<HttpServerHandle> {
   const host = options.host ?? "127.0.0.1";
   const path = options.path ?? "/mcp";
   // Browsers on this machine may call a server bound to this machine; bound wider, no
@@ -322,14 +273,7 @@ export async function serveHttp(
   const httpServer = createServer((req, res) => {
     const requestPath = (req.url ?? "/").split("?", 1)[0];
     if (requestPath === path) return handler(req, res);
-    reject(res, {
-      status: 404,
-      body: errorResponse(
-        null,
-        ERROR_CODES.InvalidRequestError,
-        `no MCP endpoint at ${requestPath}; use ${path}`,
-      ),
-    });
+    reject(res, { status: 404, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `no MCP endpoint at ${requestPath}; use ${path}`) });
   });
   await new Promise<void>((resolve, rejectListen) => {
     httpServer.once("error", rejectListen);

@@ -95,10 +95,7 @@ export class SseWriter {
     if (!this.#congested) {
       // Checked exactly only near the cap: a UTF-8 byte is at most 3 UTF-16 units.
       const buffered = this.#res.writableLength;
-      if (
-        buffered + 3 * (this.#batch.length + frame.length) > this.#maxBuffered &&
-        buffered + Buffer.byteLength(this.#batch + frame) > this.#maxBuffered
-      ) {
+      if (buffered + 3 * (this.#batch.length + frame.length) > this.#maxBuffered && buffered + Buffer.byteLength(this.#batch + frame) > this.#maxBuffered) {
         return this.#overflow();
       }
       this.#batch += frame;
@@ -109,8 +106,7 @@ export class SseWriter {
       return true;
     }
     const size = Buffer.byteLength(frame);
-    if (this.#res.writableLength + this.#pendingBytes + size > this.#maxBuffered)
-      return this.#overflow();
+    if (this.#res.writableLength + this.#pendingBytes + size > this.#maxBuffered) return this.#overflow();
     this.#pending.push(frame);
     this.#pendingSet.add(frame);
     this.#pendingBytes += size;

@@ -4,12 +4,7 @@
  * when there is one, otherwise buffered for `receiveMessage` (pull). Events buffered
  * before a subscriber arrives are handed to it first, in order.
  */
-import {
-  TransportClosedError,
-  type ReceivedMessage,
-  type TransportEvent,
-  type TransportListener,
-} from "../transport.js";
+import { TransportClosedError, type ReceivedMessage, type TransportEvent, type TransportListener } from "../transport.js";
 
 export class Inbox {
   #listener: TransportListener | undefined;

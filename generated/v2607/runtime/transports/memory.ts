@@ -35,10 +35,7 @@ abstract class MemoryTransport implements Transport {
   context: MessageContext | undefined;
   #closed = false;
 
-  protected abstract encode(
-    message: JsonRpcMessage,
-    json: string | undefined,
-  ): JsonRpcMessage | string;
+  protected abstract encode(message: JsonRpcMessage, json: string | undefined): JsonRpcMessage | string;
 
   async connect(): Promise<void> {
     if (this.#closed) throw new TransportClosedError();
@@ -46,8 +43,7 @@ abstract class MemoryTransport implements Transport {
 
   sendMessage(message: JsonRpcMessage, json?: string): Promise<void> {
     const peer = this.peer;
-    if (this.#closed || peer === undefined || peer.#closed)
-      return Promise.reject(new TransportClosedError());
+    if (this.#closed || peer === undefined || peer.#closed) return Promise.reject(new TransportClosedError());
     const event: ReceivedMessage =
       peer.context === undefined
         ? { type: "message", message: this.encode(message, json) }
@@ -98,26 +94,18 @@ export class InProcessTransport extends MemoryTransport {
   }
 }
 
-function link<T extends MemoryTransport>(
-  client: T,
-  server: T,
-  options: MemoryPairOptions,
-): TransportPair<T> {
+function link<T extends MemoryTransport>(client: T, server: T, options: MemoryPairOptions): TransportPair<T> {
   client.peer = server;
   server.peer = client;
   server.context = options.serverContext;
   return { client, server };
 }
 
-export function createTestTransportPair(
-  options: MemoryPairOptions = {},
-): TransportPair<TestTransport> {
+export function createTestTransportPair(options: MemoryPairOptions = {}): TransportPair<TestTransport> {
   return link(new TestTransport(), new TestTransport(), options);
 }
 
-export function createInProcessTransportPair(
-  options: MemoryPairOptions = {},
-): TransportPair<InProcessTransport> {
+export function createInProcessTransportPair(options: MemoryPairOptions = {}): TransportPair<InProcessTransport> {
   return link(new InProcessTransport(), new InProcessTransport(), options);
 }
 

@@ -38,10 +38,7 @@ export class NdjsonTransport implements Transport {
   #started = false;
   #closed = false;
 
-  constructor(
-    stream: Duplex | { readable: Readable; writable: Writable },
-    options: NdjsonOptions = {},
-  ) {
+  constructor(stream: Duplex | { readable: Readable; writable: Writable }, options: NdjsonOptions = {}) {
     const pair = "readable" in stream && typeof stream.readable === "object" ? stream : undefined;
     this.#input = pair ? (pair as { readable: Readable }).readable : (stream as Duplex);
     this.#output = pair ? (pair as { writable: Writable }).writable : (stream as Duplex);
@@ -110,10 +107,7 @@ export class NdjsonTransport implements Transport {
     }
     const limit = this.#options.maxLineLength ?? DEFAULT_MAX_LINE;
     if (text.length > limit) {
-      this.#inbox.deliver({
-        type: "error",
-        error: new Error(`dropped an input line longer than ${limit} characters`),
-      });
+      this.#inbox.deliver({ type: "error", error: new Error(`dropped an input line longer than ${limit} characters`) });
       this.#discarding = true;
       text = "";
     }
@@ -141,11 +135,7 @@ export class NdjsonTransport implements Transport {
     const text = line.endsWith("\r") ? line.slice(0, -1) : line;
     if (text.trim().length === 0) return;
     const context = this.#options.context;
-    this.#inbox.deliver(
-      context === undefined
-        ? { type: "message", message: text }
-        : { type: "message", message: text, context },
-    );
+    this.#inbox.deliver(context === undefined ? { type: "message", message: text } : { type: "message", message: text, context });
   }
 
   #detach(): void {

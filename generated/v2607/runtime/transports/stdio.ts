@@ -24,10 +24,7 @@ export interface StdioServerOptions {
 export class StdioServerTransport extends NdjsonTransport {
   constructor(options: StdioServerOptions = {}) {
     // process.stdout stays open after close(): other code may still log through it.
-    super(
-      { readable: process.stdin, writable: process.stdout },
-      { context: options.context, endOutputOnClose: false },
-    );
+    super({ readable: process.stdin, writable: process.stdout }, { context: options.context, endOutputOnClose: false });
   }
 
   override async close(): Promise<void> {
@@ -82,14 +79,12 @@ export class StdioClientTransport implements Transport {
   }
 
   sendMessage(message: JsonRpcMessage): Promise<void> {
-    if (this.#wire === undefined)
-      return Promise.reject(new TransportClosedError("not connected: call connect() first"));
+    if (this.#wire === undefined) return Promise.reject(new TransportClosedError("not connected: call connect() first"));
     return this.#wire.sendMessage(message);
   }
 
   receiveMessage(): Promise<ReceivedMessage> {
-    if (this.#wire === undefined)
-      return Promise.reject(new TransportClosedError("not connected: call connect() first"));
+    if (this.#wire === undefined) return Promise.reject(new TransportClosedError("not connected: call connect() first"));
     return this.#wire.receiveMessage();
   }
 
@@ -115,10 +110,7 @@ export class StdioClientTransport implements Transport {
     const timeoutMs = this.#options.exitTimeoutMs ?? 2000;
     for (const signal of [undefined, "SIGTERM", "SIGKILL"] as const) {
       if (signal !== undefined) child.kill(signal);
-      const exited = await Promise.race([
-        this.#exited.then(() => true),
-        delay(timeoutMs).then(() => false),
-      ]);
+      const exited = await Promise.race([this.#exited.then(() => true), delay(timeoutMs).then(() => false)]);
       if (exited) return;
     }
   }
