@@ -4,11 +4,10 @@ import { SUBSCRIPTION_KINDS, type SubscriptionFilterKey } from "../../generated/
 import { CliError } from "../errors.js";
 import { applyFiles, requireProject, type ApplyOptions, type ApplyResult } from "./apply.js";
 import { withEventSource, type EventSourceChoice } from "./event-source.js";
-import { validateName } from "./names.js";
+import { validateName, type NameForms } from "./names.js";
 import { packageRoot } from "./package-root.js";
-import { handlerClassName } from "./project.js";
-import { extendEventTopics, registerHandler } from "./register.js";
-import { renderTemplateTree } from "./render.js";
+import { extendEventTopics, HANDLER_LIST_PATH, namesInScope, registerHandler } from "./register.js";
+import { renderTemplateTree, type PlannedFile } from "./render.js";
 
 /**
  * The notification kinds a handler can emit, by the word used on the command line. The
@@ -30,6 +29,11 @@ export const NOTIFICATION_KINDS = Object.fromEntries(
   }),
 ) as { readonly [W in keyof typeof KIND_WORDS]: { capability: string; filterKey: SubscriptionFilterKey; method: string } };
 export type NotificationKind = keyof typeof NOTIFICATION_KINDS;
+
+/** The class of a handler named `Audit` (or `AuditHandler`): `AuditHandler`. */
+export function handlerClassName(name: NameForms): string {
+  return name.pascal.endsWith("Handler") ? name.pascal : `${name.pascal}Handler`;
+}
 
 export interface HandlerOptions extends ApplyOptions {
   project: string;
@@ -54,11 +58,22 @@ export function parseNotifications(words: string[]): NotificationKind[] {
   return chosen.length > 0 ? chosen : ["tools"];
 }
 
-/** `mcp-gen handler <Name>`: the handler, its test, and its registration in src/server.ts. */
-export async function generateHandler(options: HandlerOptions): Promise<ApplyResult> {
-  const names = validateName(options.name, "handler");
-  const kinds = parseNotifications(options.notifications);
-  const root = requireProject(options.project);
+/** A handler's new files, and the edits of existing ones that register it. */
+export interface HandlerPlan {
+  created: PlannedFile[];
+  edited: PlannedFile[];
+}
+
+/** Reads a project file by its path relative to the project; undefined when there is none. */
+export type ProjectReader = (path: string) => string | undefined;
+
+/**
+ * The handler `names` emitting `kinds`: its source and test from the handler template (the
+ * one template, for `create-mcp-handler`'s first handler and every later one), its entry in
+ * src/handlers/index.ts, and its topics in src/events.ts. Refuses a name whose identifiers
+ * collide with names those files, or the handler's own imports, already hold.
+ */
+export async function planHandler(read: ProjectReader, names: NameForms, kinds: readonly NotificationKind[]): Promise<HandlerPlan> {
   const className = handlerClassName(names);
   const view = {
     className,
@@ -70,19 +85,64 @@ export async function generateHandler(options: HandlerOptions): Promise<ApplyRes
     firstFilter: kinds[0] === "resource-updates" ? { resourceSubscriptions: ["app://watched"] } : { [NOTIFICATION_KINDS[kinds[0]!].filterKey]: true },
   };
   const created = await renderTemplateTree(join(packageRoot(), "templates", "handler"), view, { fileName: names.kebab });
-  const serverPath = join(root, "src", "server.ts");
-  const serverText = readFileSync(serverPath, "utf8");
-  const registered = await registerHandler(serverText, "src/server.ts", {
-    className,
-    moduleSpecifier: `./handlers/${names.kebab}.js`,
-  });
-  const edited = registered === serverText ? [] : [{ path: "src/server.ts", content: registered }];
-  const eventsPath = join(root, "src", "events.ts");
-  if (existsSync(eventsPath)) {
-    const eventsText = readFileSync(eventsPath, "utf8");
-    const extended = await extendEventTopics(eventsText, `${names.pascal}Events`, `./handlers/${names.kebab}.js`);
-    if (extended !== eventsText) edited.push({ path: "src/events.ts", content: extended });
+  const source = created.find((file) => file.path.startsWith("src/"))!;
+  const listText = read(HANDLER_LIST_PATH);
+  if (listText === undefined) {
+    throw new CliError(`this project has no ${HANDLER_LIST_PATH} listing its handlers (it predates the handler list)`, {
+      hint: `create it with \`export const handlers = [];\`, loop over it in src/server.ts, then run this again`,
+    });
   }
+  const eventsText = read(EVENTS_PATH);
+  const eventsType = `${names.pascal}Events`;
+  await refuseCollisions(names, source, [
+    { path: HANDLER_LIST_PATH, text: listText, name: className, from: `./${names.kebab}.js` },
+    ...(eventsText === undefined ? [] : [{ path: EVENTS_PATH, text: eventsText, name: eventsType, from: `./handlers/${names.kebab}.js` }]),
+  ]);
+  const edited: PlannedFile[] = [];
+  const registered = await registerHandler(listText, { className, moduleSpecifier: `./${names.kebab}.js` });
+  if (registered !== listText) edited.push({ path: HANDLER_LIST_PATH, content: registered });
+  if (eventsText !== undefined) {
+    const extended = await extendEventTopics(eventsText, eventsType, `./handlers/${names.kebab}.js`);
+    if (extended !== eventsText) edited.push({ path: EVENTS_PATH, content: extended });
+  }
+  return { created, edited };
+}
+
+const EVENTS_PATH = "src/events.ts";
+
+/**
+ * A handler's names must be new where they land: in its own file, none of its declarations
+ * may shadow what it imports (`Subscription` makes a `SubscriptionHandler` class beside the
+ * imported interface); in the project files it is imported into, the name must not already
+ * be taken by something else (`App` makes `AppEvents`, which src/events.ts declares).
+ */
+async function refuseCollisions(
+  names: NameForms,
+  source: PlannedFile,
+  targets: Array<{ path: string; text: string; name: string; from: string }>,
+): Promise<void> {
+  const refuse = (name: string, where: string): never => {
+    throw new CliError(`invalid handler name ${JSON.stringify(names.pascal)}: ${name} is already a name in ${where}`, {
+      hint: `choose another name, e.g. ${names.pascal}Feed`,
+      exitCode: 2,
+    });
+  };
+  const own = (await namesInScope(source.content)).map(({ name }) => name);
+  const repeated = own.find((name, index) => own.indexOf(name) !== index);
+  if (repeated !== undefined) refuse(repeated, source.path);
+  for (const target of targets) {
+    const taken = (await namesInScope(target.text)).find(({ name, from }) => name === target.name && from !== target.from);
+    if (taken) refuse(target.name, target.path);
+  }
+}
+
+/** `mcp-gen handler <Name>`: the handler, its test, and its registration in src/handlers/index.ts. */
+export async function generateHandler(options: HandlerOptions): Promise<ApplyResult> {
+  const names = validateName(options.name, "handler");
+  const kinds = parseNotifications(options.notifications);
+  const root = requireProject(options.project);
+  const read: ProjectReader = (path) => (existsSync(join(root, path)) ? readFileSync(join(root, path), "utf8") : undefined);
+  const { created, edited } = await planHandler(read, names, kinds);
   if (options.eventSource === undefined) return applyFiles(root, created, edited, options);
   const switched = await withEventSource(root, options.eventSource, created, edited);
   return applyFiles(root, switched.created, switched.edited, options);

@@ -4,6 +4,7 @@ import { CliError } from "../errors.js";
 import { eventSourceChanges, type EventSourceChoice } from "./event-source.js";
 import { formatFiles } from "./format.js";
 import type { NameForms } from "./names.js";
+import { handlerClassName, planHandler } from "./handler.js";
 import { generatorDependencySpec, packageInfo, packageRoot } from "./package-root.js";
 import { listFiles, renderTemplateTree, type PlannedFile } from "./render.js";
 
@@ -27,10 +28,11 @@ export const PREFORMATTED_NAME_LENGTH = 24;
 /** The protocol revision a new project is generated for, and its folder in `generated/`. */
 export const PROJECT_REVISION = "v2607";
 
-/** The class of a handler named `Audit` (or `AuditHandler`): `AuditHandler`. */
-export function handlerClassName(name: NameForms): string {
-  return name.pascal.endsWith("Handler") ? name.pascal : `${name.pascal}Handler`;
-}
+/**
+ * Where a project keeps generated code: beside src/, not in it, so that src/mcp.ts is the
+ * one file under src/ and test/ that names the revision.
+ */
+export const GENERATED_FOLDER = "generated";
 
 /** The npm package name for a project folder: its base name, checked against npm's rules. */
 export function projectPackageName(dir: string): string {
@@ -70,22 +72,24 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   });
   const config = JSON.parse(rendered.find((file) => file.path === ".prettierrc.json")!.content) as Record<string, unknown>;
   // Templates are kept formatted, and render formatted for any name up to
-  // PREFORMATTED_NAME_LENGTH (a test checks it), which spares loading prettier (most of
-  // the command's time). Only a longer name can move a line break.
+  // PREFORMATTED_NAME_LENGTH (a test checks it), which spares prettier for them. Only a
+  // longer name can move a line break.
   const templated = rendered.filter((file) => isTemplated(file.path));
   const formatted = options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
   const plain = rendered.filter((file) => !isTemplated(file.path));
-  const files = [...plain, ...formatted, ...generatedCopy(root)];
+  const planned = new Map([...plain, ...formatted, ...generatedCopy(root)].map((file) => [file.path, file]));
+  // The first handler comes the way `mcp-gen handler` adds any later one: the same template,
+  // registered in src/handlers/index.ts and src/events.ts. Those files are formatted here.
+  const handler = await planHandler((path) => planned.get(path)?.content, options.handler, ["tools"]);
+  for (const file of await formatFiles(options.dir, [...handler.created, ...handler.edited], config)) planned.set(file.path, file);
   if (options.eventSource === "redis") {
-    const planned = new Map(files.map((file) => [file.path, file]));
     const changes = await eventSourceChanges(options.dir, "redis", (path) => planned.get(path)!.content);
     for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);
-    return [...planned.values()].sort(byPath);
   }
-  return files.sort(byPath);
+  return [...planned.values()].sort(byPath);
 }
 
-const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts"]);
+const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts", "src/tools.ts"]);
 function isTemplated(path: string): boolean {
   return TEMPLATED.has(path) || path.startsWith("src/handlers/") || path.startsWith("test/");
 }
@@ -102,7 +106,7 @@ function generatedCopy(root: string): PlannedFile[] {
     });
   }
   return files.map((file) => ({
-    path: join("src", "generated", PROJECT_REVISION, relative(source, file)).split("\\").join("/"),
+    path: join(GENERATED_FOLDER, PROJECT_REVISION, relative(source, file)).split("\\").join("/"),
     content: readFileSync(file, "utf8"),
   }));
 }

@@ -1,13 +1,11 @@
-import { InProcessEventSource, type EventSource } from "./generated/v2607/runtime/index.js";
+import { InProcessEventSource, type EventSource } from "./mcp.js";
 
 /**
  * Every topic the application publishes on, with its payload. Handlers subscribe to
- * these in `subscribe`; tools and other code publish when something changes.
+ * these in `subscribe`; tools and other code publish when something changes. Each handler
+ * `mcp-gen handler` adds brings its own topics (`& AuditEvents`); add yours in the braces.
  */
-export type AppEvents = {
-  /** The tool list changed. */
-  tools: { reason: string };
-};
+export type AppEvents = {};
 
 /** An in-process event source: what tests use, and the server too unless it scales out. */
 export function createEventSource(): EventSource<AppEvents> {
