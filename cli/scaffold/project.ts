@@ -60,7 +60,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     handlerClass: handlerClassName(options.handler),
     generatorName: generator.name,
     generatorVersion: generator.version,
-    generatorSpec: generatorDependencySpec(root),
+    generatorSpec: dependencySpecFor(options.pm, generatorDependencySpec(root)),
     revision: PROJECT_REVISION,
     pm: options.pm,
     redis: options.eventSource === "redis",
@@ -87,6 +87,17 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);
   }
   return [...planned.values()].sort(byPath);
+}
+
+/**
+ * The generator dependency as `pm` should write it. A `file:` folder (a checkout) is a link
+ * under npm; pnpm copies it instead (a snapshot that misses later edits of the checkout), so
+ * pnpm gets `link:`. Yarn 1 keeps `file:` (a copy): it gives linked packages no bins, and
+ * the project's `generate` script runs the `mcp-gen` bin.
+ */
+function dependencySpecFor(pm: PackageManager, spec: string): string {
+  if (pm !== "pnpm" || !spec.startsWith("file:") || spec.endsWith(".tgz")) return spec;
+  return `link:${spec.slice("file:".length)}`;
 }
 
 const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts", "src/tools.ts"]);
