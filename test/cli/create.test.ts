@@ -16,7 +16,7 @@ const quick = ["--no-install", "--no-git"];
 test("without a terminal and without --yes it never prompts: it names every missing option", SLOW, () => {
   const run = runCreate(["app"], temp.dir);
   assert.equal(run.status, 2, explain(run));
-  assert.match(run.stderr, /^error: no terminal to ask on, and missing --transport, --handler, --pm, --install\/--no-install, --git\/--no-git/);
+  assert.match(run.stderr, /^error: no terminal to ask on, and missing --handler, --transport, --pm, --install\/--no-install, --git\/--no-git/);
   assert.deepEqual(readdirSync(temp.dir), []);
 });
 
