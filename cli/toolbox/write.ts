@@ -50,10 +50,7 @@ export function writeFilesAtomically(root: string, files: readonly PlannedFile[]
       entry.placed = true;
     }
   } catch (error) {
-    const leftovers = rollBack(staged, madeDirs);
-    const failure = fsFailure(error, `cannot write ${current} in ${root}`);
-    if (leftovers.length === 0) throw failure;
-    throw new CliError(`${failure.message}; could not clean up ${leftovers.join(", ")}`, { hint: "remove those by hand", cause: error });
+    throw failureAfterRollBack(error, `cannot write ${current} in ${root}`, rollBack(staged, madeDirs));
   }
   for (const entry of staged) if (entry.backup) bestEffort(() => rmSync(entry.backup!, { force: true }));
 }
@@ -63,26 +60,63 @@ export function writeFilesAtomically(root: string, files: readonly PlannedFile[]
  * into a fresh hidden sibling that is renamed to `target` once complete. Folders are made
  * with the user's umask, as mkdir(1) would (a temp-folder call would make them 0700).
  */
-export function writeNewFolder(target: string, files: readonly PlannedFile[]): void {
+export function writeNewFolder(target: string, files: FileSet): void {
   const madeDirs: string[] = [];
   try {
-    makeDirs(dirname(target), madeDirs);
-    const staging = join(dirname(target), `.${basename(target)}-${randomBytes(6).toString("hex")}`);
-    mkdirSync(staging);
-    madeDirs.push(staging);
-    for (const file of files) {
-      const path = resolve(staging, file.path);
-      if (!isInside(staging, path)) throw new CliError(`${file.path} is not a path inside ${target}`);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, file.content, { flag: "wx" });
+    renameSync(stageFolder(target, files, madeDirs), target);
+  } catch (error) {
+    throw failureAfterRollBack(error, `cannot create ${target}`, rollBack([], madeDirs));
+  }
+}
+
+/**
+ * Replaces the folder `target` (or creates it) with one holding exactly `files`: the new
+ * folder is staged beside it and swapped in, so `target` holds either the previous content
+ * or the new one, never half of each. Whether `target` may be replaced is the caller's call.
+ */
+export function replaceFolder(target: string, files: FileSet): void {
+  const madeDirs: string[] = [];
+  const previous = `${target}.previous-${process.pid}-${randomBytes(4).toString("hex")}`;
+  let movedAside = false;
+  try {
+    const staging = stageFolder(target, files, madeDirs);
+    if (entryAt(target)) {
+      renameSync(target, previous);
+      movedAside = true;
     }
     renameSync(staging, target);
   } catch (error) {
     const leftovers = rollBack([], madeDirs);
-    const failure = fsFailure(error, `cannot create ${target}`);
-    if (leftovers.length === 0) throw failure;
-    throw new CliError(`${failure.message}; could not clean up ${leftovers.join(", ")}`, { hint: "remove those by hand", cause: error });
+    if (movedAside && !bestEffort(() => entryAt(target) || renameSync(previous, target))) leftovers.push(previous);
+    throw failureAfterRollBack(error, `cannot write ${target}`, leftovers);
   }
+  if (movedAside) bestEffort(() => rmSync(previous, { recursive: true, force: true }));
+}
+
+/** Files as planned, or as a map from path to text. */
+export type FileSet = readonly PlannedFile[] | ReadonlyMap<string, string>;
+
+/** A fresh hidden sibling of `target` holding `files`; it and any parents made are recorded in `made`. */
+function stageFolder(target: string, files: FileSet, made: string[]): string {
+  makeDirs(dirname(target), made);
+  const staging = join(dirname(target), `.${basename(target)}-${randomBytes(6).toString("hex")}`);
+  mkdirSync(staging);
+  made.push(staging);
+  const entries = files instanceof Map ? [...files].map(([path, content]) => ({ path, content })) : (files as readonly PlannedFile[]);
+  for (const file of entries) {
+    const path = resolve(staging, file.path);
+    if (!isInside(staging, path) || path === staging) throw new CliError(`${file.path} is not a path inside ${target}`);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, file.content, { flag: "wx" });
+  }
+  return staging;
+}
+
+/** The one-line error for a failed write, naming anything the rollback could not undo. */
+function failureAfterRollBack(error: unknown, action: string, leftovers: readonly string[]): CliError {
+  const failure = fsFailure(error, action);
+  if (leftovers.length === 0) return failure;
+  return new CliError(`${failure.message}; could not clean up ${leftovers.join(", ")}`, { hint: "remove those by hand", cause: error });
 }
 
 /** The real path of `root`, which must be an existing folder. */

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
-import { writeFilesAtomically } from "../../../cli/toolbox/write.js";
+import { replaceFolder, writeFilesAtomically } from "../../../cli/toolbox/write.js";
 import { tempFolder } from "../scaffold/helpers.js";
 
 let temp: ReturnType<typeof tempFolder>;
@@ -95,4 +95,20 @@ test("a link that stays inside the folder is written through", () => {
   symlinkSync(join(temp.dir, "real"), join(temp.dir, "alias"));
   writeFilesAtomically(temp.dir, [{ path: "alias/x.ts", content: "x" }]);
   assert.equal(readFileSync(join(temp.dir, "real", "x.ts"), "utf8"), "x");
+});
+
+test("a replaced folder holds exactly the new files, or the old ones when the write fails", () => {
+  const target = join(temp.dir, "out");
+  replaceFolder(target, new Map([["v/a.ts", "a"]]));
+  replaceFolder(target, new Map([["v/b.ts", "b"]]));
+  assert.deepEqual(tree(temp.dir), ["out", "out/v", "out/v/b.ts"]);
+  assert.throws(
+    () =>
+      replaceFolder(target, [
+        { path: "c.ts", content: "c" },
+        { path: "c.ts/d.ts", content: "below a file" },
+      ]),
+    refusal(/^cannot write .*out: E(NOTDIR|EXIST)/),
+  );
+  assert.deepEqual(tree(temp.dir), ["out", "out/v", "out/v/b.ts"], "the previous output, and no staging folder");
 });
