@@ -20,7 +20,7 @@ import {
   type JsonRpcResultResponse,
   type RequestId,
 } from "./jsonrpc.js";
-import { checkRequestMeta } from "./meta.js";
+import { checkRequestMeta, mergeMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
@@ -208,9 +208,4 @@ export class Connection implements StreamHost {
     this.#inFlight = undefined;
     this.host.forget(this);
   }
-}
-
-function mergeMeta(meta: JsonObject, context: MessageContext | undefined): Readonly<Record<string, unknown>> {
-  // Transport facts win over what the client declares: a client cannot claim a principal.
-  return Object.freeze(context === undefined ? { ...meta } : { ...meta, ...context });
 }
