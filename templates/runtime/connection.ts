@@ -56,6 +56,8 @@ export class Connection implements StreamHost {
   /** Requests being handled, for cancellation; made on first use (listen-only connections never need it). */
   #inFlight: Map<RequestId, AbortController> | undefined;
   #closed = false;
+  /** Set while the peer's input has ended: wakes #finishThenClose once no request runs. */
+  #idle: (() => void) | undefined;
 
   constructor(
     readonly host: ConnectionHost,
@@ -101,6 +103,7 @@ export class Connection implements StreamHost {
   readonly #onEvent = (event: TransportEvent): void => {
     if (event.type === "message") this.#receive(event);
     else if (event.type === "closed") this.#onClosed();
+    else if (event.type === "input-ended") void this.#finishThenClose();
     else this.host.emit({ type: "transport-error", error: event.error });
   };
 
@@ -174,6 +177,7 @@ export class Connection implements StreamHost {
     inFlight.delete(id);
     // A cancelled request gets no response: the client said it will not use one.
     if (!controller.signal.aborted) this.send(response);
+    if (inFlight.size === 0) this.#idle?.();
   }
 
   async #listen(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>): Promise<void> {
@@ -197,6 +201,13 @@ export class Connection implements StreamHost {
       this.host.emit({ type: "handler-error", id: request.id, callback: "subscribe", error });
       void stream.end("handler-error", false);
     }
+  }
+
+  /** The peer sent its last message: streams end, answers still due are written, then the transport closes. */
+  async #finishThenClose(): Promise<void> {
+    for (const stream of [...this.#streams.values()]) void stream.end("transport-closed", false);
+    if (this.#inFlight !== undefined && this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+    await this.transport.close();
   }
 
   /** The transport went away: streams end without a word, in-flight requests are aborted. */
