@@ -33,6 +33,7 @@ import {
   isLocalhostOrigin,
   parseBody,
   readBody,
+  refuseClientResponse,
   statusForErrorCode,
   type HttpRejection,
 } from "./http-request.js";
@@ -123,12 +124,13 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     if (typeof body !== "string") return reject(res, body);
     const parsed = parseBody(body);
     if ("status" in parsed) return reject(res, parsed);
+    if (parsed.kind === "response") return reject(res, refuseClientResponse(parsed.message));
     const mismatch = checkMcpHeaders(req.headers, parsed.message);
     if (mismatch !== undefined) return reject(res, mismatch);
     const exchange = new HttpExchange(res, parsed.message, context.context, exchangeOptions);
     await server.connect(exchange);
     if (parsed.kind !== "request") {
-      // A notification or a response is accepted as soon as the server has it.
+      // A notification is accepted as soon as the server has it.
       res.writeHead(202).end();
     }
   }
