@@ -2,12 +2,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { SUBSCRIPTION_KINDS, type SubscriptionFilterKey } from "../../generated/v2607/capabilities.js";
 import { CliError } from "../errors.js";
+import { packageRoot } from "../toolbox/package.js";
+import type { PlannedFile } from "../toolbox/write.js";
 import { applyFiles, requireProject, type ApplyOptions, type ApplyResult } from "./apply.js";
 import { withEventSource, type EventSourceChoice } from "./event-source.js";
 import { validateName, type NameForms } from "./names.js";
-import { packageRoot } from "./package-root.js";
 import { extendEventTopics, HANDLER_LIST_PATH, namesInScope, registerHandler } from "./register.js";
-import { renderTemplateTree, type PlannedFile } from "./render.js";
+import { renderTemplateTree } from "./render.js";
 
 /**
  * The notification kinds a handler can emit, by the word used on the command line. The
