@@ -65,19 +65,25 @@ export interface HandlerPlan {
   edited: PlannedFile[];
 }
 
+export interface CollisionTarget {
+  path: string;
+  text: string;
+  /** The handler's name that lands in this file ... */
+  name: string;
+  /** ... imported from this module (relative to the file). */
+  from: string;
+}
+
 /** Reads a project file by its path relative to the project; undefined when there is none. */
 export type ProjectReader = (path: string) => string | undefined;
 
 /**
- * The handler `names` emitting `kinds`: its source and test from the handler template (the
- * one template, for `create-mcp-handler`'s first handler and every later one), its entry in
- * src/handlers/index.ts, and its topics in src/events.ts. Refuses a name whose identifiers
- * collide with names those files, or the handler's own imports, already hold.
+ * The handler `names` emitting `kinds`, from the handler template: the one template for
+ * `create-mcp-handler`'s first handler and every later one. Its source file comes first.
  */
-export async function planHandler(read: ProjectReader, names: NameForms, kinds: readonly NotificationKind[]): Promise<HandlerPlan> {
-  const className = handlerClassName(names);
+export async function renderHandler(names: NameForms, kinds: readonly NotificationKind[]): Promise<PlannedFile[]> {
   const view = {
-    className,
+    className: handlerClassName(names),
     names,
     topic: names.kebab,
     kinds: kinds.map((kind) => ({ kind, ...NOTIFICATION_KINDS[kind] })),
@@ -85,25 +91,41 @@ export async function planHandler(read: ProjectReader, names: NameForms, kinds: 
     updates: kinds.includes("resource-updates"),
     firstFilter: kinds[0] === "resource-updates" ? { resourceSubscriptions: ["app://watched"] } : { [NOTIFICATION_KINDS[kinds[0]!].filterKey]: true },
   };
-  const created = await renderTemplateTree(join(packageRoot(), "templates", "handler"), view, { fileName: names.kebab });
-  const source = created.find((file) => file.path.startsWith("src/"))!;
+  const files = await renderTemplateTree(join(packageRoot(), "templates", "handler"), view, { fileName: names.kebab });
+  return [...files.filter((file) => file.path.startsWith("src/")), ...files.filter((file) => !file.path.startsWith("src/"))];
+}
+
+/** Where a handler's names land in a project: the file, the name, and the import it comes by. */
+export function handlerLandings(names: NameForms, read: ProjectReader): CollisionTarget[] {
+  const targets: CollisionTarget[] = [];
+  const listText = read(HANDLER_LIST_PATH);
+  if (listText !== undefined) targets.push({ path: HANDLER_LIST_PATH, text: listText, name: handlerClassName(names), from: `./${names.kebab}.js` });
+  const eventsText = read(EVENTS_PATH);
+  if (eventsText !== undefined) targets.push({ path: EVENTS_PATH, text: eventsText, name: `${names.pascal}Events`, from: `./handlers/${names.kebab}.js` });
+  return targets;
+}
+
+/**
+ * `mcp-gen handler`: the handler's files (renderHandler), its entry in src/handlers/index.ts
+ * and its topics in src/events.ts, both edited in place. Refuses a name whose identifiers
+ * collide with names those files, or the handler's own imports, already hold.
+ */
+export async function planHandler(read: ProjectReader, names: NameForms, kinds: readonly NotificationKind[]): Promise<HandlerPlan> {
+  const className = handlerClassName(names);
+  const created = await renderHandler(names, kinds);
   const listText = read(HANDLER_LIST_PATH);
   if (listText === undefined) {
     throw new CliError(`this project has no ${HANDLER_LIST_PATH} listing its handlers (it predates the handler list)`, {
       hint: `create it with \`export const handlers = [];\`, loop over it in src/server.ts, then run this again`,
     });
   }
+  await refuseCollisions(names, created[0]!, handlerLandings(names, read));
   const eventsText = read(EVENTS_PATH);
-  const eventsType = `${names.pascal}Events`;
-  await refuseCollisions(names, source, [
-    { path: HANDLER_LIST_PATH, text: listText, name: className, from: `./${names.kebab}.js` },
-    ...(eventsText === undefined ? [] : [{ path: EVENTS_PATH, text: eventsText, name: eventsType, from: `./handlers/${names.kebab}.js` }]),
-  ]);
   const edited: PlannedFile[] = [];
   const registered = await registerHandler(listText, { className, moduleSpecifier: `./${names.kebab}.js` });
   if (registered !== listText) edited.push({ path: HANDLER_LIST_PATH, content: registered });
   if (eventsText !== undefined) {
-    const extended = await extendEventTopics(eventsText, eventsType, `./handlers/${names.kebab}.js`);
+    const extended = await extendEventTopics(eventsText, `${names.pascal}Events`, `./handlers/${names.kebab}.js`);
     if (extended !== eventsText) edited.push({ path: EVENTS_PATH, content: extended });
   }
   return { created, edited };
@@ -117,11 +139,7 @@ const EVENTS_PATH = "src/events.ts";
  * imported interface); in the project files it is imported into, the name must not already
  * be taken by something else (`App` makes `AppEvents`, which src/events.ts declares).
  */
-async function refuseCollisions(
-  names: NameForms,
-  source: PlannedFile,
-  targets: Array<{ path: string; text: string; name: string; from: string }>,
-): Promise<void> {
+export async function refuseCollisions(names: NameForms, source: PlannedFile, targets: readonly CollisionTarget[]): Promise<void> {
   const refuse = (name: string, where: string): never => {
     throw new CliError(`invalid handler name ${JSON.stringify(names.pascal)}: ${name} is already a name in ${where}`, {
       hint: `choose another name, e.g. ${names.pascal}Feed`,

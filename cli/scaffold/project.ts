@@ -8,7 +8,7 @@ import { packageRoot } from "../toolbox/package.js";
 import { sortedBy } from "../toolbox/sort.js";
 import type { PlannedFile } from "../toolbox/write.js";
 import type { NameForms } from "./names.js";
-import { handlerClassName, planHandler } from "./handler.js";
+import { handlerClassName, handlerLandings, refuseCollisions, renderHandler, type ProjectReader } from "./handler.js";
 import { generatorDependencySpec, packageInfo } from "./package-root.js";
 import { renderTemplateTree } from "./render.js";
 
@@ -82,15 +82,32 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   const formatted = options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
   const plain = rendered.filter((file) => !isTemplated(file.path));
   const planned = new Map([...plain, ...formatted, ...generatedCopy(root)].map((file) => [file.path, file]));
-  // The first handler comes the way `mcp-gen handler` adds any later one: the same template,
-  // registered in src/handlers/index.ts and src/events.ts. Those files are formatted here.
-  const handler = await planHandler((path) => planned.get(path)?.content, options.handler, ["tools"]);
-  for (const file of await formatFiles(options.dir, [...handler.created, ...handler.edited], config)) planned.set(file.path, file);
+  // The first handler comes from the same template as `mcp-gen handler`'s; the project
+  // templates list it (src/handlers/index.ts, src/events.ts). Prettier formats its files.
+  const handler = await renderHandler(options.handler, ["tools"]);
+  await refuseProjectCollisions(root, options.handler, handler[0]!, (path) => planned.get(path)?.content);
+  for (const file of await formatFiles(options.dir, handler, config)) planned.set(file.path, file);
   if (options.eventSource === "redis") {
     const changes = await eventSourceChanges(options.dir, "redis", (path) => planned.get(path)!.content);
     for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);
   }
   return sortedBy(planned.values(), (file) => file.path);
+}
+
+/**
+ * Refuses a handler name that collides with the project's own names, as `mcp-gen handler`
+ * does. The exact check parses with ts-morph, which takes seconds to load, so it runs only
+ * when one of the handler's exported names occurs in the template sources at all (their
+ * placeholders unrendered, so a name found there is the templates' own: `AppEvents`,
+ * `SubscriptionHandler`); for any other name no collision is possible.
+ */
+async function refuseProjectCollisions(root: string, names: NameForms, source: PlannedFile, read: ProjectReader): Promise<void> {
+  const exported = [...source.content.matchAll(/^export (?:class|interface|type|const|function) ([\w$]+)/gm)].map((match) => match[1]!);
+  const templates = ["project", "handler"].flatMap((dir) =>
+    listFiles(join(root, "templates", dir)).map((file) => readFileSync(join(root, "templates", dir, file), "utf8")),
+  );
+  const mentioned = exported.some((name) => templates.some((text) => new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(text)));
+  if (mentioned) await refuseCollisions(names, source, handlerLandings(names, read));
 }
 
 /**
