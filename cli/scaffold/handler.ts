@@ -89,7 +89,8 @@ export async function renderHandler(names: NameForms, kinds: readonly Notificati
     kinds: kinds.map((kind) => ({ kind, ...NOTIFICATION_KINDS[kind] })),
     listKinds: kinds.filter((kind) => kind !== "resource-updates").map((kind) => NOTIFICATION_KINDS[kind]),
     updates: kinds.includes("resource-updates"),
-    firstFilter: kinds[0] === "resource-updates" ? { resourceSubscriptions: ["app://watched"] } : { [NOTIFICATION_KINDS[kinds[0]!].filterKey]: true },
+    // The first kind's filter, as the test's source text.
+    firstFilter: kinds[0] === "resource-updates" ? '{ resourceSubscriptions: ["app://watched"] }' : `{ ${NOTIFICATION_KINDS[kinds[0]!].filterKey}: true }`,
   };
   const files = await renderTemplateTree(join(packageRoot(), "templates", "handler"), view, { fileName: names.kebab });
   return [...files.filter((file) => file.path.startsWith("src/")), ...files.filter((file) => !file.path.startsWith("src/"))];

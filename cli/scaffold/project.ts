@@ -75,18 +75,17 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     include: (path) => (view.http || !path.endsWith("http.ts")) && (view.stdio || !path.endsWith("stdio.ts")),
   });
   const config = JSON.parse(rendered.find((file) => file.path === ".prettierrc.json")!.content) as Record<string, unknown>;
-  // Templates are kept formatted, and render formatted for any name up to
-  // PREFORMATTED_NAME_LENGTH (a test checks it), which spares prettier for them. Only a
-  // longer name can move a line break.
-  const templated = rendered.filter((file) => isTemplated(file.path));
+  // The first handler comes from the same template as `mcp-gen handler`'s; the project
+  // templates list it (src/handlers/index.ts, src/events.ts). Templates are kept formatted,
+  // and render formatted for any name up to PREFORMATTED_NAME_LENGTH (the handler's for its
+  // `tools` kind; a test checks it), which spares loading prettier. Only a longer name can
+  // move a line break.
+  const handler = await renderHandler(options.handler, ["tools"]);
+  const templated = [...rendered.filter((file) => isTemplated(file.path)), ...handler];
   const formatted = options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
   const plain = rendered.filter((file) => !isTemplated(file.path));
   const planned = new Map([...plain, ...formatted, ...generatedCopy(root)].map((file) => [file.path, file]));
-  // The first handler comes from the same template as `mcp-gen handler`'s; the project
-  // templates list it (src/handlers/index.ts, src/events.ts). Prettier formats its files.
-  const handler = await renderHandler(options.handler, ["tools"]);
   await refuseProjectCollisions(root, options.handler, handler[0]!, (path) => planned.get(path)?.content);
-  for (const file of await formatFiles(options.dir, handler, config)) planned.set(file.path, file);
   if (options.eventSource === "redis") {
     const changes = await eventSourceChanges(options.dir, "redis", (path) => planned.get(path)!.content);
     for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);

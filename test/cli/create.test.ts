@@ -59,7 +59,7 @@ test("a non-empty folder is refused without --overwrite and left untouched", SLO
 });
 
 test("a bad handler name is refused before anything is written", SLOW, () => {
-  for (const name of ["../x", "1abc", "Class", "Promise", "lower"]) {
+  for (const name of ["../x", "1abc", "Class", "Promise", "lower", "App", "Subscription"]) {
     const run = runCreate(["app", "--yes", "--handler", name, ...quick], temp.dir);
     assert.equal(run.status, 2, explain(run));
     assert.match(run.stderr, /^error: invalid handler name/);
