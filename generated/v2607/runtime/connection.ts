@@ -26,6 +26,7 @@ import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
 import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
+import { StreamTable } from "./subscriptions/stream-table.js";
 import { SlowConsumerEvicted, supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
 
 export const LISTEN_METHOD = "subscriptions/listen";
@@ -54,7 +55,7 @@ export interface ConnectionHost {
 }
 
 export class Connection implements StreamHost {
-  readonly #streams = new Map<RequestId, ListenStream>();
+  readonly #streams = new StreamTable<ListenStream>();
   #shutdown: Promise<void> | undefined;
   /** Requests being handled, for cancellation; made on first use (listen-only connections never need it). */
   #inFlight: Map<RequestId, AbortController> | undefined;
@@ -73,7 +74,8 @@ export class Connection implements StreamHost {
   }
 
   async start(): Promise<void> {
-    if (supportsPush(this.transport)) this.transport.subscribe!(this.#onEvent);
+    // An inline arrow, not a class-field one: per connection it is the cheapest closure.
+    if (supportsPush(this.transport)) this.transport.subscribe!((event) => this.#onEvent(event));
     else void this.#pull();
     await this.transport.connect();
   }
@@ -88,8 +90,7 @@ export class Connection implements StreamHost {
   }
 
   ended(stream: ListenStream): void {
-    if (this.#streams.get(stream.id) === stream) {
-      this.#streams.delete(stream.id);
+    if (this.#streams.delete(stream)) {
       this.host.slots.release(stream.client);
     }
   }
@@ -97,18 +98,18 @@ export class Connection implements StreamHost {
   /** Server shutdown: every stream gets its complete result, then the transport closes. Idempotent. */
   shutdown(): Promise<void> {
     this.#shutdown ??= (async () => {
-      await Promise.all([...this.#streams.values()].map((stream) => stream.teardown({ why: "shutdown" })));
+      await Promise.all(this.#streams.list().map((stream) => stream.teardown({ why: "shutdown" })));
       await this.transport.close();
       this.#end("client-gone");
     })();
     return this.#shutdown;
   }
 
-  readonly #onEvent = (event: TransportEvent): void => {
+  #onEvent(event: TransportEvent): void {
     if (event.type === "message") this.#receive(event);
     else if (event.type === "closed") this.#end(event.reason instanceof SlowConsumerEvicted ? "evicted" : "client-gone");
     else this.host.emit({ type: "transport-error", error: event.error });
-  };
+  }
 
   async #pull(): Promise<void> {
     while (!this.#closed) {
@@ -153,7 +154,7 @@ export class Connection implements StreamHost {
 
   async #request(request: JsonRpcRequest, context: MessageContext | undefined): Promise<void> {
     const { id, method } = request;
-    if (this.#inFlight?.has(id) || this.#streams.has(id)) {
+    if (this.#inFlight?.has(id) || this.#streams.get(id) !== undefined) {
       this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
       return;
     }
@@ -195,7 +196,7 @@ export class Connection implements StreamHost {
       return;
     }
     const stream = new ListenStream(this, request.id, meta, filter as SubscriptionFilter, client);
-    this.#streams.set(request.id, stream);
+    this.#streams.add(stream);
     try {
       await stream.open(this.host.subscriptionHandlers);
     } catch (error) {
@@ -209,7 +210,7 @@ export class Connection implements StreamHost {
    */
   #end(why: "client-gone" | "evicted"): void {
     if (this.#closed) return;
-    for (const stream of [...this.#streams.values()]) void stream.teardown({ why });
+    for (const stream of this.#streams.list()) void stream.teardown({ why });
     this.#closed = true;
     for (const controller of this.#inFlight?.values() ?? []) controller.abort();
     this.#inFlight = undefined;

@@ -182,7 +182,8 @@ export class HttpExchange implements Transport {
     this.#res = res;
     this.#options = options;
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
-    res.once("close", this.#onClose);
+    // "close" fires once; `on` spares the once-wrapper, an inline arrow a named closure.
+    res.on("close", () => this.#onClose());
     this.#inbox.deliver(context === undefined ? { type: "message", message } : { type: "message", message, context });
   }
 
@@ -241,7 +242,7 @@ export class HttpExchange implements Transport {
     else this.#res.end();
   }
 
-  readonly #onClose = (): void => {
+  #onClose(): void {
     const abrupt = !this.#res.writableFinished;
     this.#ended = true;
     const writer = this.#writer;
@@ -256,7 +257,7 @@ export class HttpExchange implements Transport {
     }
     const reason = writer?.eviction !== undefined ? new SlowConsumerEvicted() : abrupt ? "client closed the response" : undefined;
     this.#inbox.deliver(reason === undefined ? { type: "closed" } : { type: "closed", reason });
-  };
+  }
 }
 
 export interface ServeHttpOptions extends HttpHandlerOptions {
