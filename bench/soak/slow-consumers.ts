@@ -1,7 +1,9 @@
 /**
  * Slow-consumer soak: 10,000 listen streams on one runtime server (slow-server.ts, default
  * limits), of which 1,000 stop reading right after their ack, while numbered ticks are
- * fanned out to all of them for a minute. Prints the server's RSS over time with the
+ * fanned out to all of them for a minute. The stuck streams also watch a resource updated
+ * with 64 KB once a second, so that they fill the kernel's socket buffers and then the
+ * server's within the minute (ticks alone would take far longer on this scale). Prints the server's RSS over time with the
  * buffered-output budget, and checks:
  * - the server's RSS stays under the documented bound: its RSS with every stream open and
  *   idle, plus twice the buffered-output budget (the V8 heap keeps dead strings until a
@@ -12,7 +14,7 @@
  * - the server keeps answering: a `stats` call each second, its latency printed.
  *
  *   node --import tsx bench/soak/slow-consumers.ts [--streams 10000] [--stuck 1000]
- *     [--seconds 60] [--rate 10] [--pad 2000] [--rss-slack-mb 64]
+ *     [--seconds 60] [--rate 1] [--pad 100] [--bulk 65536] [--rss-slack-mb 64]
  *
  * Not part of the test suite. Needs `ulimit -n` above streams + a few hundred.
  */
@@ -30,8 +32,9 @@ const { values } = parseArgs({
     streams: { type: "string", default: "10000" },
     stuck: { type: "string", default: "1000" },
     seconds: { type: "string", default: "60" },
-    rate: { type: "string", default: "10" },
-    pad: { type: "string", default: "2000" },
+    rate: { type: "string", default: "1" },
+    pad: { type: "string", default: "100" },
+    bulk: { type: "string", default: String(64 * 1024) },
     "rss-slack-mb": { type: "string", default: "64" },
   },
 });
@@ -39,6 +42,7 @@ const STREAMS = Number(values.streams);
 const STUCK = Number(values.stuck);
 const SECONDS = Number(values.seconds);
 const TICK_URI = "soak://ticks";
+const BULK_URI = "soak://bulk";
 const ACK = Buffer.from("notifications/subscriptions/acknowledged");
 const SEQ = Buffer.from('"seq":');
 const FRAME_END = Buffer.from("\n\n");
@@ -52,9 +56,9 @@ function rssBytes(pid: number): number {
   return Number(line?.split(/\s+/)[1]) * 1024;
 }
 
-function listenBody(id: string): string {
+function listenBody(id: string, uris: string[]): string {
   const _meta = { "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION, "io.modelcontextprotocol/clientCapabilities": {} };
-  return JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: { _meta, notifications: { resourceSubscriptions: [TICK_URI] } } });
+  return JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: { _meta, notifications: { resourceSubscriptions: uris } } });
 }
 
 function listenHeaders(id: string, body: string): Record<string, string> {
@@ -106,7 +110,7 @@ function readFrames(reader: Reader, idStamp: Buffer, onAck: () => void): (chunk:
 function openReader(url: URL, id: string): Promise<Reader> {
   const reader: Reader = { id, lastSeq: 0, received: 0, violations: [], ended: false };
   const idStamp = Buffer.from(`"io.modelcontextprotocol/subscriptionId":${JSON.stringify(id)}`);
-  const body = listenBody(id);
+  const body = listenBody(id, [TICK_URI]);
   return new Promise((resolve, reject) => {
     const req = request(url, { method: "POST", agent, headers: listenHeaders(id, body) });
     req.on("error", reject);
@@ -124,7 +128,7 @@ function openReader(url: URL, id: string): Promise<Reader> {
 
 /** A stream whose client reads its ack and then nothing at all. */
 function openStuck(url: URL, id: string): Promise<Socket> {
-  const body = listenBody(id);
+  const body = listenBody(id, [TICK_URI, BULK_URI]);
   const head = Object.entries({ ...listenHeaders(id, body), host: url.host })
     .map(([k, v]) => `${k}: ${v}`)
     .join("\r\n");
@@ -178,24 +182,25 @@ async function main(): Promise<void> {
     console.log(
       `slow-consumer soak: ${readers.length} reading + ${stuck.length} stuck streams opened in ${((performance.now() - openStart) / 1000).toFixed(1)} s; ` +
         `server RSS idle ${(idleRss / MB).toFixed(0)} MB, all open ${(openRss / MB).toFixed(0)} MB; budget ${(budgetMax / MB).toFixed(0)} MB; ` +
-        `RSS bound ${(bound / MB).toFixed(0)} MB; ticks ${values.rate}/s of ${values.pad} B for ${SECONDS} s; node ${process.version}`,
+        `RSS bound ${(bound / MB).toFixed(0)} MB; ticks ${values.rate}/s of ${values.pad} B, bulk ${values.bulk} B/s to the stuck, for ${SECONDS} s; node ${process.version}`,
     );
     console.log("   t s   RSS MB   heap MB   buffered MB (peak)   evicted   open   ticks   stats ms");
-    await callTool(url, "start", { ratePerSec: Number(values.rate), padBytes: Number(values.pad), durationMs: SECONDS * 1000 });
+    await callTool(url, "start", { ratePerSec: Number(values.rate), padBytes: Number(values.pad), bulkBytes: Number(values.bulk), durationMs: SECONDS * 1000 });
     const started = performance.now();
     let maxRss = openRss;
     let maxLatency = 0;
     let last = before;
     // Fan-out for SECONDS, then up to 45 s more for stuck streams the stall timer has yet to end.
-    for (let t = 1; t <= SECONDS + 45; t++) {
-      await sleep(Math.max(0, started + t * 1000 - performance.now()));
+    for (let tick = 1; performance.now() - started < (SECONDS + 45) * 1000; tick++) {
+      await sleep(Math.max(0, started + tick * 1000 - performance.now()));
       const { latencyMs, value } = await stats(url);
+      const t = Math.round((performance.now() - started) / 1000);
       const rss = rssBytes(child.pid!);
       maxRss = Math.max(maxRss, rss);
       maxLatency = Math.max(maxLatency, latencyMs);
       last = value;
       const evicted = value.ended.evicted ?? 0;
-      if (t <= 10 || t % 5 === 0 || evicted >= stuck.length) {
+      if (tick <= 10 || tick % 5 === 0 || evicted >= stuck.length) {
         console.log(
           `${String(t).padStart(6)} ${(rss / MB).toFixed(0).padStart(8)} ${(value.heapUsed / MB).toFixed(0).padStart(9)} ` +
             `${(value.budgetUsed / MB).toFixed(1).padStart(12)} (${(value.budgetPeak / MB).toFixed(1)}) ${String(evicted).padStart(9)} ` +
