@@ -80,6 +80,8 @@ export class SseWriter implements BudgetedStream {
   #batch = "";
   #inTurn = false;
   #congested = false;
+  /** Marked in the budget as holding more than the high-water mark. */
+  #candidate = false;
   #congestedSince = 0;
   /** Frames waiting while congested, in order; a Set, so an identical frame is not queued twice. Made when first needed. */
   #pending: Set<string> | undefined;
@@ -205,7 +207,6 @@ export class SseWriter implements BudgetedStream {
     if (congested !== this.#congested) {
       this.#congested = congested;
       this.#congestedSince = congested ? Date.now() : 0;
-      this.#budget?.setCongested(this, congested);
     } else if (congested && this.#maxStalledMs > 0 && Date.now() - this.#congestedSince > this.#maxStalledMs) {
       return this.evict("stalled");
     }
@@ -242,7 +243,12 @@ export class SseWriter implements BudgetedStream {
     if (delta === 0) return;
     this.#held = held;
     if (held > this.peakBufferedBytes) this.peakBufferedBytes = held;
-    this.#budget?.charge(delta);
+    if (this.#budget === undefined) return;
+    // Above the high-water mark the client has not taken what it was sent: an eviction
+    // candidate, marked before the charge so that a stream pushing the total over can go.
+    const candidate = held > this.#highWater;
+    if (candidate !== this.#candidate) this.#budget.setCongested(this, (this.#candidate = candidate));
+    this.#budget.charge(delta);
   }
 
   #drained(): void {
