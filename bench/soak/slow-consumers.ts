@@ -2,7 +2,7 @@
  * Slow-consumer soak: 10,000 listen streams on one runtime server (slow-server.ts, default
  * limits), of which 1,000 stop reading right after their ack, while numbered ticks are
  * fanned out to all of them for a minute. The stuck streams also watch a resource updated
- * with 64 KB once a second, so that they fill the kernel's socket buffers and then the
+ * with 128 KB once a second, so that they fill the kernel's socket buffers and then the
  * server's within the minute (ticks alone would take far longer on this scale). Prints the server's RSS over time with the
  * buffered-output budget, and checks:
  * - the server's RSS stays under the documented bound: its RSS with every stream open and
@@ -14,7 +14,12 @@
  * - the server keeps answering: a `stats` call each second, its latency printed.
  *
  *   node --import tsx bench/soak/slow-consumers.ts [--streams 10000] [--stuck 1000]
- *     [--seconds 60] [--rate 1] [--pad 100] [--bulk 65536] [--rss-slack-mb 64]
+ *     [--seconds 60] [--rate 1] [--pad 100] [--bulk 131072] [--rss-slack-mb 64] [--server-heap-mb 384]
+ *
+ * The server runs with `--max-old-space-size` (--server-heap-mb): without a cap V8 lets
+ * dead copies of large frames (each socket write flattens its own) pile up for a long
+ * time on a machine with memory to spare; the cap makes it collect, and the budget is what
+ * makes the live part fit under it.
  *
  * Not part of the test suite. Needs `ulimit -n` above streams + a few hundred.
  */
@@ -34,8 +39,9 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "60" },
     rate: { type: "string", default: "1" },
     pad: { type: "string", default: "100" },
-    bulk: { type: "string", default: String(64 * 1024) },
+    bulk: { type: "string", default: String(128 * 1024) },
     "rss-slack-mb": { type: "string", default: "64" },
+    "server-heap-mb": { type: "string", default: "384" },
   },
 });
 const STREAMS = Number(values.streams);
@@ -156,7 +162,10 @@ async function stats(url: URL): Promise<{ latencyMs: number; value: any }> {
 
 async function main(): Promise<void> {
   const script = fileURLToPath(new URL("./slow-server.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", script], { env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [`--max-old-space-size=${values["server-heap-mb"]}`, "--import", "tsx", script], {
+    env: { ...process.env, PORT: "0" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const [, listening] = await waitForStdout(child, /listening (\S+)/, 30_000);
   const url = new URL(listening!);
   const readers: Reader[] = [];

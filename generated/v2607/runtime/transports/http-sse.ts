@@ -20,8 +20,9 @@
  * "evicted", and handleClose runs) when
  * - it would hold more than `maxBufferedBytes` (per-stream cap), or
  * - it stayed congested for `maxStalledMs` (a client that reads nothing), or
- * - all streams together hold more than the server-wide budget and it is among the most
- *   congested (see sse-budget.ts; streams that keep up are never evicted for the budget).
+ * - all streams together hold more than the server-wide budget and it is among those
+ *   holding the most (see sse-budget.ts; streams whose writes the socket took are never
+ *   evicted for the budget).
  */
 import type { ServerResponse } from "node:http";
 import { SseBudget, type BudgetedStream } from "./sse-budget.js";
@@ -81,7 +82,7 @@ export class SseWriter implements BudgetedStream {
   #batch = "";
   #inTurn = false;
   #congested = false;
-  /** Marked in the budget as holding more than the high-water mark. */
+  /** Marked in the budget as holding more than Node's high-water mark. */
   #candidate = false;
   #congestedSince = 0;
   /** Frames waiting while congested, in order; a Set, so an identical frame is not queued twice. Made when first needed. */
@@ -245,9 +246,11 @@ export class SseWriter implements BudgetedStream {
     this.#held = held;
     if (held > this.peakBufferedBytes) this.peakBufferedBytes = held;
     if (this.#budget === undefined) return;
-    // Above the high-water mark the client has not taken what it was sent: an eviction
-    // candidate, marked before the charge so that a stream pushing the total over can go.
-    const candidate = held > this.#highWater;
+    // Holding more than Node's own high-water mark for the socket (where `write` starts
+    // returning false), the client has not taken what it was sent: an eviction candidate,
+    // marked before the charge so that a stream pushing the total over can go. Not our
+    // higher `highWaterBytes`: 256 streams just under it would already fill the budget.
+    const candidate = held > this.#res.writableHighWaterMark;
     if (candidate !== this.#candidate) this.#budget.setCongested(this, (this.#candidate = candidate));
     this.#budget.charge(delta);
   }

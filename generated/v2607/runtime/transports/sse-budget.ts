@@ -5,10 +5,10 @@
  * the bookkeeping of each), summed over all streams of one HTTP handler.
  *
  * Policy: while the sum is within the budget nothing happens. When a stream's growth takes
- * it over, congested streams (those holding more than their high-water mark: the client
- * has not taken what it was sent) are evicted, the one holding the most first, until the
- * sum is back within the budget. A stream under its high-water mark is never evicted by
- * the budget: its bytes leave with the next socket write. Eviction
+ * it over, congested streams (those holding more than Node's high-water mark for their
+ * socket, 16 KiB by default: the client has not taken what it was sent) are evicted, the
+ * one holding the most first, until the sum is back within the budget. A stream whose
+ * writes the socket took is never evicted by the budget. Eviction
  * cuts the response (the client sees the connection end without the `complete` result;
  * it should listen again and re-fetch); the server reports the stream as "evicted".
  */
@@ -46,7 +46,7 @@ export class SseBudget {
     if (this.#used > this.peakBytes) this.peakBytes = this.#used;
   }
 
-  /** Marks a stream as congested (holding more than its high-water mark: an eviction candidate) or not. */
+  /** Marks a stream as congested (holding more than Node's high-water mark: an eviction candidate) or not. */
   setCongested(stream: BudgetedStream, congested: boolean): void {
     if (congested) this.#congested.add(stream);
     else this.#congested.delete(stream);
