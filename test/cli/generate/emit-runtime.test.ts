@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
-import { emitRuntime, readRuntimeTemplates } from "../../../cli/generate/emit-runtime.js";
+import { BINDING_FILE, emitRuntime, LEGACY_BINDING_FILE, readRuntimeTemplates } from "../../../cli/generate/emit-runtime.js";
 import { runtimeTemplatesDir } from "../../../cli/generate/paths.js";
 import { repoRoot } from "../../support/schemas.js";
 import { put, tempFolder } from "./helpers.js";
@@ -27,4 +27,16 @@ test("every template lands under runtime/, sorted, and TypeScript files get the 
 
 test("a missing templates folder is an empty runtime", () => {
   assert.equal(readRuntimeTemplates(join(temp.dir, "absent")).size, 0);
+});
+
+test("both binding modules are rewritten to the folders generated beside the emitted runtime", () => {
+  const templates = new Map([
+    [BINDING_FILE, 'export * from "../../generated/v2607/types.js";\n'],
+    [LEGACY_BINDING_FILE, 'export * from "../../../generated/v2511/types.js";\n'],
+  ]);
+  const emitted = emitRuntime(templates, "// header\n");
+  assert.match(emitted.get(BINDING_FILE)!, /^\/\/ header\n[^]*from "\.\.\/types\.js"/);
+  assert.doesNotMatch(emitted.get(BINDING_FILE)!, /generated\//);
+  assert.match(emitted.get(LEGACY_BINDING_FILE)!, /^\/\/ header\n[^]*from "\.\.\/\.\.\/\.\.\/v2511\/types\.js"/);
+  assert.doesNotMatch(emitted.get(LEGACY_BINDING_FILE)!, /generated\//);
 });
