@@ -15,6 +15,8 @@ import { Connection, LISTEN_METHOD, type ConnectionHost, type RequestContext } f
 import { foldCapabilities, type DiscoverOptions } from "./discover.js";
 import type { EventHook, RuntimeEvent } from "./hooks.js";
 import { errorResponse, INTERNAL_ERROR, isObject, McpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
+import { LegacyEra, type LegacyOptions } from "./legacy/era.js";
+import type { LegacySession } from "./legacy/session.js";
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
 import { ToolRegistry, type ToolRunner } from "./tools.js";
@@ -42,6 +44,12 @@ export interface ServerOptions {
   discover?: DiscoverOptions;
   /** Capabilities to advertise beyond those folded from handlers (e.g. `logging`, `extensions`). */
   capabilities?: ServerCapabilities;
+  /**
+   * Clients that open with `initialize` (2025-11-25): served by default on the same
+   * handlers, with these limits; `false` makes a modern-only server (it answers
+   * `initialize` with the error naming the versions it speaks).
+   */
+  legacy?: LegacyOptions | false;
   /** Stream lifecycle and failure reports; they never reach the client. */
   onEvent?(event: RuntimeEvent): void;
 }
@@ -110,8 +118,18 @@ export class Server {
 
   /** Serves one transport (one logical connection); resolves once it is connected. */
   async connect(transport: Transport): Promise<void> {
+    return this.#connect(transport, undefined);
+  }
+
+  /** The legacy sessions (HTTP finds a session here by its `Mcp-Session-Id`). */
+  get legacySessions(): LegacyEra {
+    return this.#host.legacy;
+  }
+
+  async #connect(transport: Transport, session: LegacySession | undefined): Promise<void> {
     if (this.#closed) throw new Error("the server is closed; create a new one to serve again");
     const connection = new Connection(this.#host, transport);
+    connection.legacySession = session;
     this.#connections.add(connection);
     try {
       await connection.start();
@@ -124,6 +142,7 @@ export class Server {
   /** Ends every open stream with its complete result (handleClose runs), then closes the transports. */
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#host.legacy.close("shutdown");
     await Promise.all([...this.#connections].map((connection) => connection.shutdown()));
   }
 
@@ -188,7 +207,7 @@ export class Server {
   #makeHost(): ConnectionHost {
     const limits = this.#options.limits ?? {};
     const maxStreams = limits.maxStreams ?? 10_000;
-    return {
+    const host: Omit<ConnectionHost, "legacy"> = {
       emit: this.#emit,
       onSendError: (error) => this.#emit({ type: "transport-error", error }),
       mailboxSize: Math.max(1, limits.mailboxSize ?? 1000),
@@ -202,6 +221,18 @@ export class Server {
       releaseStream: () => void this.#openStreams--,
       forget: (connection) => void this.#connections.delete(connection),
     };
+    const legacy = new LegacyEra(
+      {
+        ...host,
+        info: this.#info,
+        instructions: this.#options.instructions,
+        modernVersions: host.supportedVersions,
+        capabilities: (meta) => this.capabilities(meta),
+        connect: (transport, session) => this.#connect(transport, session),
+      },
+      this.#options.legacy,
+    );
+    return { ...host, legacy };
   }
 }
 
