@@ -35,7 +35,7 @@ export function listChangedFilter(capabilities: Readonly<Record<string, unknown>
 }
 
 /** The kind whose filter is a list of URIs (resource updates), when the schema has one. */
-export const URI_KIND = KINDS.find((kind) => kind.value === "uris");
+export const URI_KIND: (typeof KINDS)[number] | undefined = KINDS.find((kind) => kind.value === "uris");
 
 /** What an implicit stream needs from its session. */
 export interface ImplicitStreamOwner {
