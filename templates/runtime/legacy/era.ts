@@ -7,10 +7,9 @@
  * the versions it does speak.
  */
 import { randomUUID } from "node:crypto";
-import type { StreamEndCause } from "../hooks.js";
 import { errorResponse, INTERNAL_ERROR, type Classified, type JsonRpcMessage, type JsonRpcRequest } from "../jsonrpc.js";
 import type { MessageContext, Transport } from "../transport.js";
-import { LegacySession, unsupportedVersion, type SessionConnection, type SessionHost, type SessionOutput } from "./session.js";
+import { LegacySession, unsupportedVersion, type SessionConnection, type SessionEnding, type SessionHost, type SessionOutput } from "./session.js";
 import { LEGACY_VERSION, SESSION_METHODS } from "./translate.js";
 
 export interface LegacyOptions {
@@ -67,8 +66,8 @@ export class LegacyEra {
       versions,
       capabilities: (meta) => host.capabilities(meta),
       hasMethod: (method) => host.hasMethod(method),
-      reserveStream: () => host.reserveStream(),
-      releaseStream: () => host.releaseStream(),
+      reserveStream: (session) => host.reserveStream(session),
+      releaseStream: (session) => host.releaseStream(session),
       ended: (session) => this.#forget(session),
     };
   }
@@ -125,7 +124,7 @@ export class LegacyEra {
   }
 
   /** Server shutdown: every session ends (handleClose for each implicit stream). */
-  async close(cause: StreamEndCause = "shutdown"): Promise<void> {
+  async close(cause: SessionEnding = "shutdown"): Promise<void> {
     await Promise.all([...this.#sessions.values()].map((session) => session.close(cause)));
   }
 
@@ -141,7 +140,7 @@ export class LegacyEra {
   #expireIdle(): void {
     const cutoff = Date.now() - this.idleMs;
     for (const session of [...this.#sessions.values()]) {
-      if (!session.ownedByConnection && session.output === undefined && session.lastActive < cutoff) void session.close("transport-closed");
+      if (!session.ownedByConnection && session.output === undefined && session.lastActive < cutoff) void session.close("client-gone");
     }
   }
 }

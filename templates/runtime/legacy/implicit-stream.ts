@@ -17,6 +17,7 @@ import {
   type RequestId,
 } from "../jsonrpc.js";
 import { KINDS } from "../subscriptions/filter.js";
+import type { ClientKey } from "../subscriptions/slots.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "../subscriptions/stream.js";
 import { SUBSCRIPTION_ID_KEY } from "../subscriptions/worker.js";
 
@@ -55,9 +56,9 @@ export class ImplicitStream implements StreamHost {
   /** The error a declining handler chose, when every handler declined. */
   refusal: JsonRpcErrorObject | undefined;
 
-  constructor(owner: ImplicitStreamOwner, id: RequestId, meta: Readonly<Record<string, unknown>>, filter: SubscriptionFilter) {
+  constructor(owner: ImplicitStreamOwner, id: RequestId, meta: Readonly<Record<string, unknown>>, filter: SubscriptionFilter, client: ClientKey) {
     this.#owner = owner;
-    this.stream = new ListenStream(this, id, meta, filter);
+    this.stream = new ListenStream(this, id, meta, filter, client);
   }
 
   get emit(): EventHook {
@@ -70,7 +71,7 @@ export class ImplicitStream implements StreamHost {
   /** Offers the stream to the handlers; true when it is open. */
   async open(entries: readonly HandlerEntry[]): Promise<boolean> {
     await this.stream.open(entries);
-    return this.stream.phase === "open";
+    return this.stream.isOpen;
   }
 
   send(message: JsonRpcMessage): void {

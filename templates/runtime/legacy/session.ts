@@ -7,7 +7,7 @@
  * streams on the application's subscription handlers (contract.md section 3).
  */
 import { META_KEYS, type Implementation, type ServerCapabilities, type SubscriptionFilter } from "../protocol.js";
-import type { EventHook, StreamEndCause } from "../hooks.js";
+import type { EventHook } from "../hooks.js";
 import {
   errorResponse,
   INTERNAL_ERROR,
@@ -55,13 +55,17 @@ export interface SessionHost {
   readonly instructions: string | undefined;
   capabilities(meta: Readonly<Record<string, unknown>>): ServerCapabilities;
   hasMethod(method: string): boolean;
-  reserveStream(): boolean;
-  releaseStream(): void;
+  /** Takes one of the server's listen slots for this session's implicit stream. */
+  reserveStream(session: LegacySession): boolean;
+  releaseStream(session: LegacySession): void;
   /** The session is over; the registry forgets it. */
   ended(session: LegacySession): void;
 }
 
 type Phase = "new" | "initialized" | "ready" | "closed";
+
+/** How a session ends: DELETE or a refused initialize, its client gone (EOF, idle expiry), or server shutdown. */
+export type SessionEnding = "cancelled" | "client-gone" | "shutdown";
 
 export class LegacySession implements ImplicitStreamOwner {
   #phase: Phase = "new";
@@ -123,16 +127,16 @@ export class LegacySession implements ImplicitStreamOwner {
   streamEnded(stream: ImplicitStream): void {
     if (this.#listStream === stream) this.#listStream = undefined;
     for (const [uri, open] of this.#resourceStreams) if (open === stream) this.#resourceStreams.delete(uri);
-    this.host.releaseStream();
+    this.host.releaseStream(this);
   }
 
   /** Ends the session: every implicit stream gets handleClose once, the output closes. */
-  async close(cause: StreamEndCause): Promise<void> {
+  async close(why: SessionEnding): Promise<void> {
     if (this.#phase === "closed") return;
     this.#phase = "closed";
     this.host.ended(this);
     const streams = [...this.#resourceStreams.values(), ...(this.#listStream === undefined ? [] : [this.#listStream])];
-    await Promise.all(streams.map((open) => open.stream.end(cause, false)));
+    await Promise.all(streams.map((open) => open.stream.teardown({ why })));
     this.output?.close?.();
   }
 
@@ -152,7 +156,7 @@ export class LegacySession implements ImplicitStreamOwner {
       case SESSION_METHODS.subscribe:
         return this.#subscribe(connection, id, params.uri);
       case SESSION_METHODS.unsubscribe:
-        if (typeof params.uri === "string") await this.#resourceStreams.get(params.uri)?.stream.end("cancelled", false);
+        if (typeof params.uri === "string") await this.#resourceStreams.get(params.uri)?.stream.teardown({ why: "cancelled" });
         return answer({});
     }
     if (!SHARED_METHODS.has(method) || !this.host.hasMethod(method)) return connection.send(errorResponse(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
@@ -192,8 +196,8 @@ export class LegacySession implements ImplicitStreamOwner {
     this.#phase = "ready";
     const meta = this.#streamMeta();
     const filter = listChangedFilter(this.host.capabilities(meta) as Readonly<Record<string, unknown>>);
-    if (Object.keys(filter).length === 0 || !this.host.reserveStream()) return;
-    const open = new ImplicitStream(this, `${this.id}:list_changed`, meta, filter);
+    if (Object.keys(filter).length === 0 || !this.host.reserveStream(this)) return;
+    const open = new ImplicitStream(this, `${this.id}:list_changed`, meta, filter, this);
     this.#listStream = open;
     await this.#open(open);
   }
@@ -202,16 +206,16 @@ export class LegacySession implements ImplicitStreamOwner {
     if (URI_KIND === undefined) return connection.send(errorResponse(id, METHOD_NOT_FOUND, "Method not found: resources/subscribe"));
     if (typeof uri !== "string") return connection.send(errorResponse(id, INVALID_PARAMS, 'Invalid params: "uri" must be a string'));
     if (this.#resourceStreams.has(uri)) return connection.send({ jsonrpc: "2.0", id, result: {} });
-    if (!this.host.reserveStream()) {
+    if (!this.host.reserveStream(this)) {
       return connection.send(errorResponse(id, INTERNAL_ERROR, "The server has reached its limit of open subscription streams; retry later"));
     }
     const filter = { [URI_KIND.filterKey]: [uri] } as SubscriptionFilter;
-    const open = new ImplicitStream(this, `${this.id}:${uri}`, this.#streamMeta(), filter);
+    const open = new ImplicitStream(this, `${this.id}:${uri}`, this.#streamMeta(), filter, this);
     this.#resourceStreams.set(uri, open);
     const opened = await this.#open(open);
     const honored = open.honored?.[URI_KIND.filterKey as keyof SubscriptionFilter];
     if (opened && Array.isArray(honored) && honored.includes(uri)) return connection.send({ jsonrpc: "2.0", id, result: {} });
-    if (opened) await open.stream.end("cancelled", false); // narrowed away: nothing is delivered for it
+    if (opened) await open.stream.teardown({ why: "cancelled" }); // narrowed away: nothing is delivered for it
     const refusal = open.refusal;
     connection.send(errorResponse(id, refusal?.code ?? INVALID_PARAMS, refusal?.message ?? `The server declined the subscription to ${uri}`, refusal?.data));
   }
@@ -221,7 +225,7 @@ export class LegacySession implements ImplicitStreamOwner {
       return await open.open(this.host.subscriptionHandlers);
     } catch (error) {
       this.host.emit({ type: "handler-error", id: open.stream.id, callback: "subscribe", error });
-      await open.stream.end("handler-error", false);
+      await open.stream.teardown({ why: "cancelled" });
       return false;
     }
   }
