@@ -129,10 +129,10 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     if (legacy) return serveSessionRequest(era!, legacyExchange(req, res, sessionId, context.context));
     const parsed = await readMessage(req, res);
     if (parsed === undefined) return;
-    if (era?.enabled && isLegacyInitialize(parsed.message, header(req, "mcp-method"))) {
-      return openHttpSession(era, legacyExchange(req, res, sessionId, context.context), parsed.message);
-    }
-    const mismatch = checkMcpHeaders(req.headers, parsed.message);
+    const legacyInitialize = isLegacyInitialize(parsed.message, header(req, "mcp-method"));
+    if (legacyInitialize && era?.enabled) return openHttpSession(era, legacyExchange(req, res, sessionId, context.context), parsed.message);
+    // A modern-only server's core answers a legacy initialize with the versions it speaks.
+    const mismatch = legacyInitialize ? undefined : checkMcpHeaders(req.headers, parsed.message);
     if (mismatch !== undefined) return reject(res, mismatch);
     const exchange = new HttpExchange(res, parsed.message, context.context, exchangeOptions);
     await server.connect(exchange);
