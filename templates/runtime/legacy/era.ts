@@ -7,7 +7,8 @@
  * the versions it does speak.
  */
 import { randomUUID } from "node:crypto";
-import { errorResponse, INTERNAL_ERROR, type Classified, type JsonRpcMessage, type JsonRpcRequest } from "../jsonrpc.js";
+import { META_KEYS } from "../protocol.js";
+import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcMessage, type JsonRpcRequest } from "../jsonrpc.js";
 import type { MessageContext, Transport } from "../transport.js";
 import { LegacySession, unsupportedVersion, type SessionConnection, type SessionEnding, type SessionHost, type SessionOutput } from "./session.js";
 import { LEGACY_VERSION, SESSION_METHODS } from "./translate.js";
@@ -87,6 +88,8 @@ export class LegacyEra {
       return true;
     }
     if (classified.kind !== "request" || classified.message.method !== SESSION_METHODS.initialize) return false;
+    // An initialize in the newer revision's own shape is its removed method (-32601), not a legacy client.
+    if (carriesModernMeta(classified.message)) return false;
     const request = classified.message;
     if (!this.enabled || connection.modernSeen) {
       connection.send(unsupportedVersion(request.id, String(request.params?.protocolVersion), this.host.modernVersions));
@@ -143,4 +146,9 @@ export class LegacyEra {
       if (!session.ownedByConnection && session.output === undefined && session.lastActive < cutoff) void session.close("client-gone");
     }
   }
+}
+
+function carriesModernMeta(request: JsonRpcRequest): boolean {
+  const meta = request.params?._meta;
+  return isObject(meta) && META_KEYS.protocolVersion in meta;
 }

@@ -197,3 +197,15 @@ describe("a legacy session", () => {
     await server.close();
   });
 });
+
+describe("an initialize in the newer revision's shape", () => {
+  it("is the removed method (-32601), not a legacy session", async () => {
+    const server = createServer({ name: "modern-shape", version: "1" });
+    const peer = await LegacyPeer.open(server);
+    void peer.transport.sendMessage({ jsonrpc: "2.0", id: 7, method: "initialize", params: { ...INITIALIZE, _meta: REQUEST_META } });
+    const { error } = await peer.response(7);
+    assert.equal(error.code, -32601);
+    assert.equal(server.legacySessions.size, 0);
+    await server.close();
+  });
+});
