@@ -177,6 +177,9 @@ describe("a legacy session", () => {
     });
     const peer = await LegacyPeer.open(server);
     await peer.initialize();
+    await peer.call("tools/call", { name: "talk", arguments: {} });
+    assert.equal(peer.messages.filter((m) => m.method === "notifications/message").length, 2, "every level before setLevel");
+    peer.messages.length = 0;
     assert.deepEqual((await peer.call("logging/setLevel", { level: "warning" })).result, {});
     await peer.call("tools/call", { name: "talk", arguments: {} });
     assert.deepEqual(

@@ -24,13 +24,14 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from "../jsonrpc.js";
-import { isLoggingLevel } from "../request-notifications.js";
+import { isLoggingLevel, LOG_LEVEL_SEVERITY } from "../request-notifications.js";
 import type { HandlerEntry } from "../subscriptions/stream.js";
 import type { MessageContext } from "../transport.js";
 import { ImplicitStream, listChangedFilter, URI_KIND, type ImplicitStreamOwner } from "./implicit-stream.js";
 import { INITIALIZED_METHOD, SESSION_METHODS, SHARED_METHODS, toLegacyCapabilities, toLegacyResponse } from "./translate.js";
 
 const CANCELLED_METHOD = "notifications/cancelled";
+const LOWEST_LOG_LEVEL = Object.entries(LOG_LEVEL_SEVERITY).reduce((lowest, entry) => (entry[1] < lowest[1] ? entry : lowest))[0];
 
 /** What a session needs from the connection a message arrived on. */
 export interface SessionConnection {
@@ -180,7 +181,13 @@ export class LegacySession implements ImplicitStreamOwner {
       void this.close("cancelled");
       return;
     }
-    this.#meta = { [META_KEYS.protocolVersion]: protocolVersion, [META_KEYS.clientCapabilities]: capabilities, [META_KEYS.clientInfo]: clientInfo };
+    this.#meta = {
+      [META_KEYS.protocolVersion]: protocolVersion,
+      [META_KEYS.clientCapabilities]: capabilities,
+      [META_KEYS.clientInfo]: clientInfo,
+      // A legacy session gets every log message until logging/setLevel raises the bar.
+      [META_KEYS.logLevel]: LOWEST_LOG_LEVEL,
+    };
     this.#phase = "initialized";
     const result: JsonObject = {
       protocolVersion,
