@@ -48,6 +48,8 @@ export class LegacyEra {
   readonly maxSessions: number;
   readonly idleMs: number;
   readonly maxBufferedBytes: number | undefined;
+  /** The versions accepted in `initialize`. */
+  readonly versions: readonly string[];
   readonly #sessions = new Map<string, LegacySession>();
   readonly #sessionHost: SessionHost;
   #sweep: NodeJS.Timeout | undefined;
@@ -61,7 +63,7 @@ export class LegacyEra {
     this.maxSessions = Math.max(1, chosen.maxSessions ?? DEFAULT_MAX_SESSIONS);
     this.idleMs = Math.max(1, chosen.idleMs ?? DEFAULT_IDLE_MS);
     this.maxBufferedBytes = chosen.maxBufferedBytes;
-    const versions = chosen.versions ?? [LEGACY_VERSION];
+    const versions = (this.versions = chosen.versions ?? [LEGACY_VERSION]);
     this.#sessionHost = {
       ...host,
       versions,

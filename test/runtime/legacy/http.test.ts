@@ -48,6 +48,13 @@ describe("legacy sessions over Streamable HTTP", () => {
       assert.equal(deleted.status, 204);
       assert.equal(log.closes, 1, "handleClose ran once for the implicit stream");
       assert.equal((await post(handle, { jsonrpc: "2.0", id: 3, method: "ping" }, id)).status, 404);
+      const other = await initialize(handle);
+      const wrongVersion = await fetch(handle.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: ACCEPT, "mcp-session-id": other, "mcp-protocol-version": "1999-01-01" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" }),
+      });
+      assert.equal(wrongVersion.status, 400, "an MCP-Protocol-Version the session does not speak");
     } finally {
       await handle.close();
       await server.close();

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, createTestTransportPair, InProcessEventSource, type Server } from "../../../templates/runtime/index.js";
+import { createServer, createTestTransportPair, InProcessEventSource, McpError, type Server } from "../../../templates/runtime/index.js";
 import { createFanoutServer, fanoutHandler, type FanoutTopics } from "../../support/fanout-app.js";
 import { recordingHandler } from "../../support/recording-handler.js";
 import { Peer, REQUEST_META, until } from "../../support/runtime-peer.js";
@@ -209,6 +209,21 @@ describe("an initialize in the newer revision's shape", () => {
     const { error } = await peer.response(7);
     assert.equal(error.code, -32601);
     assert.equal(server.legacySessions.size, 0);
+    await server.close();
+  });
+});
+
+describe("errors whose code moved between the revisions", () => {
+  it("a resource that does not exist is -32002 for a legacy client, as the handler's -32602 is for a newer one", async () => {
+    const server = createServer({ name: "codes", version: "1" });
+    server.setRequestHandler("resources/read", (params) => {
+      throw new McpError(-32602, `Resource not found: ${params.uri}`, { uri: params.uri });
+    });
+    const peer = await LegacyPeer.open(server);
+    await peer.initialize();
+    const { error } = await peer.call("resources/read", { uri: "file:///missing" });
+    assert.equal(error.code, -32002);
+    assert.deepEqual(error.data, { uri: "file:///missing" });
     await server.close();
   });
 });

@@ -73,6 +73,17 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
       body: errorResponse(null, ERROR_CODES.InvalidRequestError, `HTTP ${req.method} is not supported`),
     });
   }
+  const version = req.headers["mcp-protocol-version"];
+  if (typeof version === "string" && !era.versions.includes(version)) {
+    return exchange.reject({
+      status: 400,
+      body: errorResponse(
+        null,
+        ERROR_CODES.InvalidRequestError,
+        `Unsupported MCP-Protocol-Version "${version}"; this session speaks ${era.versions.join(", ")}`,
+      ),
+    });
+  }
   const read = await exchange.readMessage();
   if (read === undefined) return;
   await exchange.serve(read.message, session);
