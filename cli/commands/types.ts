@@ -1,6 +1,7 @@
 import type { CommandModule } from "yargs";
 import { parseArgs } from "node:util";
 import { CliError, printError } from "../errors.js";
+import { describeCommand } from "./index.js";
 import type { TypesOptions, TypesReport } from "../generate/index.js";
 
 interface TypesArgs {
@@ -20,7 +21,7 @@ const typesOptions = {
 
 export const typesCommand: CommandModule<object, TypesArgs> = {
   command: "types",
-  describe: "Generate types, method maps and capability maps from the MCP protocol schema",
+  describe: describeCommand("types"),
   builder: (yargs) =>
     yargs
       .options(typesOptions)
