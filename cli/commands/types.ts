@@ -39,13 +39,8 @@ function toTypesOptions(args: TypesArgs): TypesOptions {
 export default typesCommand;
 
 async function runTypes(options: TypesOptions): Promise<void> {
-  // A generation boots its side thread (it loads ts-morph) while the pipeline's modules load.
-  const side = options.check ? undefined : (await import("../generate/side-thread.js")).startSideThread();
-  const pipeline = await import("../generate/index.js").catch(async (error: unknown) => {
-    await side?.stop();
-    throw error;
-  });
-  printReport(await pipeline.generateTypes(options, side), options.check === true);
+  const { generateTypes } = await import("../generate/index.js");
+  printReport(await generateTypes(options), options.check === true);
 }
 
 function printReport(report: TypesReport, check: boolean): void {
