@@ -6,6 +6,13 @@ export type { RequestContext } from "./connection.js";
 export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
 export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";
 export type { DiscoverOptions } from "./discover.js";
+export type { ToolRunner } from "./tools.js";
+export { UriTemplate } from "./primitives/uri-template.js";
+export type { TemplateVariables } from "./primitives/uri-template.js";
+export type { CacheHints, CacheScope, ListSettings, ListsOptions } from "./primitives/pagination.js";
+export type { Completer, Completers, CompletionContext } from "./primitives/completion.js";
+export type { PromptArguments, PromptDefinition, PromptGetter, PromptOptions, PromptResult } from "./primitives/prompts.js";
+export type { ResourceBody, ResourceContents, ResourceOptions, ResourceReader, TemplateOptions, TemplateReader } from "./primitives/resources.js";
 export type { EventHook, RuntimeEvent, StreamEndCause } from "./hooks.js";
 export { classifyMessage, errorResponse, McpError, parseMessage } from "./jsonrpc.js";
 export type {

@@ -9,6 +9,8 @@ import {
   type ClientRequestMethod,
   type ClientRequests,
   type Implementation,
+  type Resource,
+  type ResourceTemplate,
   type ServerCapabilities,
   type Tool,
 } from "./protocol.js";
@@ -19,6 +21,10 @@ import { errorResponse, INTERNAL_ERROR, isObject, McpError, type JsonObject, typ
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
 import { ToolRegistry, type ToolRunner } from "./tools.js";
+import { Primitives } from "./primitives/index.js";
+import type { ListsOptions } from "./primitives/pagination.js";
+import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
+import type { ResourceOptions, ResourceReader, TemplateOptions, TemplateReader } from "./primitives/resources.js";
 import type { Transport } from "./transport.js";
 
 const DISCOVER_METHOD = "server/discover";
@@ -41,6 +47,8 @@ export interface ServerOptions {
   supportedVersions?: readonly string[];
   limits?: ServerLimits;
   discover?: DiscoverOptions;
+  /** Page size and cache hints per list (tools, resources, resourceTemplates, prompts). */
+  lists?: ListsOptions;
   /** Capabilities to advertise beyond those folded from handlers (e.g. `logging`, `extensions`). */
   capabilities?: ServerCapabilities;
   /** Stream lifecycle and failure reports; they never reach the client. */
@@ -64,6 +72,10 @@ export class Server {
   readonly #subscriptionHandlers: HandlerEntry[] = [];
   readonly #connections = new Set<Connection>();
   readonly #tools = new ToolRegistry();
+  readonly #primitives = new Primitives(
+    (method, handler) => void (this.#handlers.has(method) || this.#handlers.set(method, handler)),
+    () => this.#options.lists,
+  );
   readonly #host: ConnectionHost;
   #openStreams = 0;
   #closed = false;
@@ -90,7 +102,7 @@ export class Server {
   /** Adds (or replaces) a tool served by the built-in tools/list and tools/call. */
   addTool(tool: Tool, run: ToolRunner): this {
     this.#tools.add(tool, run);
-    if (!this.#handlers.has("tools/list")) this.#handlers.set("tools/list", () => this.#tools.list());
+    if (!this.#handlers.has("tools/list")) this.#handlers.set("tools/list", (params) => this.#tools.list(params?.cursor, this.#options.lists?.tools));
     if (!this.#handlers.has("tools/call")) this.#handlers.set("tools/call", (params, context) => this.#tools.call(params ?? {}, context));
     return this;
   }
@@ -98,6 +110,29 @@ export class Server {
   /** Removes a tool; true when it existed. Clients learn of it from a handler's event, not from here. */
   removeTool(name: string): boolean {
     return this.#tools.remove(name);
+  }
+
+  /** Adds (or replaces) a static resource served by resources/list and resources/read. */
+  addResource(resource: Resource, read: ResourceReader, options?: ResourceOptions): this {
+    return this.#primitives.addResource(resource, read, options), this;
+  }
+
+  /** Adds a resource template; `read` gets the variables typed from the `uriTemplate` literal. */
+  addResourceTemplate<const T extends string>(template: ResourceTemplate & { uriTemplate: T }, read: TemplateReader<T>, options?: TemplateOptions<T>): this {
+    return this.#primitives.addResourceTemplate(template, read, options), this;
+  }
+
+  /** Adds a prompt; `get` gets the declared arguments typed (required ones checked before it runs). */
+  addPrompt<const P extends PromptDefinition>(prompt: P, get: PromptGetter<P>, options?: PromptOptions<P>): this {
+    return this.#primitives.addPrompt(prompt, get, options), this;
+  }
+
+  /** Removes a resource (by URI) or template (by uriTemplate), or a prompt; true when it existed. */
+  removeResource(uriOrTemplate: string): boolean {
+    return this.#primitives.removeResource(uriOrTemplate);
+  }
+  removePrompt(name: string): boolean {
+    return this.#primitives.removePrompt(name);
   }
 
   /** Adds a subscription handler; every registered one is folded into server/discover. */

@@ -7,6 +7,7 @@ import type { CallToolResult, Tool } from "./protocol.js";
 import type { RequestContext } from "./connection.js";
 import { INVALID_PARAMS, McpError } from "./jsonrpc.js";
 import type { Awaitable } from "./subscriptions/types.js";
+import { cacheFields, paginate, type ListSettings } from "./primitives/pagination.js";
 
 export type ToolRunner = (args: Record<string, unknown>, context: RequestContext) => Awaitable<Omit<CallToolResult, "resultType"> & { resultType?: string }>;
 
@@ -26,9 +27,10 @@ export class ToolRegistry {
     return this.#tools.delete(name);
   }
 
-  /** The list, marked private and immediately stale: tools come and go at run time. */
-  list(): { tools: Tool[]; cacheScope: "private"; ttlMs: number } {
-    return { tools: [...this.#tools.values()].map((entry) => entry.tool), cacheScope: "private", ttlMs: 0 };
+  /** One page of the list; by default private and immediately stale, since tools come and go at run time. */
+  list(cursor: unknown, settings: ListSettings | undefined) {
+    const { page, nextCursor } = paginate([...this.#tools.values()], cursor, settings);
+    return { tools: page.map((entry) => entry.tool), ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(settings) };
   }
 
   /** Runs a tool; a tool that throws reports the failure in its result (isError), as tools do. */

@@ -36,7 +36,8 @@ export async function complete(source: CompletionSource, params: CompleteRequest
   const ref = params?.ref as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
   const name = params?.argument?.name;
   const value = params?.argument?.value;
-  if (typeof name !== "string" || typeof value !== "string") throw new McpError(INVALID_PARAMS, "completion/complete needs argument.name and argument.value strings");
+  if (typeof name !== "string" || typeof value !== "string")
+    throw new McpError(INVALID_PARAMS, "completion/complete needs argument.name and argument.value strings");
   let completers;
   if (ref?.type === "ref/prompt" && typeof ref.name === "string") {
     completers = source.prompt(ref.name);

@@ -24,7 +24,11 @@ type Trim<S extends string> = S extends `${infer Name}*` ? Name : S extends `${i
 type Split<S extends string> = S extends `${infer Head},${infer Rest}` ? Trim<Head> | Split<Rest> : Trim<S>;
 /** Form-style operators (`?`, `&`) and `;` may leave a variable out of the URI. */
 type OptionalNames<E extends string> = E extends `${"?" | "&" | ";"}${infer List}` ? Split<List> : never;
-type RequiredNames<E extends string> = E extends `${"?" | "&" | ";"}${string}` ? never : E extends `${"+" | "#" | "." | "/"}${infer List}` ? Split<List> : Split<E>;
+type RequiredNames<E extends string> = E extends `${"?" | "&" | ";"}${string}`
+  ? never
+  : E extends `${"+" | "#" | "." | "/"}${infer List}`
+    ? Split<List>
+    : Split<E>;
 type Expressions<T extends string> = T extends `${string}{${infer Expr}}${infer Rest}` ? Expr | Expressions<Rest> : never;
 type Flatten<T> = { [K in keyof T]: T[K] };
 
@@ -45,6 +49,8 @@ export class UriTemplate<T extends string = string> {
   /** For each capture group in order: the expression it belongs to (query forms capture once). */
   readonly #captures: Expression[] = [];
   readonly names: readonly string[];
+  /** Names of every `?` and `&` expression: query pairs may come in any order, so any query capture may hold any of them. */
+  readonly #queryNames: ReadonlySet<string>;
 
   constructor(readonly template: T) {
     const parts = parseTemplate(template);
@@ -55,6 +61,7 @@ export class UriTemplate<T extends string = string> {
     }
     this.#pattern = new RegExp(`${source}$`);
     this.names = parts.flatMap((part) => (typeof part === "string" ? [] : part.names));
+    this.#queryNames = new Set(this.#captures.flatMap((expression) => (expression.operator === "?" || expression.operator === "&" ? expression.names : [])));
   }
 
   /** The variables a URI binds, or undefined when the URI does not fit the template. */
@@ -68,7 +75,7 @@ export class UriTemplate<T extends string = string> {
         const captured = found[group++];
         if (captured === undefined) continue;
         if (expression.operator === "?" || expression.operator === "&" || expression.operator === ";") {
-          readPairs(captured, expression, variables);
+          readPairs(captured, expression.operator === ";" ? new Set(expression.names) : this.#queryNames, expression.operator === ";" ? ";" : "&", variables);
         } else {
           const separator = expression.operator === "." || expression.operator === "/" ? expression.operator : ",";
           const values = expression.names.length === 1 ? [captured] : captured.split(separator);
@@ -138,14 +145,13 @@ function parseExpression(template: string, body: string): Expression {
   return { operator, names };
 }
 
-/** Reads `name=value` pairs (`?a=1&b=2`, `&c=3`, `;d=4;e`) keeping only the expression's names. */
-function readPairs(captured: string, expression: Expression, into: Record<string, string>): void {
-  const separator = expression.operator === ";" ? ";" : "&";
+/** Reads `name=value` pairs (`?a=1&b=2`, `&c=3`, `;d=4;e`) keeping only the template's names. */
+function readPairs(captured: string, names: ReadonlySet<string>, separator: string, into: Record<string, string>): void {
   for (const pair of captured.slice(1).split(separator)) {
     if (pair.length === 0) continue;
     const equals = pair.indexOf("=");
     const name = equals === -1 ? pair : pair.slice(0, equals);
-    if (!expression.names.includes(name)) continue;
+    if (!names.has(name)) continue;
     into[name] = decodeURIComponent(equals === -1 ? "" : pair.slice(equals + 1).replace(/\+/g, "%20"));
   }
 }
