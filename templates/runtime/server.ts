@@ -25,6 +25,7 @@ import type { ListsOptions } from "./primitives/pagination.js";
 import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
 import type { ResourceOptions, ResourceReader, TemplateOptions, TemplateReader } from "./primitives/resources.js";
 import type { Transport } from "./transport.js";
+import type { SchemaValidator } from "./validation.js";
 
 const DISCOVER_METHOD = "server/discover";
 /** Absent from schemas whose results carry no server info; then nothing is added. */
@@ -46,6 +47,8 @@ export interface ServerOptions {
   supportedVersions?: readonly string[];
   limits?: ServerLimits;
   discover?: DiscoverOptions;
+  /** Checks tool arguments and results against their schemas (see validation.ts); without one nothing is checked. */
+  validator?: SchemaValidator;
   /** Page size and cache hints per list (tools, resources, resourceTemplates, prompts). */
   lists?: ListsOptions;
   /** Capabilities to advertise beyond those folded from handlers (e.g. `logging`, `extensions`). */
@@ -70,7 +73,7 @@ export class Server {
   readonly #handlers = new Map<string, AnyHandler>();
   readonly #subscriptionHandlers: HandlerEntry[] = [];
   readonly #connections = new Set<Connection>();
-  readonly #tools = new ToolRegistry();
+  readonly #tools = new ToolRegistry(() => this.#options.validator);
   readonly #primitives = new Primitives(
     (method, handler) => void (this.#handlers.has(method) || this.#handlers.set(method, handler)),
     () => this.#options.lists,
@@ -113,17 +116,17 @@ export class Server {
 
   /** Adds (or replaces) a static resource served by resources/list and resources/read. */
   addResource(resource: Resource, read: ResourceReader, options?: ResourceOptions): this {
-    return this.#primitives.addResource(resource, read, options), this;
+    return (this.#primitives.addResource(resource, read, options), this);
   }
 
   /** Adds a resource template; `read` gets the variables typed from the `uriTemplate` literal. */
   addResourceTemplate<const T extends string>(template: ResourceTemplate & { uriTemplate: T }, read: TemplateReader<T>, options?: TemplateOptions<T>): this {
-    return this.#primitives.addResourceTemplate(template, read, options), this;
+    return (this.#primitives.addResourceTemplate(template, read, options), this);
   }
 
   /** Adds a prompt; `get` gets the declared arguments typed (required ones checked before it runs). */
   addPrompt<const P extends PromptDefinition>(prompt: P, get: PromptGetter<P>, options?: PromptOptions<P>): this {
-    return this.#primitives.addPrompt(prompt, get, options), this;
+    return (this.#primitives.addPrompt(prompt, get, options), this);
   }
 
   /** Removes a resource (by URI) or template (by uriTemplate), or a prompt; true when it existed. */
