@@ -26,6 +26,7 @@ import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives
 import type { ResourceOptions, ResourceReader, TemplateOptions, TemplateReader } from "./primitives/resources.js";
 import type { Transport } from "./transport.js";
 import type { SchemaValidator } from "./validation.js";
+import type { ParamHeader } from "./transports/param-headers.js";
 
 const DISCOVER_METHOD = "server/discover";
 /** Absent from schemas whose results carry no server info; then nothing is added. */
@@ -49,6 +50,8 @@ export interface ServerOptions {
   discover?: DiscoverOptions;
   /** Checks tool arguments and results against their schemas (see validation.ts); without one nothing is checked. */
   validator?: SchemaValidator;
+  /** The key that seals input-required request state; default MCP_STATE_KEY, else one per process. */
+  stateKey?: string | Uint8Array;
   /** Page size and cache hints per list (tools, resources, resourceTemplates, prompts). */
   lists?: ListsOptions;
   /** Capabilities to advertise beyond those folded from handlers (e.g. `logging`, `extensions`). */
@@ -73,10 +76,10 @@ export class Server {
   readonly #handlers = new Map<string, AnyHandler>();
   readonly #subscriptionHandlers: HandlerEntry[] = [];
   readonly #connections = new Set<Connection>();
-  readonly #tools = new ToolRegistry(() => this.#options.validator);
+  readonly #tools = new ToolRegistry(() => this.#options);
   readonly #primitives = new Primitives(
     (method, handler) => void (this.#handlers.has(method) || this.#handlers.set(method, handler)),
-    () => this.#options.lists,
+    () => this.#options,
   );
   readonly #host: ConnectionHost;
   #openStreams = 0;
@@ -135,6 +138,11 @@ export class Server {
   }
   removePrompt(name: string): boolean {
     return this.#primitives.removePrompt(name);
+  }
+
+  /** A tool's `x-mcp-header` parameters: the HTTP transport checks `Mcp-Param-*` headers against them. */
+  toolParamHeaders(name: string): readonly ParamHeader[] | undefined {
+    return this.#tools.paramHeaders(name);
   }
 
   /** Adds a subscription handler; every registered one is folded into server/discover. */

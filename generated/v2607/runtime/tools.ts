@@ -14,14 +14,25 @@ import { INVALID_PARAMS, McpError } from "./jsonrpc.js";
 import type { Awaitable } from "./subscriptions/types.js";
 import { cacheFields, paginate, type ListSettings } from "./primitives/pagination.js";
 import type { CompiledSchema, SchemaValidator } from "./validation.js";
+import { readParamHeaders, type ParamHeader } from "./transports/param-headers.js";
+import { bindingOf, inputRound, RequestStateSealer, type InputRequiredAnswer, type InputRound } from "./input-required.js";
 
-export type ToolRunner = (args: Record<string, unknown>, context: RequestContext) => Awaitable<Omit<CallToolResult, "resultType"> & { resultType?: string }>;
+/** A tool's answer: its result (`resultType` may be left out), or a request for input (see input-required.ts). */
+export type ToolAnswer = (Omit<CallToolResult, "resultType"> & { resultType?: "complete" }) | InputRequiredAnswer;
+export type ToolRunner = (args: Record<string, unknown>, context: RequestContext, input: InputRound) => Awaitable<ToolAnswer>;
+
+/** The server options a registry reads (after the server is made). */
+export interface RegistrySettings {
+  readonly validator?: SchemaValidator;
+  readonly stateKey?: string | Uint8Array;
+}
 
 interface ToolEntry {
   readonly tool: Tool;
   readonly run: ToolRunner;
   readonly checkInput: CompiledSchema | undefined;
   readonly checkOutput: CompiledSchema | undefined;
+  readonly paramHeaders: readonly ParamHeader[];
 }
 
 /** Raised when a tool's result breaks its outputSchema; the server reports it (onEvent) and answers -32603. */
@@ -38,8 +49,10 @@ export class ToolOutputError extends Error {
 export class ToolRegistry {
   readonly #tools = new Map<string, ToolEntry>();
 
-  /** `validator` is read at each add: the server's options are set after this registry is made. */
-  constructor(private readonly validator: () => SchemaValidator | undefined = () => undefined) {}
+  #sealer: RequestStateSealer | undefined;
+
+  /** Settings are read on use: the server's options are set after this registry is made. */
+  constructor(private readonly settings: () => RegistrySettings = () => ({})) {}
 
   get size(): number {
     return this.#tools.size;
@@ -47,10 +60,16 @@ export class ToolRegistry {
 
   add(tool: Tool, run: ToolRunner): void {
     if (typeof tool?.name !== "string" || tool.name.length === 0) throw new TypeError("addTool: the tool needs a non-empty name");
-    const validator = this.validator();
+    const paramHeaders = readParamHeaders(tool.name, tool.inputSchema);
+    const validator = this.settings().validator;
     const checkInput = validator === undefined ? undefined : compile(validator, tool, "inputSchema");
     const checkOutput = validator === undefined ? undefined : compile(validator, tool, "outputSchema");
-    this.#tools.set(tool.name, { tool, run, checkInput, checkOutput });
+    this.#tools.set(tool.name, { tool, run, checkInput, checkOutput, paramHeaders });
+  }
+
+  /** The tool's `x-mcp-header` parameters, for the HTTP transport's check; undefined for an unknown tool. */
+  paramHeaders(name: string): readonly ParamHeader[] | undefined {
+    return this.#tools.get(name)?.paramHeaders;
   }
 
   remove(name: string): boolean {
@@ -63,19 +82,23 @@ export class ToolRegistry {
     return { tools: page.map((entry) => entry.tool), ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(settings) };
   }
 
-  /** Runs a tool; a tool that throws reports the failure in its result (isError), as tools do. */
-  async call(params: { name?: unknown; arguments?: unknown }, context: RequestContext) {
+  /** Runs a tool; a tool that throws reports the failure in its result (isError), as tools do; an McpError stays a protocol error. */
+  async call(params: { name?: unknown; arguments?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
     const entry = typeof params.name === "string" ? this.#tools.get(params.name) : undefined;
     if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown tool: ${String(params.name)}`);
     const args = (params.arguments ?? {}) as Record<string, unknown>;
-    const input = entry.checkInput?.(args);
-    if (input !== undefined && !input.valid) return failure(`Invalid arguments for tool ${entry.tool.name}: ${input.errors.join("; ")}`);
+    const checked = entry.checkInput?.(args);
+    if (checked !== undefined && !checked.valid) return failure(`Invalid arguments for tool ${entry.tool.name}: ${checked.errors.join("; ")}`);
+    this.#sealer ??= new RequestStateSealer(this.settings().stateKey);
+    const input = inputRound(this.#sealer, bindingOf("tools/call", entry.tool.name, args), params);
     let result;
     try {
-      result = await entry.run(args, context);
+      result = await entry.run(args, context, input);
     } catch (error) {
+      if (error instanceof McpError) throw error;
       return failure(error instanceof Error ? error.message : String(error));
     }
+    if (result?.resultType === "input_required") return result;
     if (entry.checkOutput !== undefined && result?.isError !== true) {
       const output =
         result?.structuredContent === undefined

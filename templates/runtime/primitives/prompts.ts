@@ -10,6 +10,7 @@ import { INVALID_PARAMS, McpError } from "../jsonrpc.js";
 import type { Awaitable } from "../subscriptions/types.js";
 import type { Completers } from "./completion.js";
 import { cacheFields, paginate, type ListSettings } from "./pagination.js";
+import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
 
 /** A prompt as registered: the wire `Prompt`, its argument list possibly read-only (a `const` inference). */
 export type PromptDefinition = Omit<Prompt, "arguments"> & { arguments?: readonly PromptArgument[] };
@@ -25,8 +26,12 @@ export type PromptArguments<P extends PromptDefinition> = Flatten<
 >;
 
 /** What `get` answers; `resultType` may be left out (the runtime adds "complete"). */
-export type PromptResult = Omit<GetPromptResult, "resultType"> & { resultType?: string };
-export type PromptGetter<P extends PromptDefinition> = (args: PromptArguments<P>, context: RequestContext) => Awaitable<PromptResult>;
+export type PromptResult = Omit<GetPromptResult, "resultType"> & { resultType?: "complete" };
+export type PromptGetter<P extends PromptDefinition> = (
+  args: PromptArguments<P>,
+  context: RequestContext,
+  input: InputRound,
+) => Awaitable<PromptResult | InputRequiredAnswer>;
 
 export interface PromptOptions<P extends PromptDefinition> {
   /** Completers for the prompt's arguments, by name. */
@@ -35,12 +40,14 @@ export interface PromptOptions<P extends PromptDefinition> {
 
 interface PromptEntry {
   readonly prompt: Prompt;
-  readonly get: (args: Record<string, string>, context: RequestContext) => Awaitable<PromptResult>;
+  readonly get: (args: Record<string, string>, context: RequestContext, input: InputRound) => Awaitable<PromptResult | InputRequiredAnswer>;
   readonly complete: Completers<Record<string, string | undefined>> | undefined;
 }
 
 export class PromptRegistry {
   readonly #prompts = new Map<string, PromptEntry>();
+
+  constructor(private readonly sealer: () => RequestStateSealer) {}
 
   add<P extends PromptDefinition>(prompt: P, get: PromptGetter<P>, options: PromptOptions<P> = {}): void {
     if (typeof prompt?.name !== "string" || prompt.name.length === 0) throw new TypeError("addPrompt: the prompt needs a non-empty name");
@@ -75,10 +82,11 @@ export class PromptRegistry {
     return { prompts: page.map((entry) => entry.prompt), ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(settings) };
   }
 
-  async get(params: { name?: unknown; arguments?: unknown }, context: RequestContext): Promise<PromptResult> {
+  async get(params: { name?: unknown; arguments?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
     const entry = typeof params?.name === "string" ? this.#prompts.get(params.name) : undefined;
     if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${String(params?.name)}`);
-    return entry.get(checkedArguments(entry.prompt, params.arguments), context);
+    const args = checkedArguments(entry.prompt, params.arguments);
+    return entry.get(args, context, inputRound(this.sealer(), bindingOf("prompts/get", entry.prompt.name, args), params));
   }
 }
 

@@ -10,13 +10,19 @@ import type { Awaitable } from "../subscriptions/types.js";
 import type { Completers } from "./completion.js";
 import { cacheFields, paginate, type CacheHints, type ListSettings } from "./pagination.js";
 import { UriTemplate, type TemplateVariables } from "./uri-template.js";
+import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
 
 export type ResourceContents = TextResourceContents | BlobResourceContents;
 /** A read's answer: text (the resource's URI and mimeType added), bytes (sent base64), or the full contents with optional cache hints. */
 export type ResourceBody = string | Uint8Array | ({ contents: ResourceContents[]; _meta?: ReadResourceResult["_meta"] } & CacheHints);
 
-export type ResourceReader = (uri: string, context: RequestContext) => Awaitable<ResourceBody>;
-export type TemplateReader<T extends string> = (uri: string, variables: TemplateVariables<T>, context: RequestContext) => Awaitable<ResourceBody>;
+export type ResourceReader = (uri: string, context: RequestContext, input: InputRound) => Awaitable<ResourceBody | InputRequiredAnswer>;
+export type TemplateReader<T extends string> = (
+  uri: string,
+  variables: TemplateVariables<T>,
+  context: RequestContext,
+  input: InputRound,
+) => Awaitable<ResourceBody | InputRequiredAnswer>;
 
 /** Per resource: the cache hints of its reads (a reader's own hints win). */
 export type ResourceOptions = CacheHints;
@@ -33,13 +39,20 @@ interface StaticEntry {
 interface TemplateEntry {
   readonly template: ResourceTemplate;
   readonly matcher: UriTemplate;
-  readonly read: (uri: string, variables: Record<string, string | undefined>, context: RequestContext) => Awaitable<ResourceBody>;
+  readonly read: (
+    uri: string,
+    variables: Record<string, string | undefined>,
+    context: RequestContext,
+    input: InputRound,
+  ) => Awaitable<ResourceBody | InputRequiredAnswer>;
   readonly options: TemplateOptions<string>;
 }
 
 export class ResourceRegistry {
   readonly #resources = new Map<string, StaticEntry>();
   readonly #templates = new Map<string, TemplateEntry>();
+
+  constructor(private readonly sealer: () => RequestStateSealer) {}
 
   add(resource: Resource, read: ResourceReader, options: ResourceOptions = {}): void {
     if (typeof resource?.uri !== "string" || resource.uri.length === 0) throw new TypeError("addResource: the resource needs a non-empty uri");
@@ -84,14 +97,15 @@ export class ResourceRegistry {
   }
 
   /** Reads a URI: an exact static resource first, then the first template it fits; otherwise -32602. */
-  async read(params: { uri?: unknown }, context: RequestContext) {
+  async read(params: { uri?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
     const uri = params?.uri;
     if (typeof uri !== "string") throw new McpError(INVALID_PARAMS, "resources/read needs a uri string");
+    const input = () => inputRound(this.sealer(), bindingOf("resources/read", uri, {}), params);
     const fixed = this.#resources.get(uri);
-    if (fixed !== undefined) return toResult(uri, fixed.resource.mimeType, await fixed.read(uri, context), fixed.hints);
+    if (fixed !== undefined) return toResult(uri, fixed.resource.mimeType, await fixed.read(uri, context, input()), fixed.hints);
     for (const entry of this.#templates.values()) {
       const variables = entry.matcher.match(uri);
-      if (variables !== undefined) return toResult(uri, entry.template.mimeType, await entry.read(uri, variables, context), entry.options);
+      if (variables !== undefined) return toResult(uri, entry.template.mimeType, await entry.read(uri, variables, context, input()), entry.options);
     }
     throw new McpError(INVALID_PARAMS, `Resource not found: ${uri}`, { uri });
   }
@@ -101,7 +115,8 @@ function withCursor(nextCursor: string | undefined): { nextCursor?: string } {
   return nextCursor === undefined ? {} : { nextCursor };
 }
 
-function toResult(uri: string, mimeType: string | undefined, body: ResourceBody, defaults: CacheHints) {
+function toResult(uri: string, mimeType: string | undefined, body: ResourceBody | InputRequiredAnswer, defaults: CacheHints) {
+  if (typeof body === "object" && "resultType" in body) return body;
   const mime = mimeType === undefined ? {} : { mimeType };
   if (typeof body === "string") return { contents: [{ uri, ...mime, text: body }], ...cacheFields(defaults) };
   if (body instanceof Uint8Array) return { contents: [{ uri, ...mime, blob: Buffer.from(body).toString("base64") }], ...cacheFields(defaults) };

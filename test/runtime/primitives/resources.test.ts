@@ -12,8 +12,9 @@ function resourceServer() {
   server.addResourceTemplate({ uriTemplate: "users://{id}/posts{?limit}", name: "posts", mimeType: "application/json" }, (uri, { id, limit }) => {
     // Typed variables: id is a string, limit is optional; a wrong use would not compile.
     const count: number = limit === undefined ? 10 : Number(limit);
-    // @ts-expect-error: limit is optional in the template, so it may be undefined
-    void limit.length;
+    // @ts-expect-error: limit is optional in the template, so it may be undefined (checked by the compiler only)
+    const compileOnly = () => limit.length;
+    void compileOnly;
     return { contents: [{ uri, text: JSON.stringify({ id: id.toUpperCase(), count }) }], ttlMs: 60_000, cacheScope: "public" };
   });
   return server;

@@ -11,20 +11,36 @@ import type { RequestContext } from "../connection.js";
 import type { Awaitable } from "../subscriptions/types.js";
 import { complete } from "./completion.js";
 import type { ListsOptions } from "./pagination.js";
+import { RequestStateSealer } from "../input-required.js";
 import { PromptRegistry, type PromptDefinition, type PromptGetter, type PromptOptions } from "./prompts.js";
 import { ResourceRegistry, type ResourceOptions, type ResourceReader, type TemplateOptions, type TemplateReader } from "./resources.js";
+
+/** The server options the primitives read, on use. */
+export interface PrimitivesSettings {
+  readonly lists?: ListsOptions;
+  readonly stateKey?: string | Uint8Array;
+}
 
 /** Installs a handler for a method unless one is already registered. */
 export type InstallHandler = (method: string, handler: (params: any, context: RequestContext) => Awaitable<object>) => void;
 
 export class Primitives {
-  readonly #resources = new ResourceRegistry();
-  readonly #prompts = new PromptRegistry();
+  readonly #resources = new ResourceRegistry(() => this.#sealer());
+  readonly #prompts = new PromptRegistry(() => this.#sealer());
+  #sealed: RequestStateSealer | undefined;
 
   constructor(
     private readonly install: InstallHandler,
-    private readonly lists: () => ListsOptions | undefined,
+    private readonly settings: () => PrimitivesSettings,
   ) {}
+
+  #sealer(): RequestStateSealer {
+    return (this.#sealed ??= new RequestStateSealer(this.settings().stateKey));
+  }
+
+  private lists(): ListsOptions | undefined {
+    return this.settings().lists;
+  }
 
   addResource(resource: Resource, read: ResourceReader, options?: ResourceOptions): void {
     this.#resources.add(resource, read, options);

@@ -35,6 +35,7 @@ import {
   statusForErrorCode,
   type HttpRejection,
 } from "./http-request.js";
+import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
 import { SseWriter, sseFrame, type SseOptions } from "./http-sse.js";
 
 const SENT: Promise<void> = Promise.resolve();
@@ -42,6 +43,8 @@ const SENT: Promise<void> = Promise.resolve();
 /** What the handler needs of a server: the core's `connect`, called once per POST. */
 export interface ConnectableServer {
   connect(transport: Transport): Promise<void>;
+  /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
+  toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
 }
 
 /** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge. */
@@ -112,7 +115,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     if (typeof body !== "string") return reject(res, body);
     const parsed = parseBody(body);
     if ("status" in parsed) return reject(res, parsed);
-    const mismatch = checkMcpHeaders(req.headers, parsed.message);
+    const mismatch = checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server));
     if (mismatch !== undefined) return reject(res, mismatch);
     const exchange = new HttpExchange(res, parsed.message, context.context, options);
     await server.connect(exchange);
