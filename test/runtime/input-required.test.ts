@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, inputRequest, RequestStateSealer, STATE_TTL_MS } from "../../templates/runtime/index.js";
+import { createServer, inputRequest, RequestStateSealer, STATE_TTL_MS, type InputRequiredMethod } from "../../templates/runtime/index.js";
 import { Peer } from "../support/runtime-peer.js";
 
 const T = { timeout: 20_000 };
@@ -105,6 +105,23 @@ describe("input-required results: ask, retry with answers, sealed request state"
     assert.equal(first.requestState, undefined);
     const retry = (await peer.request("prompts/get", { name: "intro", inputResponses: answer })).result;
     assert.equal(retry.messages[0].content.text, "About Ada");
+    await server.close();
+  });
+});
+
+describe("input-required results in the typed handler map", () => {
+  it("setRequestHandler lets exactly the methods whose params carry inputResponses answer input_required", T, async () => {
+    type Equal<A, B> = (<V>() => V extends A ? 1 : 2) extends <V>() => V extends B ? 1 : 2 ? true : false;
+    const exact: Equal<InputRequiredMethod, "tools/call" | "prompts/get" | "resources/read"> = true;
+    assert.equal(exact, true);
+    const server = createServer({ name: "map", version: "1" });
+    server.setRequestHandler("resources/read", () => ({ resultType: "input_required", inputRequests: { user: elicitName } }));
+    // @ts-expect-error: tools/list cannot answer input_required
+    server.setRequestHandler("tools/list", () => ({ resultType: "input_required" as const, inputRequests: {} }));
+    const peer = await Peer.connect(server, "test");
+    const read = (await peer.request("resources/read", { uri: "x://y" })).result;
+    assert.equal(read.resultType, "input_required");
+    assert.deepEqual(read.inputRequests, { user: elicitName });
     await server.close();
   });
 });

@@ -29,6 +29,7 @@ import type { ResourceOptions, ResourceReader, TemplateOptions, TemplateReader }
 import type { Transport } from "./transport.js";
 import type { SchemaValidator } from "./validation.js";
 import type { ParamHeader } from "./transports/param-headers.js";
+import type { InputRequiredAnswer } from "./input-required.js";
 
 const DISCOVER_METHOD = "server/discover";
 /** Absent from schemas whose results carry no server info; then nothing is added. */
@@ -80,7 +81,10 @@ type RuntimeMethod = typeof DISCOVER_METHOD | typeof LISTEN_METHOD;
 export type HandledMethod = Exclude<ClientRequestMethod, RuntimeMethod>;
 type ResultOf<M extends ClientRequestMethod> = ClientRequests[M]["result"];
 /** A handler's result; `resultType` may be left out (the runtime adds "complete"). */
-export type HandlerResult<M extends ClientRequestMethod> = Omit<ResultOf<M>, "resultType"> & { resultType?: string };
+/** Methods whose params carry `inputResponses`: the schema lets them answer input_required (read from the map, not listed). */
+export type InputRequiredMethod = { [M in ClientRequestMethod]: "inputResponses" extends keyof ClientRequests[M]["params"] ? M : never }[ClientRequestMethod];
+export type HandlerResult<M extends ClientRequestMethod> =
+  (Omit<ResultOf<M>, "resultType"> & { resultType?: string }) | (M extends InputRequiredMethod ? InputRequiredAnswer : never);
 export type RequestHandler<M extends ClientRequestMethod> = (params: ClientRequests[M]["params"], context: RequestContext) => Awaitable<HandlerResult<M>>;
 
 type AnyHandler = (params: any, context: RequestContext) => Awaitable<object>;
