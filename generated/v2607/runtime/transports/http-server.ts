@@ -37,6 +37,7 @@ import {
   statusForErrorCode,
   type HttpRejection,
 } from "./http-request.js";
+import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
 import { SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
 
@@ -45,6 +46,8 @@ const SENT: Promise<void> = Promise.resolve();
 /** What the handler needs of a server: the core's `connect`, called once per POST. */
 export interface ConnectableServer {
   connect(transport: Transport): Promise<void>;
+  /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
+  toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
 }
 
 /** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge. */
@@ -125,7 +128,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     const parsed = parseBody(body);
     if ("status" in parsed) return reject(res, parsed);
     if (parsed.kind === "response") return reject(res, refuseClientResponse(parsed.message));
-    const mismatch = checkMcpHeaders(req.headers, parsed.message);
+    const mismatch = checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server));
     if (mismatch !== undefined) return reject(res, mismatch);
     const exchange = new HttpExchange(res, parsed.message, context.context, exchangeOptions);
     await server.connect(exchange);
