@@ -22,7 +22,7 @@ import {
 } from "./jsonrpc.js";
 import type { EraConnection, LegacyEra } from "./legacy/era.js";
 import type { LegacySession } from "./legacy/session.js";
-import { checkRequestMeta } from "./meta.js";
+import { checkRequestMeta, mergeMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
 import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
@@ -64,6 +64,8 @@ export class Connection implements StreamHost, EraConnection {
   /** Requests being handled, for cancellation; made on first use (listen-only connections never need it). */
   #inFlight: Map<RequestId, AbortController> | undefined;
   #closed = false;
+  /** Set while the peer's input has ended: wakes #finishThenClose once no request runs. */
+  #idle: (() => void) | undefined;
 
   constructor(
     readonly host: ConnectionHost,
@@ -112,6 +114,7 @@ export class Connection implements StreamHost, EraConnection {
   readonly #onEvent = (event: TransportEvent): void => {
     if (event.type === "message") this.#receive(event);
     else if (event.type === "closed") this.#end(event.reason instanceof SlowConsumerEvicted ? "evicted" : "client-gone");
+    else if (event.type === "input-ended") void this.#finishThenClose();
     else this.host.emit({ type: "transport-error", error: event.error });
   };
 
@@ -191,6 +194,7 @@ export class Connection implements StreamHost, EraConnection {
     inFlight.delete(id);
     // A cancelled request gets no response: the client said it will not use one.
     if (!controller.signal.aborted) this.send(translate === undefined ? response : translate(response));
+    if (inFlight.size === 0) this.#idle?.();
   }
 
   cancelRequest(id: RequestId): void {
@@ -224,6 +228,13 @@ export class Connection implements StreamHost, EraConnection {
     }
   }
 
+  /** The peer sent its last message: streams end, answers still due are written, then the transport closes. */
+  async #finishThenClose(): Promise<void> {
+    for (const stream of [...this.#streams.values()]) void stream.teardown({ why: "client-gone" });
+    if (this.#inFlight !== undefined && this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+    await this.transport.close();
+  }
+
   /**
    * The transport went away (or cut a client that did not read): streams end without a
    * word, in-flight requests are aborted, the server forgets this connection. Idempotent.
@@ -237,9 +248,4 @@ export class Connection implements StreamHost, EraConnection {
     if (this.legacySession?.ownedByConnection) void this.legacySession.close("client-gone");
     this.host.forget(this);
   }
-}
-
-function mergeMeta(meta: JsonObject, context: MessageContext | undefined): Readonly<Record<string, unknown>> {
-  // Transport facts win over what the client declares: a client cannot claim a principal.
-  return Object.freeze(context === undefined ? { ...meta } : { ...meta, ...context });
 }

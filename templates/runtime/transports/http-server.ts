@@ -32,9 +32,11 @@ import {
   isLocalhostOrigin,
   parseBody,
   readBody,
+  refuseClientResponse,
   statusForErrorCode,
   type HttpRejection,
 } from "./http-request.js";
+import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
 import { SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
 import type { LegacyEra } from "../legacy/era.js";
@@ -47,6 +49,8 @@ export interface ConnectableServer {
   connect(transport: Transport): Promise<void>;
   /** Legacy (2025-11-25) sessions, when the server serves them (see legacy/http.ts). */
   readonly legacySessions?: LegacyEra;
+  /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
+  toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
 }
 
 /** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge. */
@@ -128,15 +132,18 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     if (legacy) return serveSessionRequest(era!, legacyExchange(req, res, sessionId, context.context));
     const parsed = await readMessage(req, res);
     if (parsed === undefined) return;
+    if (parsed.kind === "response") return reject(res, refuseClientResponse(parsed.message));
     const legacyInitialize = isLegacyInitialize(parsed.message, header(req, "mcp-method"));
     if (legacyInitialize && era?.enabled) return openHttpSession(era, legacyExchange(req, res, sessionId, context.context), parsed.message);
     // A modern-only server's core answers a legacy initialize with the versions it speaks.
-    const mismatch = legacyInitialize ? undefined : checkMcpHeaders(req.headers, parsed.message);
+    const mismatch = legacyInitialize
+      ? undefined
+      : (checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server)));
     if (mismatch !== undefined) return reject(res, mismatch);
     const exchange = new HttpExchange(res, parsed.message, context.context, exchangeOptions);
     await server.connect(exchange);
     if (parsed.kind !== "request") {
-      // A notification or a response is accepted as soon as the server has it.
+      // A notification is accepted as soon as the server has it.
       res.writeHead(202).end();
     }
   }

@@ -227,3 +227,17 @@ describe("errors whose code moved between the revisions", () => {
     await server.close();
   });
 });
+
+describe("an answer a legacy client cannot take", () => {
+  it("an input-required result becomes an error naming why, not a half result", async () => {
+    const server = createServer({ name: "input", version: "1" });
+    server.setRequestHandler("tools/call", () => ({ resultType: "input_required", inputRequests: {} }) as never);
+    const peer = await LegacyPeer.open(server);
+    await peer.initialize();
+    const { error, result } = await peer.call("tools/call", { name: "ask", arguments: {} });
+    assert.equal(result, undefined);
+    assert.equal(error.code, -32603);
+    assert.match(error.message, /more input/);
+    await server.close();
+  });
+});

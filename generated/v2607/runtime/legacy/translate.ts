@@ -8,7 +8,9 @@
  */
 import * as Modern from "../protocol.js";
 import * as Legacy from "./protocol.js";
-import { isObject, type JsonObject, type JsonRpcResponse } from "../jsonrpc.js";
+import { errorResponse, INTERNAL_ERROR, isObject, type JsonObject, type JsonRpcResponse } from "../jsonrpc.js";
+
+const COMPLETE = "complete";
 
 /** The legacy revision these facts describe. */
 export const LEGACY_VERSION: string = Legacy.PROTOCOL_VERSION;
@@ -58,6 +60,15 @@ export function toLegacyResponse(method: string, response: JsonRpcResponse): Jso
   if ("error" in response) {
     const moved = LEGACY_ERROR_CODES[method as SharedMethod]?.[response.error.code];
     return moved === undefined ? response : { ...response, error: { ...response.error, code: moved } };
+  }
+  const kind = response.result.resultType;
+  if (kind !== undefined && kind !== COMPLETE) {
+    // An input-required answer needs server-to-client requests, which legacy sessions do not carry yet.
+    return errorResponse(
+      response.id,
+      INTERNAL_ERROR,
+      `${method} asked for more input (${String(kind)}), which this server cannot yet request from a ${LEGACY_VERSION} client`,
+    );
   }
   return { ...response, result: toLegacyResult(response.result) };
 }
