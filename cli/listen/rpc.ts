@@ -75,6 +75,7 @@ export class RpcClient {
       }
       return;
     }
+    if (event.type !== "message") return; // input-ended: the "closed" that follows settles what is pending
     const message = typeof event.message === "string" ? safeParse(event.message) : event.message;
     if (message === undefined) return;
     if ("method" in message) {

@@ -65,14 +65,21 @@ export type Classified =
 
 /** Decodes wire text (or passes an object through) and classifies it. */
 export function classifyMessage(incoming: unknown): Classified {
-  let value = incoming;
-  if (typeof incoming === "string") {
-    try {
-      value = JSON.parse(incoming);
-    } catch {
-      return invalid(null, PARSE_ERROR, "Parse error: the message is not valid JSON");
-    }
+  if (typeof incoming !== "string") return classifyValue(incoming);
+  let value: unknown;
+  try {
+    value = JSON.parse(incoming);
+  } catch {
+    return invalid(null, PARSE_ERROR, "Parse error: the message is not valid JSON");
   }
+  return classifyValue(value);
+}
+
+/**
+ * Classifies an already decoded value. Never decodes again: a JSON string holding a
+ * request is a string, not a request (decoding twice would run what was sent as data).
+ */
+export function classifyValue(value: unknown): Classified {
   if (!isObject(value) || Array.isArray(value)) {
     return invalid(null, INVALID_REQUEST, "Invalid request: a message must be a JSON object");
   }

@@ -27,7 +27,16 @@ export interface ReceivedMessage {
   readonly context?: MessageContext;
 }
 
-export type TransportEvent = ReceivedMessage | { readonly type: "closed"; readonly reason?: unknown } | { readonly type: "error"; readonly error: unknown };
+/**
+ * "input-ended": the peer will send nothing more, but the output is still open (stdin EOF).
+ * The receiver finishes what it owes (answers to requests still running), then closes the
+ * transport; the transport bounds how long that may take.
+ */
+export type TransportEvent =
+  | ReceivedMessage
+  | { readonly type: "closed"; readonly reason?: unknown }
+  | { readonly type: "input-ended" }
+  | { readonly type: "error"; readonly error: unknown };
 
 export type TransportListener = (event: TransportEvent) => void;
 

@@ -21,7 +21,9 @@ import {
   type JsonRpcResultResponse,
   type RequestId,
 } from "./jsonrpc.js";
-import { checkRequestMeta } from "./meta.js";
+import type { EraConnection, LegacyEra } from "./legacy/era.js";
+import type { LegacySession } from "./legacy/session.js";
+import { checkRequestMeta, mergeMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
 import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
@@ -52,14 +54,20 @@ export interface ConnectionHost {
   hasMethod(method: string): boolean;
   dispatch(request: JsonRpcRequest, context: RequestContext): Promise<JsonRpcResponse>;
   forget(connection: Connection): void;
+  /** Legacy (`initialize`) sessions: the era takes their messages before the checks below. */
+  readonly legacy: LegacyEra;
 }
 
-export class Connection implements StreamHost {
+export class Connection implements StreamHost, EraConnection {
+  legacySession: LegacySession | undefined;
+  modernSeen = false;
   readonly #streams = new StreamTable<ListenStream>();
   #shutdown: Promise<void> | undefined;
   /** Requests being handled, for cancellation; made on first use (listen-only connections never need it). */
   #inFlight: Map<RequestId, AbortController> | undefined;
   #closed = false;
+  /** Set while the peer's input has ended: wakes #finishThenClose once no request runs. */
+  #idle: (() => void) | undefined;
 
   constructor(
     readonly host: ConnectionHost,
@@ -108,6 +116,7 @@ export class Connection implements StreamHost {
   #onEvent(event: TransportEvent): void {
     if (event.type === "message") this.#receive(event);
     else if (event.type === "closed") this.#end(event.reason instanceof SlowConsumerEvicted ? "evicted" : "client-gone");
+    else if (event.type === "input-ended") void this.#finishThenClose();
     else this.host.emit({ type: "transport-error", error: event.error });
   }
 
@@ -127,6 +136,7 @@ export class Connection implements StreamHost {
   #receive(received: ReceivedMessage): void {
     if (this.#closed) return;
     const classified = classifyMessage(received.message);
+    if (this.host.legacy.route(this, classified, received.context)) return;
     switch (classified.kind) {
       case "invalid":
         this.send(errorResponse(classified.id, classified.error.code, classified.error.message));
@@ -154,10 +164,7 @@ export class Connection implements StreamHost {
 
   async #request(request: JsonRpcRequest, context: MessageContext | undefined): Promise<void> {
     const { id, method } = request;
-    if (this.#inFlight?.has(id) || this.#streams.get(id) !== undefined) {
-      this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
-      return;
-    }
+    if (this.#refuseIdInUse(id)) return;
     if (method !== LISTEN_METHOD && !this.host.hasMethod(method)) {
       this.send(errorResponse(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
       return;
@@ -167,11 +174,19 @@ export class Connection implements StreamHost {
       this.send(invalidMeta);
       return;
     }
+    this.modernSeen = true;
     const meta = mergeMeta(request.params!._meta as JsonObject, context);
     if (method === LISTEN_METHOD) {
       await this.#listen(request, meta, clientKey(context?.[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
       return;
     }
+    await this.serve(request, meta);
+  }
+
+  /** Runs a request's handler, tracked for cancellation, and sends its response (translated for a legacy session). */
+  async serve(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, translate?: (response: JsonRpcResponse) => JsonRpcResponse): Promise<void> {
+    const { id } = request;
+    if (translate !== undefined && this.#refuseIdInUse(id)) return;
     const controller = new AbortController();
     const inFlight = (this.#inFlight ??= new Map());
     inFlight.set(id, controller);
@@ -180,7 +195,18 @@ export class Connection implements StreamHost {
     scope.finish(); // the result goes next: nothing about this request may follow it
     inFlight.delete(id);
     // A cancelled request gets no response: the client said it will not use one.
-    if (!controller.signal.aborted) this.send(response);
+    if (!controller.signal.aborted) this.send(translate === undefined ? response : translate(response));
+    if (inFlight.size === 0) this.#idle?.();
+  }
+
+  cancelRequest(id: RequestId): void {
+    this.#inFlight?.get(id)?.abort();
+  }
+
+  #refuseIdInUse(id: RequestId): boolean {
+    if (!this.#inFlight?.has(id) && this.#streams.get(id) === undefined) return false;
+    this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
+    return true;
   }
 
   async #listen(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, client: ClientKey): Promise<void> {
@@ -204,6 +230,13 @@ export class Connection implements StreamHost {
     }
   }
 
+  /** The peer sent its last message: streams end, answers still due are written, then the transport closes. */
+  async #finishThenClose(): Promise<void> {
+    for (const stream of this.#streams.list()) void stream.teardown({ why: "client-gone" });
+    if (this.#inFlight !== undefined && this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+    await this.transport.close();
+  }
+
   /**
    * The transport went away (or cut a client that did not read): streams end without a
    * word, in-flight requests are aborted, the server forgets this connection. Idempotent.
@@ -214,11 +247,7 @@ export class Connection implements StreamHost {
     this.#closed = true;
     for (const controller of this.#inFlight?.values() ?? []) controller.abort();
     this.#inFlight = undefined;
+    if (this.legacySession?.ownedByConnection) void this.legacySession.close("client-gone");
     this.host.forget(this);
   }
-}
-
-function mergeMeta(meta: JsonObject, context: MessageContext | undefined): Readonly<Record<string, unknown>> {
-  // Transport facts win over what the client declares: a client cannot claim a principal.
-  return Object.freeze(context === undefined ? { ...meta } : { ...meta, ...context });
 }

@@ -3,10 +3,12 @@
  * The per-request `_meta` checks every request passes before its handler runs: `_meta`
  * itself, the protocol version and the client capabilities must be there, the version
  * must be one the server supports, and the optional log level and progress token must
- * have the schema's shape (request-scoped notifications rely on them).
+ * have the schema's shape (request-scoped notifications rely on them). Then the transport's
+ * facts are merged in, and the keys a transport owns never come from the client.
  */
 import { ERROR_CODES, META_KEYS } from "./protocol.js";
 import { errorResponse, INVALID_PARAMS, isObject, type JsonRpcErrorResponse, type JsonRpcRequest } from "./jsonrpc.js";
+import type { MessageContext } from "./transport.js";
 import { isLoggingLevel, LOG_LEVEL_SEVERITY, PROGRESS_TOKEN_KEY } from "./request-notifications.js";
 
 const PROTOCOL_VERSION_KEY: string = META_KEYS.protocolVersion;
@@ -42,4 +44,19 @@ export function checkRequestMeta(request: JsonRpcRequest, supportedVersions: rea
     return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "_meta.${PROGRESS_TOKEN_KEY}" must be a string or an integer`);
   }
   return undefined;
+}
+
+/**
+ * The `_meta` keys only a transport may set: they are not in the schema, so the list is
+ * ours. A client-sent value is dropped whether or not the transport supplied a context;
+ * otherwise an anonymous caller could claim `principal: "admin"`.
+ */
+export const TRANSPORT_META_KEYS: readonly string[] = Object.freeze(["principal"]);
+
+/** The request `_meta` with what the transport knows merged in: transport facts always win. */
+export function mergeMeta(meta: Readonly<Record<string, unknown>>, context: MessageContext | undefined): Readonly<Record<string, unknown>> {
+  const merged: Record<string, unknown> = { ...meta };
+  for (const key of TRANSPORT_META_KEYS) delete merged[key];
+  if (context !== undefined) Object.assign(merged, context);
+  return Object.freeze(merged);
 }

@@ -7,7 +7,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { ERROR_CODES, META_KEYS } from "../protocol.js";
-import { classifyMessage, errorResponse, type Classified, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
+import { classifyValue, errorResponse, type Classified, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc.js";
 
 /** A refusal the transport answers by itself: an HTTP status and, usually, a JSON-RPC error. */
 export interface HttpRejection {
@@ -138,11 +138,26 @@ export function parseBody(text: string): Exclude<Classified, { kind: "invalid" }
       body: errorResponse(null, ERROR_CODES.InvalidRequestError, "JSON-RPC batches are not supported; send one message per POST"),
     };
   }
-  const classified = classifyMessage(value);
+  const classified = classifyValue(value); // decoded once: a JSON string stays a string
   if (classified.kind === "invalid") {
     return { status: 400, body: errorResponse(classified.id, classified.error.code, classified.error.message) };
   }
   return classified;
+}
+
+/**
+ * A JSON-RPC response POSTed by a client. The 2026-07-28 server sends the client no
+ * requests, and the Streamable HTTP page says the client MUST NOT send responses, so every
+ * one is refused. A legacy session (earlier revisions) answering the server's own requests
+ * is the one place that accepts some: it checks the id against its open requests before
+ * this refusal.
+ */
+export function refuseClientResponse(response: JsonRpcResponse): HttpRejection {
+  const id = response.id ?? null;
+  return {
+    status: 400,
+    body: errorResponse(id, ERROR_CODES.InvalidRequestError, "Invalid request: a client must not send JSON-RPC responses to this server"),
+  };
 }
 
 /**

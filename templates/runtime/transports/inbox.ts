@@ -46,7 +46,7 @@ export class Inbox {
         this.#buffered.unshift(event); // stays closed for every later pull
         return Promise.reject(new TransportClosedError());
       }
-      // An error event in pull mode is dropped: the pull API has no place for it.
+      // An error or input-ended event in pull mode is dropped: the pull API has no place for it.
     }
     if (this.#closed) return Promise.reject(new TransportClosedError());
     return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));

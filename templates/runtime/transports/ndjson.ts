@@ -18,22 +18,31 @@ import { Inbox } from "./inbox.js";
 export interface NdjsonOptions {
   /** Attached to every received message (merged into `channel.meta` by the server). */
   context?: MessageContext;
-  /** A longer line is dropped with an "error" event; default 16 MiB. */
+  /** A longer line (in UTF-16 characters) is dropped with an "error" event; default 16 Mi. */
   maxLineLength?: number;
+  /**
+   * After input EOF, how long answers still due may take before the transport closes
+   * itself (requests still running are then aborted). Default 0: close at once, as a
+   * socket's writable side usually ends with its readable side; stdio sets 5000 ms.
+   */
+  drainTimeoutMs?: number;
   /** End the output stream on close(); default true (stdio keeps process.stdout open). */
   endOutputOnClose?: boolean;
 }
 
 const PUSH: readonly TransportCapability[] = Object.freeze(["push"]);
-const DEFAULT_MAX_LINE = 16 * 1024 * 1024;
+export const DEFAULT_MAX_LINE = 16 * 1024 * 1024;
 
 export class NdjsonTransport implements Transport {
   readonly #input: Readable;
   readonly #output: Writable;
   readonly #options: NdjsonOptions;
   readonly #inbox = new Inbox();
-  #pending = "";
+  /** The pieces of the line under way (it spans chunks), joined when its newline arrives. */
+  #parts: string[] = [];
+  #partsLength = 0;
   #discarding = false;
+  #drainTimer: NodeJS.Timeout | undefined;
   #started = false;
   #closed = false;
 
@@ -84,47 +93,77 @@ export class NdjsonTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#drainTimer);
     this.#detach();
     if (this.#options.endOutputOnClose !== false && !this.#output.writableEnded) this.#output.end();
     this.#inbox.deliver({ type: "closed", reason: "closed locally" });
   }
 
+  /**
+   * Linear in the input: only the new chunk is searched for newlines, and the pieces of a
+   * line that spans chunks are joined once, when its newline arrives.
+   */
   readonly #onData = (chunk: string): void => {
-    let text = this.#pending + chunk;
-    if (this.#discarding) {
-      // The rest of an over-long line: skip to its end.
-      const end = text.indexOf("\n");
-      if (end === -1) return;
-      this.#discarding = false;
-      text = text.slice(end + 1);
+    let start = 0;
+    for (let newline = chunk.indexOf("\n"); newline !== -1; newline = chunk.indexOf("\n", start)) {
+      const tail = chunk.slice(start, newline);
+      start = newline + 1;
+      if (this.#discarding)
+        this.#discarding = false; // the end of an over-long line
+      else if (this.#fits(tail.length, true)) this.#deliverLine(this.#joinLine(tail));
     }
-    let newline = text.indexOf("\n");
-    while (newline !== -1) {
-      this.#deliverLine(text.slice(0, newline));
-      text = text.slice(newline + 1);
-      newline = text.indexOf("\n");
-    }
-    const limit = this.#options.maxLineLength ?? DEFAULT_MAX_LINE;
-    if (text.length > limit) {
-      this.#inbox.deliver({ type: "error", error: new Error(`dropped an input line longer than ${limit} characters`) });
-      this.#discarding = true;
-      text = "";
-    }
-    this.#pending = text;
+    if (start === chunk.length || this.#discarding) return;
+    const rest = start === 0 ? chunk : chunk.slice(start);
+    if (!this.#fits(rest.length, false)) return;
+    this.#parts.push(rest);
+    this.#partsLength += rest.length;
   };
 
+  /**
+   * Whether the line under way stays within the limit with `more` characters. If not, it
+   * is dropped, and when its newline has not come yet the rest is skipped up to it.
+   */
+  #fits(more: number, complete: boolean): boolean {
+    const limit = this.#options.maxLineLength ?? DEFAULT_MAX_LINE;
+    if (this.#partsLength + more <= limit) return true;
+    this.#inbox.deliver({ type: "error", error: new Error(`dropped an input line longer than ${limit} characters`) });
+    this.#parts = [];
+    this.#partsLength = 0;
+    this.#discarding = !complete;
+    return false;
+  }
+
+  #joinLine(tail: string): string {
+    if (this.#parts.length === 0) return tail;
+    this.#parts.push(tail);
+    const line = this.#parts.join("");
+    this.#parts = [];
+    this.#partsLength = 0;
+    return line;
+  }
+
+  /**
+   * The peer sent its last message, but answers may still be due: the output stays open,
+   * the receiver is told ("input-ended") and closes the transport when it is done; if it
+   * does not within `drainTimeoutMs`, the transport closes itself.
+   */
   readonly #onEnd = (): void => {
-    if (this.#pending.length > 0) this.#deliverLine(this.#pending);
-    this.#pending = "";
-    this.#closed = true;
+    if (this.#parts.length > 0 && !this.#discarding) this.#deliverLine(this.#joinLine(""));
+    this.#parts = [];
     this.#detach();
-    this.#inbox.deliver({ type: "closed", reason: "input ended" });
+    this.#inbox.deliver({ type: "input-ended" });
+    const drainTimeoutMs = this.#options.drainTimeoutMs ?? 0;
+    if (this.#closed) return;
+    if (drainTimeoutMs <= 0) return void this.close();
+    this.#drainTimer = setTimeout(() => void this.close(), drainTimeoutMs);
+    this.#drainTimer.unref(); // the bound must not by itself keep the process alive
   };
 
   readonly #onError = (error: unknown): void => {
     this.#inbox.deliver({ type: "error", error });
     if (!this.#closed) {
       this.#closed = true;
+      clearTimeout(this.#drainTimer);
       this.#detach();
       this.#inbox.deliver({ type: "closed", reason: error });
     }

@@ -1,6 +1,7 @@
 /**
  * stdio: newline-delimited JSON on a process's stdin and stdout. The server side reads
- * this process's stdin; stdin reaching EOF closes the transport, which ends every stream.
+ * this process's stdin; at stdin EOF every stream ends, requests still running are answered
+ * (within `drainTimeoutMs`), then the transport closes.
  * The client side spawns the server as a child process and talks over its pipes.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -18,12 +19,20 @@ import { NdjsonTransport } from "./ndjson.js";
 
 export interface StdioServerOptions {
   context?: MessageContext;
+  /** A longer stdin line is dropped with an "error" event; default 16 Mi characters. */
+  maxLineLength?: number;
+  /** After stdin EOF, how long requests still running may take to be answered; default 5000 ms. */
+  drainTimeoutMs?: number;
 }
+
+/** After stdin EOF, how long requests still running may take before they are aborted. */
+export const DEFAULT_STDIO_DRAIN_TIMEOUT_MS = 5000;
 
 export class StdioServerTransport extends NdjsonTransport {
   constructor(options: StdioServerOptions = {}) {
     // process.stdout stays open after close(): other code may still log through it.
-    super({ readable: process.stdin, writable: process.stdout }, { context: options.context, endOutputOnClose: false });
+    const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_STDIO_DRAIN_TIMEOUT_MS;
+    super({ readable: process.stdin, writable: process.stdout }, { ...options, drainTimeoutMs, endOutputOnClose: false });
   }
 
   override async close(): Promise<void> {
@@ -41,6 +50,8 @@ export interface StdioClientOptions {
   stderr?: "inherit" | "pipe" | "ignore";
   /** How long close() waits for the child to exit before SIGTERM, then SIGKILL; default 2000 ms. */
   exitTimeoutMs?: number;
+  /** A longer line from the child is dropped with an "error" event; default 16 Mi characters. */
+  maxLineLength?: number;
 }
 
 const PUSH: readonly TransportCapability[] = Object.freeze(["push"]);
@@ -72,7 +83,8 @@ export class StdioClientTransport implements Transport {
       child.once("spawn", resolve);
       child.once("error", reject);
     });
-    this.#wire = new NdjsonTransport({ readable: child.stdout!, writable: child.stdin! });
+    // The child's stdout EOF means no answer can come any more: the wire closes at once.
+    this.#wire = new NdjsonTransport({ readable: child.stdout!, writable: child.stdin! }, { maxLineLength: this.#options.maxLineLength });
     if (this.#listener !== undefined) this.#wire.subscribe(this.#listener);
     await this.#wire.connect();
   }

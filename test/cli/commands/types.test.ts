@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { repoRoot, schemaPath } from "../../support/schemas.js";
@@ -60,6 +60,18 @@ describe("bad input is a one-line error naming the problem and the fix, non-zero
     });
     return assertRefused(["--schema", schema], /cannot tell which MCP revision .* is .* \(pass --protocol-version/);
   });
+});
+
+test("--protocol-version must be shaped YYYY-MM-DD or draft-YYYY-MM-DD, checked before anything is read: a newline never reaches a header", SLOW, async () => {
+  const schema = editedSchema(schemaPath("2026-07-28"), temp.dir, "latest", (s) => {
+    s.$defs.Cursor.description = "changed";
+  });
+  for (const version of ["2026-09-01\nexport const injected = 1;", "2026-9-1", "v2609"]) {
+    await assertRefused(
+      ["--schema", schema, "--protocol-version", version],
+      /--protocol-version .* is not a revision name \(use the form 2026-07-28 or draft-2026-07-28/,
+    );
+  }
 });
 
 test("an unknown schema named by --protocol-version generates and is reported as unpinned", SLOW, async () => {
@@ -162,4 +174,25 @@ test("an --out that is a file is a one-line error, not a crash", SLOW, async () 
   assert.equal(run.status, 1, explain(run));
   assert.match(run.stderr, /^error: cannot write .*file\/v2511: .* \(check that --out names a writable folder\)\n$/);
   assert.equal(readFileSync(file, "utf8"), "not a folder\n");
+});
+
+test("--out never replaces a folder it did not write: a user's v<yymm> folder is refused in one line, untouched", SLOW, async () => {
+  const out = join(temp.dir, "out");
+  const notes = put(join(out, "v2511", "notes.md"), "mine\n");
+  cpSync(schemaPath("2025-11-25"), join(out, "v2511", "schema.json"));
+  const run = await runMcpGen(["types", "--schema", join(out, "v2511", "schema.json"), "--out", out]);
+  assert.equal(run.status, 1, explain(run));
+  assert.match(run.stderr, /^error: .*v2511 holds files mcp-gen did not write \(no mcp-gen\.manifest\.json\); refusing to replace it \(pass another --out/);
+  assert.equal(run.stderr.trimEnd().split("\n").length, 1);
+  assert.deepEqual(readdirSync(join(out, "v2511")).sort(), ["notes.md", "schema.json"]);
+  assert.equal(readFileSync(notes, "utf8"), "mine\n");
+});
+
+test("--check on an output holding a symlink loop lists the link as stale instead of following it", SLOW, async () => {
+  const out = join(temp.dir, "out");
+  assert.equal((await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", out])).status, 0);
+  symlinkSync(".", join(out, "v2511", "loop"));
+  const run = await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", out, "--check"]);
+  assert.equal(run.status, 1, explain(run));
+  assert.match(run.stderr, /^error: .*v2511 is stale against MCP 2025-11-25 .*: loop \(regenerate/);
 });

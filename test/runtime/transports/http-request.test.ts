@@ -114,6 +114,13 @@ describe("request gatekeeping", () => {
     assert.equal(codeOf(batch), -32600);
   });
 
+  it("a body that is a JSON string is an invalid request, never decoded a second time", () => {
+    const wrapped = parseBody(JSON.stringify(JSON.stringify(call("echo"))));
+    assert.ok("status" in wrapped, "the request inside the string must not come out");
+    assert.equal(wrapped.status, 400);
+    assert.equal(codeOf(wrapped), -32600);
+  });
+
   it("maps the errors the spec pins to HTTP statuses", () => {
     assert.equal(statusForErrorCode(-32601), 404);
     for (const code of [-32700, -32600, -32602, -32020, -32021, -32022]) assert.equal(statusForErrorCode(code), 400);

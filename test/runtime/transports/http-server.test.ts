@@ -117,6 +117,28 @@ describe("Streamable HTTP: bad input is refused and the server keeps serving", (
     await otherStreamStillServed();
   });
 
+  it("a body that is a JSON string holding a request: 400 with -32600, nothing executed", T, async () => {
+    const inner = request(19, "subscriptions/listen", { notifications: { toolsListChanged: true } });
+    const before = app.counts.subscribe;
+    const response = await fetch(handle.url, { method: "POST", headers: mcpHeaders(inner), body: JSON.stringify(JSON.stringify(inner)) });
+    assert.equal(response.status, 400);
+    assert.equal(((await response.json()) as { error: { code: number } }).error.code, -32600);
+    assert.equal(app.counts.subscribe, before, "the request inside the string never ran");
+    await otherStreamStillServed();
+  });
+
+  it("a client must not POST JSON-RPC responses: 400 with a JSON-RPC error", T, async () => {
+    for (const answer of [
+      { jsonrpc: "2.0", id: 5, result: {} },
+      { jsonrpc: "2.0", id: 6, error: { code: -32601, message: "no" } },
+    ]) {
+      const { status, body } = await post(handle.url, answer);
+      assert.equal(status, 400, JSON.stringify(answer));
+      assert.equal(body.error.code, -32600);
+    }
+    await otherStreamStillServed();
+  });
+
   it("a notification is accepted with 202 and no body", T, async () => {
     const response = await fetch(handle.url, {
       method: "POST",

@@ -3,20 +3,25 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { ChildProcess } from "node:child_process";
 import { StdioClientTransport } from "../../../templates/runtime/index.js";
-import { Peer, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";
+import { Peer, REQUEST_META, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";
 import { repoRoot } from "../../support/schemas.js";
 
 const FIXTURE = join(repoRoot, "test", "runtime", "fixtures", "stdio-server.ts");
 const ACK = "notifications/subscriptions/acknowledged";
 const T = { timeout: 60_000 };
 
-function spawnFixture() {
+function spawnFixture(env: NodeJS.ProcessEnv = {}) {
   return new StdioClientTransport({
     command: process.execPath,
     args: ["--import", "tsx", FIXTURE],
     cwd: repoRoot,
+    env: { ...process.env, ...env },
     stderr: "pipe",
   });
+}
+
+function line(id: string, method: string, params: Record<string, unknown>): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, method, params: { _meta: REQUEST_META, ...params } });
 }
 
 function collectStderr(child: ChildProcess): { text: string } {
@@ -89,5 +94,56 @@ describe("stdio transport (a server in a child process)", () => {
       .sort();
     assert.deepEqual(lines, ["handleClose a", "handleClose b"]);
     await transport.close();
+  });
+
+  it("at stdin EOF, requests still running are answered before exit, a last line without a newline too", T, async () => {
+    const transport = spawnFixture();
+    const peer = new Peer(transport);
+    await transport.connect();
+    const exited = new Promise<number | null>((resolve) => transport.child!.once("exit", (code) => resolve(code)));
+    const stdin = transport.child!.stdin!;
+    stdin.write(line("slow", "tools/call", { name: "sleep", arguments: { ms: 300 } }) + "\n");
+    stdin.end(line("unterminated", "tools/call", { name: "sleep", arguments: { ms: 0 } })); // no newline, then EOF
+    assert.equal(await exited, 0);
+    await peer.waitClosed();
+    const answered = Object.fromEntries(peer.messages.map((m) => [m.id, m.result?.content?.[0]?.text]));
+    assert.deepEqual(answered, { slow: "slept 300", unterminated: "slept 0" });
+    await transport.close();
+  });
+
+  it("the stdio server applies its line limit: a longer line is dropped, the next one answered", T, async () => {
+    const transport = spawnFixture({ MAX_LINE: "400" });
+    const peer = new Peer(transport);
+    await transport.connect();
+    try {
+      const stdin = transport.child!.stdin!;
+      stdin.write(line("long", "tools/call", { name: "sleep", arguments: { ms: 0, pad: "x".repeat(1000) } }) + "\n");
+      stdin.write(line("short", "tools/call", { name: "sleep", arguments: { ms: 0 } }) + "\n");
+      await peer.response("short");
+      await peer.sync();
+      assert.equal(
+        peer.messages.find((m) => m.id === "long"),
+        undefined,
+        "the over-long line never reached the server",
+      );
+    } finally {
+      await transport.close();
+    }
+  });
+
+  it("the stdio client applies its line limit to what the server writes", T, async () => {
+    const script = `process.stdout.write("x".repeat(500) + "\\n" + JSON.stringify({ jsonrpc: "2.0", method: "ok" }) + "\\n")`;
+    const transport = new StdioClientTransport({ command: process.execPath, args: ["-e", script], maxLineLength: 100 });
+    const events: string[] = [];
+    const done = new Promise<void>((resolve) =>
+      transport.subscribe((event) => {
+        events.push(event.type === "message" ? String(event.message) : event.type);
+        if (event.type === "input-ended" || event.type === "closed") resolve();
+      }),
+    );
+    await transport.connect();
+    await done;
+    await transport.close();
+    assert.deepEqual(events.slice(0, 2), ["error", '{"jsonrpc":"2.0","method":"ok"}']);
   });
 });
