@@ -28,6 +28,7 @@ import {
   checkMcpHeaders,
   checkOrigin,
   checkVerb,
+  discardRest,
   isLocalhostOrigin,
   parseBody,
   readBody,
@@ -35,6 +36,7 @@ import {
   statusForErrorCode,
   type HttpRejection,
 } from "./http-request.js";
+import { corsHeaders, preflightHeaders } from "./http-cors.js";
 import { SseWriter, sseFrame, type SseOptions } from "./http-sse.js";
 
 const SENT: Promise<void> = Promise.resolve();
@@ -104,12 +106,23 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = checkVerb(req.method) ?? checkOrigin(header(req, "origin"), allowedOrigins);
+    const origin = header(req, "origin");
+    const refused = checkOrigin(origin, allowedOrigins);
     if (refused !== undefined) return reject(res, refused);
+    if (origin !== undefined) {
+      // An allowed browser origin: its preflight is answered, and every answer names it.
+      if (req.method === "OPTIONS") return void res.writeHead(204, preflightHeaders(origin)).end();
+      for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
+    }
+    const wrongVerb = checkVerb(req.method);
+    if (wrongVerb !== undefined) return reject(res, wrongVerb);
     const context = await authenticate(req);
     if ("status" in context) return reject(res, context);
     const body = await readBody(req, maxBodyBytes);
-    if (typeof body !== "string") return reject(res, body);
+    if (typeof body !== "string") {
+      reject(res, body);
+      return discardRest(req);
+    }
     const parsed = parseBody(body);
     if ("status" in parsed) return reject(res, parsed);
     if (parsed.kind === "response") return reject(res, refuseClientResponse(parsed.message));
