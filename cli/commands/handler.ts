@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
 import type { CommandModule } from "yargs";
-import { describeResult } from "../scaffold/apply.js";
+import { describeResult, editProject } from "../scaffold/apply.js";
 import { EVENT_SOURCES, type EventSourceChoice } from "../scaffold/event-source.js";
 import { generateHandler, NOTIFICATION_KINDS } from "../scaffold/handler.js";
+import { describeCommand } from "./index.js";
 
 interface HandlerArgs {
   name: string;
@@ -15,7 +16,7 @@ interface HandlerArgs {
 
 const command: CommandModule<object, HandlerArgs> = {
   command: "handler <name>",
-  describe: "Add a subscription handler, its test, and its registration in src/server.ts",
+  describe: describeCommand("handler"),
   builder: (yargs) =>
     yargs
       .positional("name", { type: "string", demandOption: true, describe: "PascalCase handler name, e.g. Audit" })
@@ -34,14 +35,16 @@ const command: CommandModule<object, HandlerArgs> = {
       .option("force", { type: "boolean", default: false, describe: "overwrite existing files" })
       .option("dry-run", { type: "boolean", default: false, describe: "list what would be written" }),
   handler: async (args) => {
-    const result = await generateHandler({
-      project: resolve(args.project),
+    const project = resolve(args.project);
+    const options = {
+      project,
       name: args.name,
       notifications: args.notifications,
       eventSource: args["event-source"],
       force: args.force,
       dryRun: args["dry-run"],
-    });
+    };
+    const result = await editProject(project, options.dryRun, () => generateHandler(options));
     process.stdout.write(describeResult(result));
     if (!result.dryRun && result.edited.includes("package.json")) process.stdout.write("next: npm install (a dependency was added)\n");
   },

@@ -1,11 +1,15 @@
 import type { CommandModule } from "yargs";
 
+export type CommandName = "types" | "handler" | "transport" | "listen";
+
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
  * command pays only for the libraries it uses (`types --check` must stay near `node -e 0`).
+ * Each command's one-line description lives here: `main` lists the commands not loaded
+ * with it, and each module takes its own from `describeCommand`.
  */
 export const commandLoaders: ReadonlyArray<{
-  name: string;
+  name: CommandName;
   describe: string;
   load: () => Promise<CommandModule<any, any>>;
 }> = [
@@ -30,3 +34,8 @@ export const commandLoaders: ReadonlyArray<{
     load: async () => (await import("./listen.js")).default,
   },
 ];
+
+/** The description of one command, as `mcp-gen --help` lists it. */
+export function describeCommand(name: CommandName): string {
+  return commandLoaders.find((entry) => entry.name === name)!.describe;
+}

@@ -1,5 +1,6 @@
 import type { CommandModule } from "yargs";
 import { CliError } from "../errors.js";
+import { describeCommand } from "./index.js";
 import { formatEvent } from "../listen/format.js";
 import { listen, type ListenTarget } from "../listen/listen.js";
 import type { SubscriptionFilter } from "../../generated/v2607/types.js";
@@ -17,7 +18,7 @@ interface ListenArgs {
 
 const command: CommandModule<object, ListenArgs> = {
   command: "listen",
-  describe: "Watch a server live: discover, open a listen stream, print each notification",
+  describe: describeCommand("listen"),
   builder: (yargs) =>
     yargs
       .usage(

@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import type { CommandModule } from "yargs";
-import { describeResult } from "../scaffold/apply.js";
+import { describeResult, editProject } from "../scaffold/apply.js";
 import { generateTransport } from "../scaffold/transport.js";
+import { describeCommand } from "./index.js";
 
 interface TransportArgs {
   name: string;
@@ -13,7 +14,7 @@ interface TransportArgs {
 
 const command: CommandModule<object, TransportArgs> = {
   command: "transport <name>",
-  describe: "Add a transport (newline-delimited JSON over any Duplex) and its contract test",
+  describe: describeCommand("transport"),
   builder: (yargs) =>
     yargs
       .positional("name", { type: "string", demandOption: true, describe: "PascalCase transport name, e.g. Socket" })
@@ -22,13 +23,9 @@ const command: CommandModule<object, TransportArgs> = {
       .option("force", { type: "boolean", default: false, describe: "overwrite existing files" })
       .option("dry-run", { type: "boolean", default: false, describe: "list what would be written" }),
   handler: async (args) => {
-    const result = await generateTransport({
-      project: resolve(args.project),
-      name: args.name,
-      push: args.push,
-      force: args.force,
-      dryRun: args["dry-run"],
-    });
+    const project = resolve(args.project);
+    const options = { project, name: args.name, push: args.push, force: args.force, dryRun: args["dry-run"] };
+    const result = await editProject(project, options.dryRun, () => generateTransport(options));
     process.stdout.write(describeResult(result));
   },
 };

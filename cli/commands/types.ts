@@ -1,6 +1,7 @@
 import type { CommandModule } from "yargs";
 import { parseArgs } from "node:util";
 import { CliError, printError } from "../errors.js";
+import { describeCommand } from "./index.js";
 import type { TypesOptions, TypesReport } from "../generate/index.js";
 
 interface TypesArgs {
@@ -20,7 +21,7 @@ const typesOptions = {
 
 export const typesCommand: CommandModule<object, TypesArgs> = {
   command: "types",
-  describe: "Generate types, method maps and capability maps from the MCP protocol schema",
+  describe: describeCommand("types"),
   builder: (yargs) =>
     yargs
       .options(typesOptions)
@@ -38,13 +39,8 @@ function toTypesOptions(args: TypesArgs): TypesOptions {
 export default typesCommand;
 
 async function runTypes(options: TypesOptions): Promise<void> {
-  // A generation boots its side thread (it loads ts-morph) while the pipeline's modules load.
-  const side = options.check ? undefined : (await import("../generate/side-thread.js")).startSideThread();
-  const pipeline = await import("../generate/index.js").catch(async (error: unknown) => {
-    await side?.stop();
-    throw error;
-  });
-  printReport(await pipeline.generateTypes(options, side), options.check === true);
+  const { generateTypes } = await import("../generate/index.js");
+  printReport(await generateTypes(options), options.check === true);
 }
 
 function printReport(report: TypesReport, check: boolean): void {

@@ -1,6 +1,4 @@
-import type { CodeBlockWriter, OptionalKind, PropertySignatureStructure, StatementStructures, WriterFunction } from "ts-morph";
-import type { MapsIR, NotificationEntry, RequestEntry } from "./ir.js";
-import { loadTsMorph } from "./libraries.js";
+import type { MapsIR, NotificationEntry, RequestEntry } from "./ir-model.js";
 import { sorted, sortedBy } from "./sort.js";
 
 export interface MapFiles {
@@ -11,66 +9,14 @@ export interface MapFiles {
 type Literal = string | number | boolean | null | readonly Literal[] | { readonly [key: string]: Literal };
 
 /**
- * methods.ts and capabilities.ts, built as ts-morph structures and printed by ts-morph.
- * The maps are plain data in the IR, so this also runs inside a worker thread.
+ * methods.ts and capabilities.ts as plain text, one statement per line, every object opened
+ * on its own line so that the formatter keeps it expanded. Every string and every key that
+ * is not an identifier goes through JSON.stringify, so no character of the schema (quote,
+ * carriage return, line separator) can end a literal early.
  */
-export async function emitMaps(maps: MapsIR): Promise<MapFiles> {
-  const { Project, StructureKind, VariableDeclarationKind, Writers, QuoteKind, IndentationText } = loadTsMorph();
-  const project = new Project({
-    useInMemoryFileSystem: true,
-    manipulationSettings: { quoteKind: QuoteKind.Double, indentationText: IndentationText.TwoSpaces },
-  });
-  const print = (name: string, statements: StatementStructures[]): string => project.createSourceFile(name, { statements }).getFullText();
-
-  const exportedConst = (name: string, docs: string, value: Literal, asConst = true, type?: string): StatementStructures => ({
-    kind: StructureKind.VariableStatement,
-    isExported: true,
-    docs: [docs],
-    declarationKind: VariableDeclarationKind.Const,
-    declarations: [
-      {
-        name,
-        type,
-        initializer: (writer) => {
-          writeLiteral(writer, value);
-          if (asConst) writer.write(" as const");
-        },
-      },
-    ],
-  });
-  const exportedType = (name: string, docs: string, type: string): StatementStructures => ({
-    kind: StructureKind.TypeAlias,
-    isExported: true,
-    docs: [docs],
-    name,
-    type,
-  });
-  const requestMap = (name: string, docs: string, entries: RequestEntry[]): StatementStructures => ({
-    kind: StructureKind.Interface,
-    isExported: true,
-    docs: [docs],
-    name,
-    properties: entries.map((entry): OptionalKind<PropertySignatureStructure> => ({
-      name: JSON.stringify(entry.method),
-      type: Writers.objectType({
-        properties: [
-          { name: "request", type: entry.requestType },
-          { name: "params", type: paramsType(entry) },
-          { name: "result", type: entry.resultType },
-        ],
-      }),
-    })),
-  });
-  const notificationMap = (name: string, docs: string, entries: NotificationEntry[]): StatementStructures => ({
-    kind: StructureKind.Interface,
-    isExported: true,
-    docs: [docs],
-    name,
-    properties: entries.map((entry) => ({ name: JSON.stringify(entry.method), type: entry.type })),
-  });
-
-  const methods = print("methods.ts", [
-    { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: "./types.js", namedImports: typeNamesUsed(maps) },
+export function emitMaps(maps: MapsIR): MapFiles {
+  const methods = [
+    `import type { ${typeNamesUsed(maps).join(", ")} } from "./types.js";\n\n`,
     requestMap("ClientRequests", "Requests a client sends: method -> request, params and result types.", maps.clientRequests),
     requestMap("ServerRequests", "Requests a server sends: method -> request, params and result types.", maps.serverRequests),
     notificationMap("ClientNotifications", "Notifications a client sends: method -> notification type.", maps.clientNotifications),
@@ -83,11 +29,11 @@ export async function emitMaps(maps: MapsIR): Promise<MapFiles> {
     exportedType("ServerRequestMethod", "A method a server may request.", "keyof ServerRequests"),
     exportedType("ClientNotificationMethod", "A notification method a client may send.", "keyof ClientNotifications"),
     exportedType("ServerNotificationMethod", "A notification method a server may send.", "keyof ServerNotifications"),
-    exportedConst("METHOD_SENDERS", "Which side sends each method.", methodSenders(maps), false, 'Readonly<Record<string, "client" | "server" | "both">>'),
-  ]);
+    exportedConst("METHOD_SENDERS", "Which side sends each method.", methodSenders(maps), { type: 'Readonly<Record<string, "client" | "server" | "both">>' }),
+  ];
 
   const kinds = maps.subscriptionKinds ?? [];
-  const capabilities = print("capabilities.ts", [
+  const capabilities = [
     exportedConst("PROTOCOL_VERSION", "The protocol revision these files were generated from.", maps.revision),
     exportedConst(
       "SUBSCRIPTION_KINDS",
@@ -106,11 +52,46 @@ export async function emitMaps(maps: MapsIR): Promise<MapFiles> {
     exportedConst("SUBSCRIPTION_STREAM_METHODS", "The notification methods that travel on a subscription stream, sorted.", maps.streamMethods),
     exportedConst("ERROR_CODES", "Error codes, keyed by the name of each error definition.", Object.fromEntries(maps.errorCodes.map((e) => [e.name, e.code]))),
     exportedConst("META_KEYS", "The reserved `_meta` keys the schema names.", Object.fromEntries(maps.metaKeys.map((m) => [m.name, m.key]))),
-  ]);
-  return { "methods.ts": methods, "capabilities.ts": capabilities };
+  ];
+  return { "methods.ts": methods.join(""), "capabilities.ts": capabilities.join("") };
 }
 
-function methodsOf(entries: Array<{ method: string }>): string[] {
+function exportedConst(name: string, docs: string, value: Literal, options: { type?: string } = {}): string {
+  const annotation = options.type ? `: ${options.type}` : "";
+  return `${docComment(docs)}export const ${name}${annotation} = ${literal(value)}${options.type ? "" : " as const"};\n`;
+}
+
+function exportedType(name: string, docs: string, type: string): string {
+  return `${docComment(docs)}export type ${name} = ${type};\n`;
+}
+
+function requestMap(name: string, docs: string, entries: readonly RequestEntry[]): string {
+  const members = entries.map((entry) => {
+    const shape = [`request: ${entry.requestType};`, `params: ${paramsType(entry)};`, `result: ${entry.resultType};`];
+    return `${JSON.stringify(entry.method)}: {\n${shape.join("\n")}\n};`;
+  });
+  return interfaceOf(name, docs, members);
+}
+
+function notificationMap(name: string, docs: string, entries: readonly NotificationEntry[]): string {
+  return interfaceOf(
+    name,
+    docs,
+    entries.map((entry) => `${JSON.stringify(entry.method)}: ${entry.type};`),
+  );
+}
+
+/** An interface, set off by blank lines as the formatted maps have always had them. */
+function interfaceOf(name: string, docs: string, members: readonly string[]): string {
+  return `${docComment(docs)}export interface ${name} {\n${members.map((member) => `${member}\n`).join("")}}\n\n`;
+}
+
+/** The docs are the generator's own sentences; none contains `*\/`. */
+function docComment(text: string): string {
+  return `/** ${text} */\n`;
+}
+
+function methodsOf(entries: ReadonlyArray<{ method: string }>): string[] {
   return sorted(entries.map((entry) => entry.method));
 }
 
@@ -122,17 +103,12 @@ function methodSenders(maps: MapsIR): Record<string, string> {
 }
 
 /** The params type of a request: its definition, an indexed access into the request, or none. */
-function paramsType(entry: RequestEntry): WriterFunction | string {
+function paramsType(entry: RequestEntry): string {
   const { params } = entry;
   if (params.kind === "named") return params.type;
   if (params.kind === "none") return "undefined";
-  const indexed: WriterFunction = (writer) => writer.write(entry.requestType).write("[").quote("params").write("]");
-  if (params.required) return indexed;
-  return (writer) => {
-    writer.write("NonNullable<");
-    indexed(writer);
-    writer.write(">");
-  };
+  const indexed = `${entry.requestType}["params"]`;
+  return params.required ? indexed : `NonNullable<${indexed}>`;
 }
 
 /** The definitions methods.ts names, to import them. */
@@ -148,32 +124,14 @@ function typeNamesUsed(maps: MapsIR): string[] {
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
-/** Writes a JSON-like value as a TypeScript literal; object keys in the one sort order. */
-function writeLiteral(writer: CodeBlockWriter, value: Literal): void {
-  if (typeof value === "string") writer.quote(value);
-  else if (typeof value === "number" || typeof value === "boolean" || value === null) writer.write(String(value));
-  else if (Array.isArray(value)) {
-    writer.write("[");
-    value.forEach((item, index) => {
-      if (index > 0) writer.write(", ");
-      writeLiteral(writer, item);
-    });
-    writer.write("]");
-  } else {
-    const record = value as { readonly [key: string]: Literal };
-    const keys = sortedBy(Object.keys(record), (key) => key);
-    if (keys.length === 0) {
-      writer.write("{}");
-      return;
-    }
-    writer.inlineBlock(() => {
-      for (const key of keys) {
-        if (IDENTIFIER.test(key)) writer.write(key);
-        else writer.quote(key);
-        writer.write(": ");
-        writeLiteral(writer, record[key]);
-        writer.write(",").newLine();
-      }
-    });
-  }
+/** A JSON-like value as a TypeScript literal; object keys in the one sort order. */
+function literal(value: Literal): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
+  if (Array.isArray(value)) return `[${value.map(literal).join(", ")}]`;
+  const record = value as { readonly [key: string]: Literal };
+  const keys = sortedBy(Object.keys(record), (key) => key);
+  if (keys.length === 0) return "{}";
+  const entries = keys.map((key) => `${IDENTIFIER.test(key) ? key : JSON.stringify(key)}: ${literal(record[key])},\n`);
+  return `{\n${entries.join("")}}`;
 }

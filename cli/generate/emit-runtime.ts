@@ -1,18 +1,14 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, sep } from "node:path";
-import { sorted } from "./sort.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { listFiles } from "./files.js";
 
 /**
  * The runtime's sources, as they are under templates/runtime/, keyed by their path inside
  * the output (runtime/<file>). They reach the revision's facts through one module,
  * runtime/protocol.ts, which the emitter writes anew (see BINDING_FILE).
  */
-export function readRuntimeTemplates(dir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const path of listFiles(dir)) {
-    files.set(`runtime/${relative(dir, path).split(sep).join("/")}`, readFileSync(path, "utf8"));
-  }
-  return files;
+export function readRuntimeSource(dir: string): Map<string, string> {
+  return new Map(listFiles(dir).map((path) => [`runtime/${path}`, readFileSync(join(dir, path), "utf8")]));
 }
 
 /** The binding module: in the source it points at this repository's pinned revision. */
@@ -30,19 +26,6 @@ export * from "../capabilities.js";
  * kept formatted as emitted, so no formatter runs here), other files verbatim; the binding
  * module is replaced.
  */
-export function emitRuntime(templates: ReadonlyMap<string, string>, header: string): Map<string, string> {
-  return new Map([...templates].map(([path, text]) => [path, path === BINDING_FILE ? header + BINDING : path.endsWith(".ts") ? header + text : text]));
-}
-
-function listFiles(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return sorted(names).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? listFiles(path) : [path];
-  });
+export function emitRuntime(source: ReadonlyMap<string, string>, header: string): Map<string, string> {
+  return new Map([...source].map(([path, text]) => [path, path === BINDING_FILE ? header + BINDING : path.endsWith(".ts") ? header + text : text]));
 }

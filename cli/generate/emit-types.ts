@@ -1,7 +1,14 @@
+import { createRequire } from "node:module";
 import { CliError } from "../errors.js";
-import type { SchemaIR } from "./ir.js";
-import { loadJsonSchemaToTypescript } from "./libraries.js";
+import type { SchemaIR } from "./ir-model.js";
 import { isObject, type JsonObject, type JsonValue } from "./normalize.js";
+
+/**
+ * json-schema-to-typescript is CommonJS and loaded through `require`, when first needed:
+ * `import()` of a CommonJS package makes Node scan its source for export names first.
+ */
+const require = createRequire(import.meta.url);
+const loadJsonSchemaToTypescript = (): typeof import("json-schema-to-typescript") => require("json-schema-to-typescript");
 
 /**
  * types.ts through json-schema-to-typescript, in one call: every definition becomes a titled
@@ -80,12 +87,11 @@ function anyAsUnknown(schema: JsonObject): JsonObject {
 function refsAsNamedTypes(node: JsonValue): JsonValue {
   if (Array.isArray(node)) return node.map(refsAsNamedTypes);
   if (!isObject(node)) return node;
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "$ref" && typeof value === "string") out.tsType = value.replace("#/$defs/", "");
-    else out[key] = refsAsNamedTypes(value);
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) =>
+      key === "$ref" && typeof value === "string" ? ["tsType", value.replace("#/$defs/", "")] : [key, refsAsNamedTypes(value)],
+    ),
+  );
 }
 
 const DECLARATION = /^export (?:type|interface|enum|const enum) (\w+)/;

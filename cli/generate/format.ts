@@ -9,7 +9,7 @@ const PRETTIER_OPTIONS = { printWidth: 100, endOfLine: "lf" } as const;
 
 export type FormatOne = (path: string, text: string) => Promise<string>;
 
-/** Prettier for TypeScript files; every other file passes through unchanged. */
+/** Prettier for the generated TypeScript files (types.ts and the maps); other files pass through. */
 export async function loadFormatter(): Promise<FormatOne> {
   const prettier = await import("prettier");
   return async (path, text) => {
@@ -22,32 +22,8 @@ export async function loadFormatter(): Promise<FormatOne> {
   };
 }
 
-/** The one prettier pass over a set of files. */
-export async function formatFiles(files: ReadonlyMap<string, string>): Promise<Map<string, string>> {
-  const format = await loadFormatter();
-  const formatted = new Map<string, string>();
-  for (const [path, text] of files) formatted.set(path, await format(path, text));
-  return formatted;
-}
-
-/**
- * Formats files from a list two threads share: each claims the next index from `next` (an
- * Int32Array over a SharedArrayBuffer), so the work splits itself by speed.
- */
-export async function formatClaimed(files: ReadonlyArray<readonly [string, string]>, next: Int32Array, format?: FormatOne): Promise<Array<[string, string]>> {
-  if (Atomics.load(next, 0) >= files.length) return [];
-  format ??= await loadFormatter();
-  const done: Array<[string, string]> = [];
-  for (let index = Atomics.add(next, 0, 1); index < files.length; index = Atomics.add(next, 0, 1)) {
-    const [path, text] = files[index];
-    done.push([path, await format(path, text)]);
-  }
-  return done;
-}
-
 function unparsable(path: string, error: Error): never {
-  const source = path.startsWith("runtime/") ? `templates/${path}` : `the generated ${path}`;
-  throw new CliError(`${source} is not valid TypeScript: ${error.message.split("\n")[0]}`, {
-    hint: path.startsWith("runtime/") ? "fix the template, then regenerate" : "this is a generator bug; report it with the schema",
+  throw new CliError(`the generated ${path} is not valid TypeScript: ${error.message.split("\n")[0]}`, {
+    hint: "this is a generator bug; report it with the schema",
   });
 }

@@ -1,22 +1,21 @@
 import { join } from "node:path";
 import { loadSchema } from "./load.js";
-import { defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaIdentity } from "./verify.js";
-import { readRuntimeTemplates } from "./emit-runtime.js";
-import { startSideThread, type SideThread } from "./side-thread.js";
+import { checkRevisionName, defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaIdentity } from "./verify.js";
+import { readRuntimeSource } from "./emit-runtime.js";
 import {
   describeChanges,
-  generatorFingerprint,
+  generatorIdentity,
   isFresh,
   MANIFEST_FILE,
   readManifest,
   renderManifest,
+  runtimeSourceSha256,
   summarize,
-  templatesSha256,
   type ManifestInputs,
   type Summary,
 } from "./manifest.js";
 import { replaceFolder, staleFiles } from "./write.js";
-import { runtimeTemplatesDir } from "./paths.js";
+import { runtimeSourceDir } from "./paths.js";
 
 export interface TypesOptions {
   /** Path or http(s) URL; the pinned default revision's URL when absent. */
@@ -41,45 +40,43 @@ export interface TypesReport {
 }
 
 /**
- * `mcp-gen types`: load, verify, (when stale) normalize, build the IR, emit, format, write.
- * `started`: a side thread the caller started early; it is stopped here either way.
+ * `mcp-gen types`, as a table of contents:
+ * 1. check the requested revision name, read the lock, load the schema (file or bounded download);
+ * 2. identify it (pinned by hash, or named) and so the output folder;
+ * 3. `--check`: when the manifest there says the output was made from these inputs and no
+ *    file changed, done, having loaded none of the code-generation stages;
+ * 4. make the output (make.ts: normalize, IR, emit, format) and its manifest;
+ * 5. `--check`: list the stale files; otherwise swap the new folder in whole.
  */
-export async function generateTypes(options: TypesOptions, started?: SideThread): Promise<TypesReport> {
-  // The side thread starts loading ts-morph at once, unless --check may find nothing to do.
-  let side = started ?? (options.check ? undefined : startSideThread());
-  try {
-    const lock = readLock();
-    const loaded = await loadSchema(options.schema ?? defaultSchemaUrl(lock));
-    const identity = identifySchema(loaded, lock, options.protocolVersion);
-    const outDir = join(options.out, versionFolder(identity.revision));
-    const templates = readRuntimeTemplates(runtimeTemplatesDir);
-    const inputs = manifestInputs(identity, templates);
-    const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
-    if (options.check && isFresh(outDir, inputs)) return report;
+export async function generateTypes(options: TypesOptions): Promise<TypesReport> {
+  const lock = readLock();
+  const requested = options.protocolVersion === undefined ? undefined : checkRevisionName(options.protocolVersion, lock);
+  const loaded = await loadSchema(options.schema ?? defaultSchemaUrl(lock));
+  const identity = identifySchema(loaded, lock, requested);
+  const outDir = join(options.out, versionFolder(identity.revision));
+  const runtimeSource = readRuntimeSource(runtimeSourceDir);
+  const inputs = manifestInputs(identity, runtimeSource);
+  const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
+  if (options.check && isFresh(outDir, inputs)) return report;
 
-    // The stages that make the output load only now: a check of fresh output never pays for them.
-    const { normalizeSchema, buildIR, generatedHeader, emitAll } = await import("./stages.js");
-    side ??= startSideThread();
-    const ir = buildIR(normalizeSchema(loaded), identity);
-    const files = await emitAll(ir, generatedHeader(identity, lock), templates, side);
-    const summary = summarize(ir);
-    files.set(MANIFEST_FILE, renderManifest(inputs, files, summary));
-    const generated = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.maps.subscriptionKinds !== null };
-    if (options.check) return { ...generated, stale: staleFiles(outDir, files) };
+  const { makeOutput } = await import("./make.js");
+  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource);
+  const summary = summarize(ir);
+  files.set(MANIFEST_FILE, renderManifest(inputs, files, summary));
+  const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.withRuntime };
+  if (options.check) return { ...made, stale: staleFiles(outDir, files) };
 
-    const changes = describeChanges(readManifest(outDir)?.summary, summary);
-    await replaceFolder(outDir, files);
-    return { ...generated, written: true, changes };
-  } finally {
-    await side?.stop();
-  }
+  const changes = describeChanges(readManifest(outDir)?.summary, summary);
+  await replaceFolder(outDir, files);
+  return { ...made, written: true, changes };
 }
 
-function manifestInputs(identity: SchemaIdentity, templates: ReadonlyMap<string, string>): ManifestInputs {
+/** What identifies an output: never the generator's own source text (see generatorIdentity). */
+function manifestInputs(identity: SchemaIdentity, runtimeSource: ReadonlyMap<string, string>): ManifestInputs {
   return {
-    generator: generatorFingerprint(),
+    generator: generatorIdentity(),
     revision: identity.revision,
     schemaSha256: identity.sha256,
-    runtimeTemplatesSha256: templatesSha256(templates),
+    runtimeSourceSha256: runtimeSourceSha256(runtimeSource),
   };
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { CliError } from "../errors.js";
+import { download, DOWNLOAD_LIMITS, type DownloadLimits } from "./download.js";
 
 /** A schema as read: its parsed JSON, where it came from, and the sha256 of its bytes. */
 export interface LoadedSchema {
@@ -10,8 +11,6 @@ export interface LoadedSchema {
   sha256: string;
 }
 
-const FETCH_TIMEOUT_MS = 15_000;
-
 export function sha256Hex(data: string | Uint8Array): string {
   return createHash("sha256").update(data).digest("hex");
 }
@@ -20,9 +19,9 @@ export function isUrl(location: string): boolean {
   return /^https?:\/\//i.test(location);
 }
 
-/** Reads a schema from a file path or an http(s) URL and parses it as JSON Schema. */
-export async function loadSchema(location: string): Promise<LoadedSchema> {
-  const bytes = isUrl(location) ? await fetchBytes(location) : await readBytes(location);
+/** Reads a schema from a file path or an http(s) URL (bounded by `limits`) and parses it as JSON Schema. */
+export async function loadSchema(location: string, limits: DownloadLimits = DOWNLOAD_LIMITS): Promise<LoadedSchema> {
+  const bytes = isUrl(location) ? await download(location, limits) : await readBytes(location);
   return { json: parseJsonSchema(bytes.toString("utf8"), location), location, isUrl: isUrl(location), sha256: sha256Hex(bytes) };
 }
 
@@ -54,20 +53,4 @@ async function readBytes(path: string): Promise<Buffer> {
     }
     throw new CliError(`cannot read schema file ${path}: ${code ?? String(error)}`, { hint: "check the path and its permissions" });
   }
-}
-
-async function fetchBytes(url: string): Promise<Buffer> {
-  let response: Response;
-  try {
-    response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-    throw new CliError(`cannot reach ${url} (${cause})`, {
-      hint: "check the network or the address, or pass --schema <path> to a local copy of schema.json",
-    });
-  }
-  if (!response.ok) {
-    throw new CliError(`fetching ${url} answered HTTP ${response.status}`, { hint: "check the URL, or pass --schema <path> to a local copy" });
-  }
-  return Buffer.from(await response.arrayBuffer());
 }

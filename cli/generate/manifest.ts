@@ -1,15 +1,14 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { generatorVersion, packageRoot } from "./paths.js";
+import { generatorVersion } from "./paths.js";
 import { sha256Hex } from "./load.js";
-import { listFiles } from "./write.js";
+import { listFiles, readRegularFile } from "./files.js";
 import { sorted } from "./sort.js";
-import type { MapsIR, SchemaIR } from "./ir.js";
+import type { MapsIR, SchemaIR } from "./ir-model.js";
 
 /**
- * Written with the output: what it was generated from (schema hash, generator version,
- * runtime templates) and the hash of every file. `--check` compares these by hashing alone,
+ * Written with the output: what it was generated from (generator identity, schema hash,
+ * runtime source hash) and the hash of every file. `--check` compares these by hashing alone,
  * without loading the code-generation libraries.
  */
 export const MANIFEST_FILE = "mcp-gen.manifest.json";
@@ -18,7 +17,7 @@ export interface ManifestInputs {
   generator: string;
   revision: string;
   schemaSha256: string;
-  runtimeTemplatesSha256: string;
+  runtimeSourceSha256: string;
 }
 
 /** What a regeneration compares against the previous output to report changes. */
@@ -35,24 +34,25 @@ export interface Manifest {
   summary: Summary;
 }
 
+/** The libraries whose versions shape the output: the types' declarations and their formatting. */
+const OUTPUT_LIBRARIES = ["json-schema-to-typescript", "prettier"] as const;
+
 /**
- * What makes the generator itself: mcp-gen's version, the versions of the libraries that
- * shape the output, and the generator's own sources (shipped in the package for this), so
- * that editing the generator makes `--check` regenerate instead of trusting the manifest.
+ * The generator's identity: mcp-gen's version and the versions of the libraries that shape
+ * the output. Never the text of our own sources: a comment edited in cli/generate/ must not
+ * change every committed output (the byte-for-byte test of generated/ catches real changes).
  */
-export function generatorFingerprint(): string {
+export function generatorIdentity(): string {
   const require = createRequire(import.meta.url);
-  const libraries = ["json-schema-to-typescript", "prettier", "ts-morph"].map((name) => `${name}@${require(`${name}/package.json`).version}`);
-  const sourceDir = join(packageRoot, "cli", "generate");
-  const sources = existsSync(sourceDir) ? sorted(readdirSync(sourceDir).filter((name) => name.endsWith(".ts"))) : [];
-  const sourceHash = sha256Hex(sources.map((name) => `${name}\0${readFileSync(join(sourceDir, name), "utf8")}\0`).join(""));
-  return `mcp-gen@${generatorVersion()} ${libraries.join(" ")} sources:${sourceHash}`;
+  const libraries = OUTPUT_LIBRARIES.map((name) => `${name}@${(require(`${name}/package.json`) as { version: string }).version}`);
+  return `mcp-gen@${generatorVersion()} ${libraries.join(" ")}`;
 }
 
-export function templatesSha256(templates: ReadonlyMap<string, string>): string {
+/** One hash over the runtime's source files, paths included. */
+export function runtimeSourceSha256(source: ReadonlyMap<string, string>): string {
   return sha256Hex(
-    sorted(templates.keys())
-      .map((path) => `${path}\0${templates.get(path)}\0`)
+    sorted(source.keys())
+      .map((path) => `${path}\0${source.get(path)}\0`)
       .join(""),
   );
 }
@@ -75,10 +75,10 @@ export function renderManifest(inputs: ManifestInputs, files: ReadonlyMap<string
 }
 
 export function readManifest(dir: string): Manifest | undefined {
-  const path = join(dir, MANIFEST_FILE);
-  if (!existsSync(path)) return undefined;
+  const bytes = readRegularFile(join(dir, MANIFEST_FILE));
+  if (!bytes) return undefined;
   try {
-    return JSON.parse(readFileSync(path, "utf8")) as Manifest;
+    return JSON.parse(bytes.toString("utf8")) as Manifest;
   } catch {
     return undefined;
   }
@@ -91,7 +91,10 @@ export function isFresh(dir: string, inputs: ManifestInputs): boolean {
   const expected = new Set([...Object.keys(manifest.outputs), MANIFEST_FILE]);
   const present = listFiles(dir);
   if (present.length !== expected.size || present.some((path) => !expected.has(path))) return false;
-  return Object.entries(manifest.outputs).every(([path, hash]) => sha256Hex(readFileSync(join(dir, path))) === hash);
+  return Object.entries(manifest.outputs).every(([path, hash]) => {
+    const bytes = readRegularFile(join(dir, path));
+    return bytes !== undefined && sha256Hex(bytes) === hash;
+  });
 }
 
 /** Lines such as "+ method subscriptions/listen" or "- flag resources.subscribe". */

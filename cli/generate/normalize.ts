@@ -14,7 +14,23 @@ export interface NormalizedSchema {
 
 const DEF_REF = /^#\/\$defs\/(.+)$/;
 
-/** Parses, validates and repairs a loaded schema. */
+/**
+ * How deep a definition may nest (objects and arrays). The MCP schemas nest about 10 deep;
+ * far deeper input is refused here rather than overflowing a recursive library later.
+ */
+export const MAX_NESTING = 64;
+
+/**
+ * Names that the type generator (json-schema-to-typescript, built on plain objects) cannot
+ * take as a definition or property name: `__proto__` vanishes, `hasOwnProperty` crashes it.
+ * Taken from Object.prototype itself rather than listed.
+ */
+const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** Keywords whose object value maps property names to schemas. */
+const PROPERTY_MAPS = ["properties", "patternProperties"];
+
+/** Checks and repairs a loaded schema: names, nesting, references, reference cycles, descriptions. */
 export function normalizeSchema(loaded: LoadedSchema): NormalizedSchema {
   const root = loaded.json as JsonObject;
   const defs = root.$defs;
@@ -28,41 +44,116 @@ export function normalizeSchema(loaded: LoadedSchema): NormalizedSchema {
   const definitions = new Map<string, JsonObject>();
   for (const name of names) {
     const def = defs[name];
-    if (!isObject(def)) {
-      throw new CliError(`${loaded.location}: $defs.${name} is not a schema object`, { hint: "fix the schema or use a pinned one" });
+    const at = `${loaded.location}: $defs.${name}`;
+    if (PROTOTYPE_NAMES.has(name)) {
+      throw new CliError(`${at} is named after an Object.prototype member, which the type generator cannot declare`, { hint: "rename the definition" });
     }
-    checkRefs(def, `$defs.${name}`, known, loaded.location);
+    if (!isObject(def)) throw new CliError(`${at} is not a schema object`, { hint: "fix the schema or use a pinned one" });
+    inspect(def, { location: loaded.location, path: `$defs.${name}`, depth: 0, known });
     definitions.set(name, repairDescriptions(def, names) as JsonObject);
   }
+  refuseAliasCycles(definitions, loaded.location);
   return { definitions };
 }
 
-function checkRefs(node: JsonValue, at: string, known: Set<string>, location: string): void {
-  if (Array.isArray(node)) {
-    node.forEach((item, index) => checkRefs(item, `${at}[${index}]`, known, location));
-    return;
+interface Position {
+  /** The schema's path or URL, for messages. */
+  location: string;
+  /** Where inside it, from `$defs.<Name>` on, for messages. */
+  path: string;
+  depth: number;
+  known: ReadonlySet<string>;
+}
+
+/** One walk over a definition: nesting depth, property names, and that every $ref resolves. */
+function inspect(node: JsonValue, position: Position): void {
+  if (position.depth > MAX_NESTING) {
+    throw new CliError(`${definitionAt(position)} is nested deeper than ${MAX_NESTING} levels`, { hint: "split it into named definitions joined by $ref" });
   }
+  const child = (key: string | number, value: JsonValue) =>
+    inspect(value, { ...position, path: `${position.path}${typeof key === "number" ? `[${key}]` : `.${key}`}`, depth: position.depth + 1 });
+  if (Array.isArray(node)) return node.forEach((item, index) => child(index, item));
   if (!isObject(node)) return;
+  for (const keyword of PROPERTY_MAPS) {
+    const map = node[keyword];
+    const clash = isObject(map) ? Object.keys(map).find((key) => PROTOTYPE_NAMES.has(key)) : undefined;
+    if (clash !== undefined) {
+      throw new CliError(
+        `${definitionAt(position)} has a property named "${clash}" (at ${position.path}.${keyword}), which the type generator cannot declare`,
+        {
+          hint: "rename the property",
+        },
+      );
+    }
+  }
   if (typeof node.$ref === "string") {
     const target = DEF_REF.exec(node.$ref)?.[1];
-    if (!target || !known.has(target)) {
-      throw new CliError(`${location}: $ref "${node.$ref}" at ${at} points to a missing definition`, {
+    if (!target || !position.known.has(target)) {
+      throw new CliError(`${position.location}: $ref ${JSON.stringify(node.$ref)} at ${position.path} points to a missing definition`, {
         hint: "add the definition to $defs or fix the reference (only #/$defs/<Name> references are supported)",
       });
     }
   }
-  for (const [key, value] of Object.entries(node)) checkRefs(value, `${at}.${key}`, known, location);
+  for (const [key, value] of Object.entries(node)) child(key, value);
 }
 
-/** Descriptions become doc comments: repair mangled links and make sure none can end the comment. */
+/** "schema.json: $defs.Name", for messages: the definition a position is in. */
+function definitionAt(position: Position): string {
+  return `${position.location}: ${position.path.split(/[.[]/, 2).join(".")}`;
+}
+
+/** Keywords whose members stand for the schema itself: a $ref there makes the definition an alias. */
+const ALIAS_KEYWORDS = ["anyOf", "oneOf", "allOf"];
+
+/** The definitions a schema is an alias of: its own $ref and those of its union and intersection members. */
+function aliasTargets(node: JsonValue): string[] {
+  if (!isObject(node)) return [];
+  const own = refName(node);
+  const members = ALIAS_KEYWORDS.flatMap((keyword) => {
+    const list = node[keyword];
+    return Array.isArray(list) ? list.flatMap(aliasTargets) : [];
+  });
+  return own === undefined ? members : [own, ...members];
+}
+
+/**
+ * `A: { $ref: B }` with `B: { $ref: A }` (or the same through unions) declares type aliases
+ * that name only each other, which TypeScript rejects. A $ref inside a property or an array
+ * is a recursive type and fine; only alias positions count.
+ */
+function refuseAliasCycles(definitions: ReadonlyMap<string, JsonObject>, location: string): void {
+  const done = new Set<string>();
+  const visit = (name: string, trail: string[]): void => {
+    const start = trail.indexOf(name);
+    if (start >= 0) {
+      throw new CliError(
+        `${location}: the definitions ${[...trail.slice(start), name].join(" -> ")} only refer to one another (a $ref cycle with no type in it)`,
+        {
+          hint: "give one of them a type of its own",
+        },
+      );
+    }
+    if (done.has(name)) return;
+    for (const target of sorted(new Set(aliasTargets(definitions.get(name)!)))) visit(target, [...trail, name]);
+    done.add(name);
+  };
+  for (const name of definitions.keys()) visit(name, []);
+}
+
+/**
+ * Descriptions become doc comments: repair mangled links and make sure none can end the
+ * comment. Objects are rebuilt with Object.fromEntries, which keeps a `__proto__` key (in a
+ * default or an example) as data instead of assigning a prototype.
+ */
 function repairDescriptions(node: JsonValue, names: readonly string[]): JsonValue {
   if (Array.isArray(node)) return node.map((item) => repairDescriptions(item, names));
   if (!isObject(node)) return node;
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(node)) {
-    out[key] = key === "description" && typeof value === "string" ? safeDescription(value, names) : repairDescriptions(value, names);
-  }
-  return out;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === "description" && typeof value === "string" ? safeDescription(value, names) : repairDescriptions(value, names),
+    ]),
+  );
 }
 
 /**

@@ -32,6 +32,18 @@ export function defaultSchemaUrl(lock: Lock): string {
 }
 
 const REVISION_IN_PATH = /(?:draft-)?\d{4}-\d{2}-\d{2}/g;
+const REVISION_NAME = /^(?:draft-)?\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A --protocol-version must look like a revision (2026-07-28, draft-2026-07-28) or be one the
+ * lock names: it is printed into every generated header, so nothing else may reach it.
+ */
+export function checkRevisionName(name: string, lock: Lock): string {
+  if (REVISION_NAME.test(name) || Object.hasOwn(lock.revisions, name)) return name;
+  throw new CliError(`--protocol-version ${JSON.stringify(name)} is not a revision name`, {
+    hint: `use the form 2026-07-28 or draft-2026-07-28, or one of ${Object.keys(lock.revisions).join(", ")}`,
+  });
+}
 
 /**
  * Recognises a schema by its hash. A schema whose hash is not in the lock names its revision

@@ -1,9 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
-import { formatFiles } from "./format.js";
-import type { PlannedFile } from "./render.js";
-import { refuseExisting, writeFilesAtomically } from "./write.js";
+import { formatFiles } from "../toolbox/format.js";
+import { withFolderLock } from "../toolbox/lock.js";
+import { writeFilesAtomically, type PlannedFile } from "../toolbox/write.js";
+import { refuseExisting } from "./write.js";
 
 export interface ApplyOptions {
   force: boolean;
@@ -25,6 +26,16 @@ export function requireProject(dir: string): string {
     });
   }
   return dir;
+}
+
+/**
+ * Runs a generator that edits the project in `dir` (it reads files, then writes its
+ * changes) while holding the project's lock, so that concurrent runs take turns and each
+ * reads what the previous one wrote. A dry run writes nothing and takes no lock.
+ */
+export function editProject<T>(dir: string, dryRun: boolean, edit: () => Promise<T>): Promise<T> {
+  if (dryRun) return edit();
+  return withFolderLock(requireProject(dir), edit);
 }
 
 /**

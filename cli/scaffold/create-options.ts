@@ -1,9 +1,10 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { PROTOCOL_VERSION } from "../../generated/v2607/capabilities.js";
 import { CliError } from "../errors.js";
-import { validateName, type NameForms } from "./names.js";
-import type { PackageManager, TransportChoice } from "./project.js";
 import { EVENT_SOURCES, type EventSourceChoice } from "./event-source.js";
+import { validateName, type NameForms } from "./names.js";
+import { projectPackageName, type PackageManager, type TransportChoice } from "./project.js";
 
 export interface CreateOptions {
   dir: string;
@@ -23,127 +24,198 @@ export type CreateFlags = { [K in keyof CreateOptions]?: K extends "handler" ? s
   help: boolean;
 };
 
-/** The answers the prompts start on, and what --yes takes. */
-export const DEFAULTS = {
-  dir: "my-mcp-server",
-  transport: "both",
-  handler: "ToolChanges",
-  pm: "npm",
-  eventSource: "memory",
-  install: true,
-  git: true,
-} as const satisfies Partial<Record<keyof CreateOptions, unknown>>;
+type FlagKey = keyof CreateFlags;
+/** A question's text; it may depend on the answers before it. */
+type Question = string | ((chosen: Partial<CreateFlags>) => string);
+
+/**
+ * One option of `create-mcp-handler`. `text` takes a word (`positional`: the folder),
+ * `choice` one of `choices`, `toggle` is `--x`/`--no-x`, `switch` a flag that is off unless
+ * given. An option with a `question` is asked on a terminal when no flag gave it, and
+ * without a terminal it must come as a flag or from `--yes`; the others take their default.
+ */
+export type OptionSpec = { key: FlagKey; flag: string; describe: string } & (
+  | { kind: "text"; positional?: true; argument: string; default: string; question: Question; check: (value: string, cwd: string) => unknown }
+  | { kind: "choice"; choices: readonly string[]; default: string; question?: Question }
+  | { kind: "toggle"; default: boolean; question: Question }
+  | { kind: "switch"; short?: string }
+);
 
 export const TRANSPORTS: readonly TransportChoice[] = ["stdio", "http", "both"];
 export const PACKAGE_MANAGERS: readonly PackageManager[] = ["npm", "pnpm", "yarn"];
 
-export const USAGE = `Usage: create-mcp-handler [dir] [options]
+/** Every option, in the order it is asked and listed: flags, prompts, --yes and usage come from here. */
+export const CREATE_OPTIONS: readonly OptionSpec[] = [
+  {
+    key: "dir",
+    flag: "dir",
+    kind: "text",
+    positional: true,
+    argument: "",
+    default: "my-mcp-server",
+    describe: "the folder to create the project in",
+    question: "Where should the project go?",
+    check: (value, cwd) => projectPackageName(resolve(cwd, value)),
+  },
+  {
+    key: "handler",
+    flag: "handler",
+    kind: "text",
+    argument: "<Name>",
+    default: "ToolChanges",
+    describe: "the first subscription handler, PascalCase",
+    question: "Name of the first subscription handler (PascalCase)",
+    check: (value) => validateName(value, "handler"),
+  },
+  {
+    key: "transport",
+    flag: "transport",
+    kind: "choice",
+    choices: TRANSPORTS,
+    default: "both",
+    describe: "what `npm start` serves",
+    question: "Which transport should it serve?",
+  },
+  {
+    key: "pm",
+    flag: "pm",
+    kind: "choice",
+    choices: PACKAGE_MANAGERS,
+    default: "npm",
+    describe: "package manager for install and the next steps",
+    question: "Package manager",
+  },
+  {
+    key: "eventSource",
+    flag: "event-source",
+    kind: "choice",
+    choices: EVENT_SOURCES,
+    default: "memory",
+    describe: "what `npm start` publishes events through; redis shares them between server processes",
+  },
+  {
+    key: "install",
+    flag: "install",
+    kind: "toggle",
+    default: true,
+    describe: "install dependencies",
+    question: (chosen) => `Install dependencies with ${chosen.pm}?`,
+  },
+  { key: "git", flag: "git", kind: "toggle", default: true, describe: "initialise a git repository", question: "Initialise a git repository?" },
+  { key: "yes", flag: "yes", kind: "switch", short: "y", describe: "take the defaults for everything not given" },
+  { key: "overwrite", flag: "overwrite", kind: "switch", describe: "write into a non-empty folder" },
+  { key: "dryRun", flag: "dry-run", kind: "switch", describe: "list the files without writing" },
+  { key: "help", flag: "help", kind: "switch", short: "h", describe: "show this help" },
+];
 
-Creates an MCP server project (protocol 2026-07-28) in dir.
+/** How an option is written on the command line, e.g. `--pm npm|pnpm|yarn`. */
+function spelling(spec: OptionSpec): string {
+  switch (spec.kind) {
+    case "text":
+      return spec.positional ? `[${spec.flag}]` : `--${spec.flag} ${spec.argument}`;
+    case "choice":
+      return `--${spec.flag} ${spec.choices.join("|")}`;
+    case "toggle":
+      return `--${spec.flag}, --no-${spec.flag}`;
+    case "switch":
+      return spec.short ? `--${spec.flag}, -${spec.short}` : `--${spec.flag}`;
+  }
+}
 
-Options:
-  --transport stdio|http|both  what \`npm start\` serves (default: ${DEFAULTS.transport})
-  --handler <Name>             the first subscription handler, PascalCase (default: ${DEFAULTS.handler})
-  --pm npm|pnpm|yarn           package manager for install and the next steps (default: ${DEFAULTS.pm})
-  --event-source memory|redis  what \`npm start\` publishes events through; redis shares them
-                               between server processes (default: ${DEFAULTS.eventSource})
-  --install, --no-install      install dependencies (default: install)
-  --git, --no-git              initialise a git repository (default: git)
-  --yes, -y                    take the defaults for everything not given
-  --overwrite                  write into a non-empty folder
-  --dry-run                    list the files without writing
-  --help, -h                   show this help
-`;
+function defaultText(spec: OptionSpec): string {
+  if (spec.kind === "switch") return "";
+  if (spec.kind === "toggle") return ` (default: ${spec.default ? "" : "no-"}${spec.flag})`;
+  return ` (default: ${spec.default})`;
+}
+
+const USAGE_COLUMNS = 100;
+
+export const USAGE = usage();
+
+function usage(): string {
+  const width = Math.max(...CREATE_OPTIONS.map((spec) => spelling(spec).length)) + 2;
+  const lines = CREATE_OPTIONS.map((spec) => {
+    const words = wrap(`${spec.describe}${defaultText(spec)}`, USAGE_COLUMNS - 2 - width);
+    return `  ${spelling(spec).padEnd(width)}${words.join(`\n${" ".repeat(width + 2)}`)}`;
+  });
+  return `Usage: create-mcp-handler [dir] [options]\n\nCreates an MCP server project (protocol ${PROTOCOL_VERSION}) in dir.\n\nOptions:\n${lines.join("\n")}\n`;
+}
 
 /** Parses argv strictly; flags that contradict or do not exist are one-line errors. */
 export function parseCreateFlags(argv: string[]): CreateFlags {
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {};
+  for (const spec of CREATE_OPTIONS) {
+    if (spec.kind === "text" && spec.positional) continue;
+    options[spec.flag] = { type: spec.kind === "text" || spec.kind === "choice" ? "string" : "boolean" };
+    if (spec.kind === "switch" && spec.short) options[spec.flag]!.short = spec.short;
+    if (spec.kind === "toggle") options[`no-${spec.flag}`] = { type: "boolean" };
+  }
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        transport: { type: "string" },
-        handler: { type: "string" },
-        pm: { type: "string" },
-        "event-source": { type: "string" },
-        install: { type: "boolean" },
-        "no-install": { type: "boolean" },
-        git: { type: "boolean" },
-        "no-git": { type: "boolean" },
-        yes: { type: "boolean", short: "y" },
-        overwrite: { type: "boolean" },
-        "dry-run": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
+    parsed = parseArgs({ args: argv, allowPositionals: true, options });
   } catch (error) {
     throw new CliError((error as Error).message.split("\n")[0]!, { hint: "run `create-mcp-handler --help`", exitCode: 2 });
   }
   const { values, positionals } = parsed;
   if (positionals.length > 1) {
-    throw new CliError(`expected one folder, got ${positionals.length}: ${positionals.join(" ")}`, {
-      hint: "quote a folder name with spaces",
-      exitCode: 2,
-    });
+    throw new CliError(`expected one folder, got ${positionals.length}: ${positionals.join(" ")}`, { hint: "quote a folder name with spaces", exitCode: 2 });
   }
-  return {
-    dir: positionals[0],
-    transport: oneOf("--transport", values.transport, TRANSPORTS),
-    handler: values.handler,
-    pm: oneOf("--pm", values.pm, PACKAGE_MANAGERS),
-    eventSource: oneOf("--event-source", values["event-source"], EVENT_SOURCES),
-    install: toggle("install", values.install, values["no-install"]),
-    git: toggle("git", values.git, values["no-git"]),
-    overwrite: values.overwrite ?? false,
-    dryRun: values["dry-run"] ?? false,
-    yes: values.yes ?? false,
-    help: values.help ?? false,
-  };
+  const flags: Record<string, unknown> = {};
+  for (const spec of CREATE_OPTIONS) flags[spec.key] = flagValue(spec, values as Record<string, string | boolean | undefined>, positionals[0]);
+  return flags as CreateFlags;
 }
 
-function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
-  if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined;
-  throw new CliError(`${flag} must be one of ${allowed.join(", ")}, not ${JSON.stringify(value)}`, { exitCode: 2 });
-}
-
-function toggle(name: string, on: boolean | undefined, off: boolean | undefined): boolean | undefined {
-  if (on && off) throw new CliError(`--${name} and --no-${name} contradict each other`, { hint: "pass one", exitCode: 2 });
-  return on ? true : off ? false : undefined;
+function flagValue(spec: OptionSpec, values: Record<string, string | boolean | undefined>, positional: string | undefined): unknown {
+  const value = values[spec.flag];
+  switch (spec.kind) {
+    case "text":
+      return spec.positional ? positional : value;
+    case "choice":
+      if (value === undefined || spec.choices.includes(value as string)) return value;
+      throw new CliError(`--${spec.flag} must be one of ${spec.choices.join(", ")}, not ${JSON.stringify(value)}`, { exitCode: 2 });
+    case "toggle":
+      if (value && values[`no-${spec.flag}`])
+        throw new CliError(`--${spec.flag} and --no-${spec.flag} contradict each other`, { hint: "pass one", exitCode: 2 });
+      return value ? true : values[`no-${spec.flag}`] ? false : undefined;
+    case "switch":
+      return value ?? false;
+  }
 }
 
 /**
- * Completes flags without prompting: defaults under --yes, otherwise every prompt's value
- * must have come as a flag, and the error names the ones that did not.
+ * Completes flags without prompting: defaults under --yes, otherwise every option with a
+ * question must have come as a flag, and the error names the ones that did not.
  */
 export function resolveWithoutPrompts(flags: CreateFlags, cwd: string): CreateOptions {
-  const pick = <K extends keyof typeof DEFAULTS>(key: K, value: CreateFlags[K]) => (value ?? (flags.yes ? DEFAULTS[key] : undefined)) as CreateFlags[K];
-  const chosen = {
-    dir: pick("dir", flags.dir),
-    transport: pick("transport", flags.transport),
-    handler: pick("handler", flags.handler),
-    pm: pick("pm", flags.pm),
-    install: pick("install", flags.install),
-    git: pick("git", flags.git),
-  };
-  const missing = Object.entries(chosen)
-    .filter(([, value]) => value === undefined)
-    .map(([key]) => (key === "dir" ? "[dir]" : key === "install" || key === "git" ? `--${key}/--no-${key}` : `--${key}`));
-  if (missing.length > 0) {
-    throw new CliError(`no terminal to ask on, and missing ${missing.join(", ")}`, {
-      hint: "pass them as flags, or --yes to take the defaults",
-      exitCode: 2,
-    });
+  const chosen: Partial<Record<FlagKey, unknown>> = { ...flags };
+  const missing: string[] = [];
+  for (const spec of CREATE_OPTIONS) {
+    if (chosen[spec.key] !== undefined || spec.kind === "switch") continue;
+    if (spec.question !== undefined && !flags.yes) missing.push(spec.kind === "toggle" ? `--${spec.flag}/--no-${spec.flag}` : spelling(spec).split(" ")[0]!);
+    else chosen[spec.key] = spec.default;
   }
-  return {
-    dir: resolve(cwd, chosen.dir!),
-    transport: chosen.transport!,
-    handler: validateName(chosen.handler!, "handler"),
-    pm: chosen.pm!,
-    eventSource: flags.eventSource ?? DEFAULTS.eventSource, // not prompted: memory unless asked
-    install: chosen.install!,
-    git: chosen.git!,
-    overwrite: flags.overwrite ?? false,
-    dryRun: flags.dryRun ?? false,
-  };
+  if (missing.length > 0) {
+    throw new CliError(`no terminal to ask on, and missing ${missing.join(", ")}`, { hint: "pass them as flags, or --yes to take the defaults", exitCode: 2 });
+  }
+  return completeOptions(chosen, cwd);
+}
+
+/** The options once every one has a value: each text checked, the folder made absolute. */
+export function completeOptions(chosen: Partial<Record<FlagKey, unknown>>, cwd: string): CreateOptions {
+  for (const spec of CREATE_OPTIONS) if (spec.kind === "text") spec.check(chosen[spec.key] as string, cwd);
+  const options = { ...chosen, dir: resolve(cwd, chosen.dir as string), handler: validateName(chosen.handler as string, "handler") };
+  delete options.yes;
+  delete options.help;
+  return options as CreateOptions;
+}
+
+/** `text` in lines of at most `columns` characters, broken between words. */
+function wrap(text: string, columns: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(" ")) {
+    const last = lines.at(-1);
+    if (last !== undefined && last.length + 1 + word.length <= columns) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return lines;
 }

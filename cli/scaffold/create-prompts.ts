@@ -1,9 +1,9 @@
-import { resolve } from "node:path";
 import { CliError } from "../errors.js";
-import { DEFAULTS, PACKAGE_MANAGERS, TRANSPORTS, type CreateFlags, type CreateOptions } from "./create-options.js";
-import { validateName } from "./names.js";
-import { projectPackageName } from "./project.js";
+import { completeOptions, CREATE_OPTIONS, type CreateFlags, type CreateOptions, type OptionSpec } from "./create-options.js";
 import { isEmptyFolder } from "./write.js";
+import { resolve } from "node:path";
+
+type Prompts = typeof import("@clack/prompts");
 
 /** Asks on the terminal for every option the flags left open; flags are never asked again. */
 export async function promptForOptions(flags: CreateFlags, cwd: string): Promise<CreateOptions> {
@@ -16,54 +16,35 @@ export async function promptForOptions(flags: CreateFlags, cwd: string): Promise
     return value as Exclude<T, symbol>;
   };
   prompts.intro("create-mcp-handler");
-  const dir =
-    flags.dir ??
-    answer(
-      await prompts.text({
-        message: "Where should the project go?",
-        placeholder: DEFAULTS.dir,
-        defaultValue: DEFAULTS.dir,
-        validate: (value) => validationMessage(() => projectPackageName(resolve(cwd, value || DEFAULTS.dir))),
-      }),
-    );
-  const handler =
-    flags.handler ??
-    answer(
-      await prompts.text({
-        message: "Name of the first subscription handler (PascalCase)",
-        placeholder: DEFAULTS.handler,
-        defaultValue: DEFAULTS.handler,
-        validate: (value) => validationMessage(() => validateName(value || DEFAULTS.handler, "handler")),
-      }),
-    );
-  const transport =
-    flags.transport ??
-    answer(
-      await prompts.select({
-        message: "Which transport should it serve?",
-        initialValue: DEFAULTS.transport,
-        options: TRANSPORTS.map((value) => ({ value, label: value })),
-      }),
-    );
-  const pm =
-    flags.pm ??
-    answer(
-      await prompts.select({
-        message: "Package manager",
-        initialValue: DEFAULTS.pm,
-        options: PACKAGE_MANAGERS.map((value) => ({ value, label: value })),
-      }),
-    );
-  const install = flags.install ?? answer(await prompts.confirm({ message: `Install dependencies with ${pm}?`, initialValue: DEFAULTS.install }));
-  const git = flags.git ?? answer(await prompts.confirm({ message: "Initialise a git repository?", initialValue: DEFAULTS.git }));
-  const target = resolve(cwd, dir);
-  let overwrite = flags.overwrite ?? false;
-  if (!overwrite && !isEmptyFolder(target)) {
-    overwrite = answer(await prompts.confirm({ message: `${target} is not empty. Write into it anyway?`, initialValue: false }));
-    if (!overwrite) throw new CliError(`the folder ${target} is not empty`, { hint: "choose a new folder" });
+  const chosen: Partial<CreateFlags> = { ...flags };
+  for (const spec of CREATE_OPTIONS) {
+    if (chosen[spec.key] !== undefined || spec.kind === "switch") continue;
+    (chosen as Record<string, unknown>)[spec.key] = spec.question === undefined ? spec.default : answer(await ask(prompts, spec, chosen, cwd));
   }
-  const eventSource = flags.eventSource ?? DEFAULTS.eventSource;
-  return { dir: target, transport, handler: validateName(handler, "handler"), pm, eventSource, install, git, overwrite, dryRun: flags.dryRun ?? false };
+  const target = resolve(cwd, chosen.dir!);
+  if (!chosen.overwrite && !isEmptyFolder(target)) {
+    chosen.overwrite = answer(await prompts.confirm({ message: `${target} is not empty. Write into it anyway?`, initialValue: false }));
+    if (!chosen.overwrite) throw new CliError(`the folder ${target} is not empty`, { hint: "choose a new folder" });
+  }
+  return completeOptions(chosen, cwd);
+}
+
+/** The prompt for one option, started from its default. */
+function ask(prompts: Prompts, spec: Exclude<OptionSpec, { kind: "switch" }>, chosen: Partial<CreateFlags>, cwd: string): Promise<unknown> {
+  const message = typeof spec.question === "function" ? spec.question(chosen) : spec.question!;
+  switch (spec.kind) {
+    case "text":
+      return prompts.text({
+        message,
+        placeholder: spec.default,
+        defaultValue: spec.default,
+        validate: (value) => validationMessage(() => spec.check(value || spec.default, cwd)),
+      });
+    case "choice":
+      return prompts.select({ message, initialValue: spec.default, options: spec.choices.map((value) => ({ value, label: value })) });
+    case "toggle":
+      return prompts.confirm({ message, initialValue: spec.default });
+  }
 }
 
 function validationMessage(check: () => unknown): string | undefined {

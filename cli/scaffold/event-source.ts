@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
-import { packageRoot } from "./package-root.js";
+import { packageRoot, readPackageJson } from "../toolbox/package.js";
+import type { PlannedFile } from "../toolbox/write.js";
 import { importStyle, lineEnd } from "./register.js";
-import type { PlannedFile } from "./render.js";
 
 /**
  * Which event source a project's server runs with: `memory` (one process) or `redis`
@@ -49,7 +49,7 @@ export function redisModule(): PlannedFile {
 
 /** The `redis` client version this generator is tested with, e.g. `^6.3.1`. */
 export function redisDependencySpec(): string {
-  const manifest = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as Record<string, Record<string, string>>;
+  const manifest = readPackageJson(packageRoot());
   return manifest.devDependencies?.redis ?? manifest.dependencies?.redis ?? "^6.3.1";
 }
 

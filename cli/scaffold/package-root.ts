@@ -1,26 +1,17 @@
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
-
-/** The folder holding this package's package.json, templates/ and generated/. */
-export function packageRoot(): string {
-  // Walk up from this module: it runs from cli/scaffold (tsx) or dist/cli/scaffold (built).
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "templates")) || !existsSync(join(dir, "package.json"))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("cannot find the package root (templates/ beside package.json)");
-    dir = parent;
-  }
-  return dir;
-}
+import { existsSync } from "node:fs";
+import { join, resolve, sep } from "node:path";
+import { CliError } from "../errors.js";
+import { packageRoot, readPackageJson } from "../toolbox/package.js";
 
 export interface PackageInfo {
   name: string;
   version: string;
 }
 
+/** This generator's name and version, as a new project records them. */
 export function packageInfo(root = packageRoot()): PackageInfo {
-  const { name, version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as PackageInfo;
+  const { name, version } = readPackageJson(root);
+  if (!name || !version) throw new CliError(`${join(root, "package.json")} has no name or version`, { hint: "reinstall mcp-gen" });
   return { name, version };
 }
 
@@ -35,11 +26,11 @@ export function generatorDependencySpec(root = packageRoot()): string {
   const marker = `${sep}node_modules${sep}`;
   const at = root.lastIndexOf(marker);
   if (at < 0) return `file:${root}`;
-  const installer = join(root.slice(0, at), "package.json");
-  if (existsSync(installer)) {
-    const manifest = JSON.parse(readFileSync(installer, "utf8")) as Record<string, Record<string, string> | undefined>;
+  const installer = root.slice(0, at);
+  if (existsSync(join(installer, "package.json"))) {
+    const manifest = readPackageJson(installer);
     const spec = manifest.dependencies?.[name] ?? manifest.devDependencies?.[name];
-    if (spec?.startsWith("file:")) return `file:${resolve(dirname(installer), spec.slice("file:".length))}`;
+    if (spec?.startsWith("file:")) return `file:${resolve(installer, spec.slice("file:".length))}`;
   }
   return `^${version}`;
 }

@@ -1,11 +1,15 @@
 import { readFileSync } from "node:fs";
-import { basename, join, relative } from "node:path";
+import { basename, join } from "node:path";
 import { CliError } from "../errors.js";
 import { eventSourceChanges, type EventSourceChoice } from "./event-source.js";
-import { formatFiles } from "./format.js";
+import { listFiles } from "../toolbox/files.js";
+import { formatFiles } from "../toolbox/format.js";
+import { packageRoot } from "../toolbox/package.js";
+import { sortedBy } from "../toolbox/sort.js";
+import type { PlannedFile } from "../toolbox/write.js";
 import type { NameForms } from "./names.js";
-import { generatorDependencySpec, packageInfo, packageRoot } from "./package-root.js";
-import { listFiles, renderTemplateTree, type PlannedFile } from "./render.js";
+import { generatorDependencySpec, packageInfo } from "./package-root.js";
+import { renderTemplateTree } from "./render.js";
 
 export type TransportChoice = "stdio" | "http" | "both";
 export type PackageManager = "npm" | "pnpm" | "yarn";
@@ -80,9 +84,9 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     const planned = new Map(files.map((file) => [file.path, file]));
     const changes = await eventSourceChanges(options.dir, "redis", (path) => planned.get(path)!.content);
     for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);
-    return [...planned.values()].sort(byPath);
+    return sortedBy(planned.values(), (file) => file.path);
   }
-  return files.sort(byPath);
+  return sortedBy(files, (file) => file.path);
 }
 
 const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts"]);
@@ -93,20 +97,11 @@ function isTemplated(path: string): boolean {
 /** The package's own generated code for the revision, runtime included: no schema download. */
 function generatedCopy(root: string): PlannedFile[] {
   const source = join(root, "generated", PROJECT_REVISION);
-  let files: string[];
-  try {
-    files = listFiles(source);
-  } catch {
+  const files = listFiles(source);
+  if (files.length === 0) {
     throw new CliError(`this package has no generated/${PROJECT_REVISION}`, {
       hint: "run `mcp-gen types` in the generator's checkout (or reinstall the package)",
     });
   }
-  return files.map((file) => ({
-    path: join("src", "generated", PROJECT_REVISION, relative(source, file)).split("\\").join("/"),
-    content: readFileSync(file, "utf8"),
-  }));
-}
-
-function byPath(a: PlannedFile, b: PlannedFile): number {
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+  return files.map((file) => ({ path: `src/generated/${PROJECT_REVISION}/${file}`, content: readFileSync(join(source, file), "utf8") }));
 }

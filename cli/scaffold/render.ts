@@ -1,12 +1,9 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { HelperDelegate } from "handlebars";
-
-/** One file a generator wants to write: a path relative to the target folder and its text. */
-export interface PlannedFile {
-  path: string;
-  content: string;
-}
+import { listFiles } from "../toolbox/files.js";
+import { sortedBy } from "../toolbox/sort.js";
+import type { PlannedFile } from "../toolbox/write.js";
 
 // The only helpers templates may call; an unknown one fails the render (strict mode).
 const HELPERS: Record<string, HelperDelegate> = {
@@ -38,14 +35,12 @@ async function compiler(): Promise<Compile> {
 }
 
 /**
- * The output path of a template file: a trailing `.hbs` is dropped, a leading `_` on a
+ * The output path of a template file (relative, `/`-separated): a trailing `.hbs` is dropped, a leading `_` on a
  * file name becomes `.` (npm leaves dotfiles such as .gitignore out of packages), and
  * `__name__` in a path is replaced by `fileName`.
  */
 export function outputPath(templatePath: string, fileName = ""): string {
   return templatePath
-    .split(sep)
-    .join("/")
     .replace(/\.hbs$/, "")
     .replace(/(^|\/)_(?!_)/g, "$1.")
     .replaceAll("__name__", fileName);
@@ -61,23 +56,13 @@ export async function renderTemplateTree(
   options: { fileName?: string; include?: (path: string) => boolean } = {},
 ): Promise<PlannedFile[]> {
   const files: PlannedFile[] = [];
-  for (const source of listFiles(templateDir)) {
-    const path = outputPath(relative(templateDir, source), options.fileName);
+  for (const templatePath of listFiles(templateDir)) {
+    const path = outputPath(templatePath, options.fileName);
     if (options.include && !options.include(path)) continue;
+    const source = join(templateDir, templatePath);
     const text = readFileSync(source, "utf8");
     const content = source.endsWith(".hbs") ? (await compiler())(text, source)(view) : text;
     files.push({ path, content });
   }
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-/** Every file below `dir`, depth first. */
-export function listFiles(dir: string): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...listFiles(path));
-    else found.push(path);
-  }
-  return found;
+  return sortedBy(files, (file) => file.path);
 }

@@ -1,7 +1,7 @@
 import { join } from "node:path";
+import { packageRoot } from "../toolbox/package.js";
 import { applyFiles, requireProject, type ApplyOptions, type ApplyResult } from "./apply.js";
 import { validateName } from "./names.js";
-import { packageRoot } from "./package-root.js";
 import { renderTemplateTree } from "./render.js";
 
 export interface TransportOptions extends ApplyOptions {

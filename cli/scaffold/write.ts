@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { CliError } from "../errors.js";
-import type { PlannedFile } from "./render.js";
+import { fsFailure } from "../toolbox/fs-error.js";
+import { writeFilesAtomically, writeNewFolder, type PlannedFile } from "../toolbox/write.js";
 
 /** Files that exist in `root` among `files` (paths relative to root). */
 export function existingFiles(root: string, files: readonly PlannedFile[]): string[] {
@@ -20,64 +21,25 @@ export function refuseExisting(root: string, files: readonly PlannedFile[], forc
 }
 
 /**
- * Writes `files` below `root` all or nothing: every file goes to a temporary name beside
- * its target first, then each is renamed into place. If anything fails, the temporaries
- * and the folders made for them are removed and the files already replaced are restored.
+ * True when `dir` does not exist or holds nothing; a one-line error when it is a file or
+ * cannot be read, since no project can go there.
  */
-export function writeFilesAtomically(root: string, files: readonly PlannedFile[]): void {
-  const stamp = `.mcp-gen-${process.pid}-${Date.now().toString(36)}`;
-  const createdDirs: string[] = [];
-  const staged: Array<{ temp: string; target: string; backup?: string; placed?: boolean }> = [];
-  try {
-    for (const file of files) {
-      const target = resolve(root, file.path);
-      if (existsSync(target) && statSync(target).isDirectory()) {
-        throw new CliError(`${file.path} is a folder in ${root}; a file cannot replace it`, {
-          hint: "move the folder away, or choose another name",
-        });
-      }
-      createdDirs.push(...makeDirs(dirname(target)));
-      const temp = `${target}${stamp}.tmp`;
-      staged.push({ temp, target });
-      writeFileSync(temp, file.content);
-    }
-    for (const entry of staged) {
-      if (existsSync(entry.target)) {
-        entry.backup = `${entry.target}${stamp}.bak`;
-        renameSync(entry.target, entry.backup);
-      }
-      renameSync(entry.temp, entry.target);
-      entry.placed = true;
-    }
-  } catch (error) {
-    for (const entry of staged.reverse()) {
-      rmSync(entry.temp, { force: true });
-      if (entry.placed) rmSync(entry.target, { force: true });
-      if (entry.backup && existsSync(entry.backup)) renameSync(entry.backup, entry.target);
-    }
-    for (const dir of createdDirs.reverse()) rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
-  for (const entry of staged) if (entry.backup) rmSync(entry.backup, { force: true });
-}
-
-/** Makes `dir` and its missing parents; returns those it made, outermost first. */
-function makeDirs(dir: string): string[] {
-  const missing: string[] = [];
-  for (let current = dir; !existsSync(current); current = dirname(current)) missing.unshift(current);
-  if (missing.length > 0) mkdirSync(dir, { recursive: true });
-  return missing;
-}
-
-/** True when `dir` does not exist or holds nothing. */
 export function isEmptyFolder(dir: string): boolean {
-  return !existsSync(dir) || readdirSync(dir).length === 0;
+  if (!existsSync(dir)) return true;
+  if (!statSync(dir).isDirectory()) {
+    throw new CliError(`${dir} is a file, not a folder`, { hint: "choose a new folder name for the project" });
+  }
+  try {
+    return readdirSync(dir).length === 0;
+  } catch (error) {
+    throw fsFailure(error, `cannot read the folder ${dir}`);
+  }
 }
 
 /**
- * Creates a project folder at `target` from `files`: everything is written into a fresh
- * sibling folder, which is renamed to `target` only once complete. Into an existing folder
- * (empty, or non-empty with `overwrite`) the files are moved one by one, all or nothing.
+ * Creates a project folder at `target` from `files`: a new folder appears whole or not at
+ * all. Into an existing folder (empty, or non-empty with `overwrite`) the files are moved
+ * one by one, all or nothing, never through a link that leads out of the folder.
  */
 export function writeProjectFolder(target: string, files: readonly PlannedFile[], overwrite: boolean): void {
   if (!isEmptyFolder(target)) {
@@ -89,22 +51,7 @@ export function writeProjectFolder(target: string, files: readonly PlannedFile[]
     writeFilesAtomically(target, files);
     return;
   }
-  if (existsSync(target)) {
-    // An empty folder stays (it may be the shell's working directory); the files go in.
-    writeFilesAtomically(target, files);
-    return;
-  }
-  mkdirSync(dirname(target), { recursive: true });
-  const staging = mkdtempSync(join(dirname(target), `.${basename(target)}-`));
-  try {
-    // The staging folder is private until renamed: files go straight to their names.
-    for (const file of files) {
-      mkdirSync(dirname(join(staging, file.path)), { recursive: true });
-      writeFileSync(join(staging, file.path), file.content);
-    }
-    renameSync(staging, target);
-  } catch (error) {
-    rmSync(staging, { recursive: true, force: true });
-    throw error;
-  }
+  // An empty folder stays (it may be the shell's working directory); the files go in.
+  if (existsSync(target)) writeFilesAtomically(target, files);
+  else writeNewFolder(target, files);
 }

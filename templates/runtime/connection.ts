@@ -23,12 +23,15 @@ import {
 import { checkRequestMeta, mergeMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
+import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
-import { supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
+import { SlowConsumerEvicted, supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
 
 export const LISTEN_METHOD = "subscriptions/listen";
 const CANCELLED_METHOD = "notifications/cancelled";
 const SUBSCRIPTION_ID_KEY: string = META_KEYS.subscriptionId;
+/** The message-context key a transport vouches for the caller with (HTTP authentication). */
+const PRINCIPAL_KEY = "principal";
 
 export type { RequestContext } from "./request-notifications.js";
 
@@ -38,21 +41,20 @@ export interface ConnectionHost {
   /** Reports a failed send; one function for every connection. */
   readonly onSendError: (error: unknown) => void;
   readonly mailboxSize: number;
-  readonly maxStreams: number;
+  /** Listen slots, server-wide and per client. */
+  readonly slots: StreamSlots;
   readonly supportedVersions: readonly string[];
   readonly subscriptionHandlers: readonly HandlerEntry[];
   /** Adds `resultType` and the server info to a result body. */
   finishResult(result: JsonObject): JsonObject;
   hasMethod(method: string): boolean;
   dispatch(request: JsonRpcRequest, context: RequestContext): Promise<JsonRpcResponse>;
-  /** Counts a stream against the server-wide limit; false when the limit is reached. */
-  reserveStream(): boolean;
-  releaseStream(): void;
   forget(connection: Connection): void;
 }
 
 export class Connection implements StreamHost {
   readonly #streams = new Map<RequestId, ListenStream>();
+  #shutdown: Promise<void> | undefined;
   /** Requests being handled, for cancellation; made on first use (listen-only connections never need it). */
   #inFlight: Map<RequestId, AbortController> | undefined;
   #closed = false;
@@ -89,20 +91,23 @@ export class Connection implements StreamHost {
   ended(stream: ListenStream): void {
     if (this.#streams.get(stream.id) === stream) {
       this.#streams.delete(stream.id);
-      this.host.releaseStream();
+      this.host.slots.release(stream.client);
     }
   }
 
-  /** Server shutdown: every stream gets its complete result, then the transport closes. */
-  async shutdown(): Promise<void> {
-    await Promise.all([...this.#streams.values()].map((stream) => stream.end("shutdown", true)));
-    await this.transport.close();
-    this.#onClosed();
+  /** Server shutdown: every stream gets its complete result, then the transport closes. Idempotent. */
+  shutdown(): Promise<void> {
+    this.#shutdown ??= (async () => {
+      await Promise.all([...this.#streams.values()].map((stream) => stream.teardown({ why: "shutdown" })));
+      await this.transport.close();
+      this.#end("client-gone");
+    })();
+    return this.#shutdown;
   }
 
   readonly #onEvent = (event: TransportEvent): void => {
     if (event.type === "message") this.#receive(event);
-    else if (event.type === "closed") this.#onClosed();
+    else if (event.type === "closed") this.#end(event.reason instanceof SlowConsumerEvicted ? "evicted" : "client-gone");
     else if (event.type === "input-ended") void this.#finishThenClose();
     else this.host.emit({ type: "transport-error", error: event.error });
   };
@@ -113,7 +118,7 @@ export class Connection implements StreamHost {
       try {
         received = await this.transport.receiveMessage();
       } catch {
-        this.#onClosed();
+        this.#end("client-gone");
         return;
       }
       this.#receive(received);
@@ -144,7 +149,7 @@ export class Connection implements StreamHost {
     if (id === undefined) return;
     const stream = this.#streams.get(id);
     // Cancelling a listen request is an outside teardown: handleClose, nothing more sent.
-    if (stream !== undefined) void stream.end("cancelled", false);
+    if (stream !== undefined) void stream.teardown({ why: "cancelled" });
     else this.#inFlight?.get(id)?.abort();
   }
 
@@ -165,7 +170,7 @@ export class Connection implements StreamHost {
     }
     const meta = mergeMeta(request.params!._meta as JsonObject, context);
     if (method === LISTEN_METHOD) {
-      await this.#listen(request, meta);
+      await this.#listen(request, meta, clientKey(context?.[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
       return;
     }
     const controller = new AbortController();
@@ -180,40 +185,41 @@ export class Connection implements StreamHost {
     if (inFlight.size === 0) this.#idle?.();
   }
 
-  async #listen(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>): Promise<void> {
+  async #listen(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, client: ClientKey): Promise<void> {
     const filter = request.params?.notifications;
     const problem = filterProblem(filter);
     if (problem !== undefined) {
       this.send(errorResponse(request.id, INVALID_PARAMS, `Invalid params: ${problem}`));
       return;
     }
-    if (!this.host.reserveStream()) {
-      this.send(
-        errorResponse(request.id, INTERNAL_ERROR, `The server has reached its limit of ${this.host.maxStreams} open subscription streams; retry later`),
-      );
+    const refusal = this.host.slots.reserve(client);
+    if (refusal !== undefined) {
+      this.send(errorResponse(request.id, INTERNAL_ERROR, slotRefusalMessage(refusal)));
       return;
     }
-    const stream = new ListenStream(this, request.id, meta, filter as SubscriptionFilter);
+    const stream = new ListenStream(this, request.id, meta, filter as SubscriptionFilter, client);
     this.#streams.set(request.id, stream);
     try {
       await stream.open(this.host.subscriptionHandlers);
     } catch (error) {
-      this.host.emit({ type: "handler-error", id: request.id, callback: "subscribe", error });
-      void stream.end("handler-error", false);
+      void stream.teardown({ why: "failed", callback: "subscribe", error });
     }
   }
 
   /** The peer sent its last message: streams end, answers still due are written, then the transport closes. */
   async #finishThenClose(): Promise<void> {
-    for (const stream of [...this.#streams.values()]) void stream.end("transport-closed", false);
+    for (const stream of [...this.#streams.values()]) void stream.teardown({ why: "client-gone" });
     if (this.#inFlight !== undefined && this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
     await this.transport.close();
   }
 
-  /** The transport went away: streams end without a word, in-flight requests are aborted. */
-  #onClosed(): void {
+  /**
+   * The transport went away (or cut a client that did not read): streams end without a
+   * word, in-flight requests are aborted, the server forgets this connection. Idempotent.
+   */
+  #end(why: "client-gone" | "evicted"): void {
     if (this.#closed) return;
-    for (const stream of [...this.#streams.values()]) void stream.end("transport-closed", false);
+    for (const stream of [...this.#streams.values()]) void stream.teardown({ why });
     this.#closed = true;
     for (const controller of this.#inFlight?.values() ?? []) controller.abort();
     this.#inFlight = undefined;

@@ -15,6 +15,7 @@ import { Connection, LISTEN_METHOD, type ConnectionHost, type RequestContext } f
 import { foldCapabilities, type DiscoverOptions } from "./discover.js";
 import type { EventHook, RuntimeEvent } from "./hooks.js";
 import { errorResponse, INTERNAL_ERROR, isObject, McpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
+import { StreamSlots } from "./subscriptions/slots.js";
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
 import { ToolRegistry, type ToolRunner } from "./tools.js";
@@ -24,9 +25,22 @@ const DISCOVER_METHOD = "server/discover";
 /** Absent from schemas whose results carry no server info; then nothing is added. */
 const SERVER_INFO_KEY: string | undefined = (META_KEYS as Readonly<Record<string, string | undefined>>).serverInfo;
 
+/**
+ * One client's default share of listen slots. Sized with the HTTP transport's defaults so
+ * that one client alone stays within the buffered-output budget: 64 streams at the
+ * per-stream cap (1 MiB) is the whole 64 MiB budget (see transports/http-sse.ts).
+ */
+export const DEFAULT_MAX_STREAMS_PER_CLIENT = 64;
+
 export interface ServerLimits {
   /** Open listen streams across all connections; a listen beyond it is refused before any ack. Default 10000. */
   maxStreams?: number;
+  /**
+   * Open listen streams per client: per authenticated principal, else per peer address
+   * (HTTP), else per connection (stdio). A listen beyond it is refused before any ack.
+   * Default 64 (`DEFAULT_MAX_STREAMS_PER_CLIENT`).
+   */
+  maxStreamsPerClient?: number;
   /** Messages waiting in one worker's mailbox (see the mailbox policy in subscriptions/stream.ts). Default 1000. */
   mailboxSize?: number;
 }
@@ -64,7 +78,6 @@ export class Server {
   readonly #connections = new Set<Connection>();
   readonly #tools = new ToolRegistry();
   readonly #host: ConnectionHost;
-  #openStreams = 0;
   #closed = false;
 
   constructor(options: ServerOptions) {
@@ -187,19 +200,16 @@ export class Server {
 
   #makeHost(): ConnectionHost {
     const limits = this.#options.limits ?? {};
-    const maxStreams = limits.maxStreams ?? 10_000;
     return {
       emit: this.#emit,
       onSendError: (error) => this.#emit({ type: "transport-error", error }),
       mailboxSize: Math.max(1, limits.mailboxSize ?? 1000),
-      maxStreams,
+      slots: new StreamSlots(limits.maxStreams ?? 10_000, limits.maxStreamsPerClient ?? DEFAULT_MAX_STREAMS_PER_CLIENT),
       supportedVersions: this.#supportedVersions(),
       subscriptionHandlers: this.#subscriptionHandlers,
       finishResult: (result) => this.#finishResult(result),
       hasMethod: (method) => method === DISCOVER_METHOD || this.#handlers.has(method),
       dispatch: (request, context) => this.#dispatch(request, context),
-      reserveStream: () => (this.#openStreams < maxStreams ? (this.#openStreams++, true) : false),
-      releaseStream: () => void this.#openStreams--,
       forget: (connection) => void this.#connections.delete(connection),
     };
   }

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import { repoRoot, schemaPath } from "../support/schemas.js";
-import { explain, runCreate, runMcpGen, tempFolder } from "./scaffold/helpers.js";
+import { explain, npmEnv, runCreate, runMcpGen, tempFolder, type Run } from "./scaffold/helpers.js";
 
 let temp: ReturnType<typeof tempFolder>;
 beforeEach(() => (temp = tempFolder("create-mcp-handler")));
@@ -15,7 +16,7 @@ const quick = ["--no-install", "--no-git"];
 test("without a terminal and without --yes it never prompts: it names every missing option", SLOW, () => {
   const run = runCreate(["app"], temp.dir);
   assert.equal(run.status, 2, explain(run));
-  assert.match(run.stderr, /^error: no terminal to ask on, and missing --transport, --handler, --pm, --install\/--no-install, --git\/--no-git/);
+  assert.match(run.stderr, /^error: no terminal to ask on, and missing --handler, --transport, --pm, --install\/--no-install, --git\/--no-git/);
   assert.deepEqual(readdirSync(temp.dir), []);
 });
 
@@ -81,6 +82,55 @@ test("bad flags are one-line usage errors", SLOW, () => {
     assert.equal(run.stderr.trim().split("\n").length, 1, `one line: ${run.stderr}`);
   }
   assert.deepEqual(readdirSync(temp.dir), []);
+});
+
+test("a target that is a file is a one-line error, and the file is left alone", SLOW, () => {
+  writeFileSync(join(temp.dir, "app"), "mine");
+  for (const extra of [[], ["--overwrite"]]) {
+    const run = runCreate(["app", "--yes", ...quick, ...extra], temp.dir);
+    assert.equal(run.status, 1, explain(run));
+    assert.match(run.stderr, /^error: .*app is a file, not a folder \(/);
+    assert.equal(run.stderr.trim().split("\n").length, 1, `one line: ${run.stderr}`);
+  }
+  assert.equal(readFileSync(join(temp.dir, "app"), "utf8"), "mine");
+});
+
+test("a target inside a read-only folder is a one-line error, and nothing is left there", SLOW, () => {
+  const readOnly = join(temp.dir, "read-only");
+  mkdirSync(readOnly);
+  chmodSync(readOnly, 0o555);
+  chmodSync(temp.dir, 0o755);
+  const run = runCreateAsUser(["read-only/app", "--yes", ...quick], temp.dir);
+  assert.equal(run.status, 1, explain(run));
+  assert.match(
+    run.stderr,
+    /^error: cannot create .*read-only\/app: EACCES: permission denied.* \(check that the folder exists and that you may write in it\)\n$/,
+  );
+  assert.deepEqual(readdirSync(readOnly), []);
+});
+
+/**
+ * create-mcp-handler as an ordinary user: root ignores a folder's mode bits, so when the
+ * tests run as root the command runs as `nobody` (the checkout must be readable to it).
+ */
+function runCreateAsUser(args: string[], cwd: string): Run {
+  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  const command = [process.execPath, "--import", import.meta.resolve("tsx"), join(repoRoot, "cli", "create.ts"), ...args];
+  const run = spawnSync(command[0]!, command.slice(1), { cwd, encoding: "utf8", env: npmEnv, timeout: 120_000, ...asNobody });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+test("--overwrite writes nothing through a subfolder link that leaves the target", SLOW, () => {
+  const app = join(temp.dir, "app");
+  const elsewhere = join(temp.dir, "elsewhere");
+  mkdirSync(app);
+  mkdirSync(elsewhere);
+  symlinkSync(elsewhere, join(app, "src"));
+  const run = runCreate(["app", "--yes", "--overwrite", ...quick], temp.dir);
+  assert.equal(run.status, 1, explain(run));
+  assert.match(run.stderr, /^error: src in .*app is a symbolic link to .*elsewhere, outside the folder; nothing is written through it/);
+  assert.deepEqual(readdirSync(elsewhere), [], "nothing written outside the target");
+  assert.deepEqual(readdirSync(app), ["src"], "nothing written inside either");
 });
 
 test("--dry-run lists the files and writes nothing", SLOW, () => {

@@ -4,7 +4,7 @@
  * that publishes events. Which event source (in-process or Redis) is the caller's choice,
  * so the same code runs alone or as one of several processes sharing a broker.
  */
-import { createServer, type Channel, type EventSource, type Server, type SubscriptionHandler, type Unsubscribe } from "../../templates/runtime/index.js";
+import { createServer, type Channel, type EventSource, type Server, type ServerLimits, type SubscriptionHandler, type Unsubscribe } from "../../templates/runtime/index.js";
 
 /** One topic per resource URI, so an update wakes only the streams watching that resource. */
 export type FanoutTopics = {
@@ -56,8 +56,8 @@ export interface FireArguments {
 }
 
 /** A server with the fan-out handler and a `fire` tool publishing to `events`. */
-export function createFanoutServer(events: EventSource<FanoutTopics>, name: string): Server {
-  const server = createServer({ name, version: "1.0.0" });
+export function createFanoutServer(events: EventSource<FanoutTopics>, name: string, limits?: ServerLimits): Server {
+  const server = createServer({ name, version: "1.0.0", limits });
   server.addSubscriptionHandler(fanoutHandler(events));
   server.addTool(
     {

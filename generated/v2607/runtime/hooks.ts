@@ -7,8 +7,12 @@ import type { RequestId } from "./jsonrpc.js";
 import type { StopReason } from "./subscriptions/types.js";
 import type { SubscriptionFilter } from "./protocol.js";
 
-/** How a stream ended when its handler did not choose to stop. */
-export type StreamEndCause = "cancelled" | "transport-closed" | "shutdown" | "overflow" | "handler-error";
+/**
+ * How a stream ended when its handler did not choose to stop. "evicted": the transport
+ * cut a client that stopped reading while the server's buffered output was over budget
+ * (see transports/http-sse.ts).
+ */
+export type StreamEndCause = "cancelled" | "transport-closed" | "shutdown" | "overflow" | "handler-error" | "evicted";
 
 export type RuntimeEvent =
   | { type: "stream-opened"; id: RequestId; honored: SubscriptionFilter }

@@ -61,6 +61,23 @@ export interface Transport {
   capabilities?(): readonly TransportCapability[];
   /** Whether messages can still flow; absent means always. */
   connected?(): boolean;
+  /**
+   * Who is at the other end (HTTP: the socket's remote address), for per-client limits
+   * when no principal is known; absent: the connection itself is the client.
+   */
+  remoteAddress?(): string | undefined;
+}
+
+/**
+ * The reason in a "closed" event when the transport cut a client that did not read what
+ * it was sent (its buffered output was over budget): the server reports such streams as
+ * evicted rather than gone.
+ */
+export class SlowConsumerEvicted extends Error {
+  constructor(message = "the client did not read its stream and was cut off") {
+    super(message);
+    this.name = "SlowConsumerEvicted";
+  }
 }
 
 /** Thrown by `receiveMessage` and `sendMessage` once the transport is closed. */

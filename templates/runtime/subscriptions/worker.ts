@@ -1,11 +1,12 @@
 /**
- * One handler's worker on a listen stream: its state, its mailbox, and the channel it
- * sends through. Sends are checked against what this worker honored and stamped with
- * the stream's subscription id; posted messages are handled one at a time, in order.
+ * One handler's worker on a listen stream: its state, its mailbox, and the channel its
+ * handler sends through. Sends are checked against what this worker honored and stamped
+ * with the stream's subscription id; posted messages are handled one at a time, in order.
+ * The handler never sees the worker: it gets a `Channel`, a narrow view with no state.
  */
 import type { SubscriptionCapabilities, SubscriptionFilter } from "../protocol.js";
-import type { EventHook, StreamEndCause } from "../hooks.js";
-import { isObject, type JsonRpcMessage, type JsonRpcResultResponse, type RequestId } from "../jsonrpc.js";
+import type { EventHook } from "../hooks.js";
+import { isObject, type JsonRpcNotification, type RequestId } from "../jsonrpc.js";
 import { gateFor, type Gate } from "./filter.js";
 import { stampedJson, stampNotification } from "./stamp.js";
 import type { Channel, OutgoingNotification, SendResult, StopReason, SubscriptionHandler } from "./types.js";
@@ -20,63 +21,56 @@ const REFUSED_URI: SendResult = Object.freeze({ ok: false, reason: "uri-not-hono
 export const EMPTY_FILTER: SubscriptionFilter = Object.freeze({});
 const NOTHING_DECLARED: SubscriptionCapabilities = Object.freeze({});
 const CLOSED_GATE: Gate = new Map();
-
-/** What a stream needs from the connection that carries it. */
-export interface StreamHost {
-  /** `json`, when given, is the message's JSON text, for transports that write text. */
-  send(message: JsonRpcMessage, json?: string): void;
-  readonly emit: EventHook;
-  completeResult(id: RequestId): JsonRpcResultResponse;
-  /** The stream is over and its id may be reused. */
-  ended(stream: WorkerOwner): void;
-  readonly mailboxSize: number;
-}
+const ENDED: Promise<void> = Promise.resolve();
 
 export interface HandlerEntry {
   readonly handler: SubscriptionHandler<any, any>;
   readonly arg: unknown;
 }
 
-export type Phase = "subscribing" | "open" | "closed";
+/** What a worker's own callbacks can end its stream with (see `Teardown` in stream.ts). */
+export type WorkerEnding =
+  | { readonly why: "stopped"; readonly reason: StopReason; readonly by: Worker }
+  | { readonly why: "failed"; readonly callback: string; readonly error: unknown }
+  | { readonly why: "overflow" };
 
-/** What a worker needs from its stream. */
+/** What a worker needs from its stream: who it is, whether it is open, one way out and one way to send. */
 export interface WorkerOwner {
   readonly id: RequestId;
   readonly meta: Readonly<Record<string, unknown>>;
-  readonly phase: Phase;
-  readonly host: StreamHost;
-  stop(worker: Worker, reason: StopReason): void;
-  fail(callback: string, error: unknown): void;
-  end(cause: StreamEndCause, complete: boolean): Promise<void>;
+  /** Acknowledged and not over: sends may go out. */
+  readonly isOpen: boolean;
+  readonly mailboxSize: number;
+  readonly emit: EventHook;
+  send(message: JsonRpcNotification, json: string): void;
+  teardown(why: WorkerEnding): Promise<void>;
 }
 
-export class Worker implements Channel {
+export class Worker {
   state: unknown;
   honored: SubscriptionFilter = EMPTY_FILTER;
   declared: SubscriptionCapabilities = NOTHING_DECLARED;
+  /** What the handler sees of this worker. */
+  readonly channel: Channel;
   #gate: Gate = CLOSED_GATE;
   /** The stream id's JSON text, spliced into each notification's text. */
   #idJson: string | undefined;
-  #closed = false;
-  #closeHandled = false;
+  /** Set by `end`: the worker takes nothing more. */
+  #ended: Promise<void> | undefined;
   /** A handleMessage is running (synchronously on the stack, or awaited). */
   #busy = false;
   #onIdle: (() => void) | undefined;
   readonly #mailbox: unknown[] = [];
 
   constructor(
-    readonly stream: WorkerOwner,
+    readonly owner: WorkerOwner,
     readonly entry: HandlerEntry,
-  ) {}
+  ) {
+    this.channel = new WorkerChannel(this);
+  }
 
-  get requestId(): RequestId {
-    return this.stream.id;
-  }
-  get meta(): Readonly<Record<string, unknown>> {
-    return this.stream.meta;
-  }
   get closed(): boolean {
-    return this.#closed;
+    return this.#ended !== undefined;
   }
 
   accept(state: unknown, honored: SubscriptionFilter): void {
@@ -86,29 +80,29 @@ export class Worker implements Channel {
   }
 
   sendNotification(notification: OutgoingNotification): SendResult {
-    if (this.#closed) return REFUSED_CLOSED;
-    if (this.stream.phase !== "open") return REFUSED_NOT_ACKNOWLEDGED;
+    if (this.#ended !== undefined) return REFUSED_CLOSED;
+    if (!this.owner.isOpen) return REFUSED_NOT_ACKNOWLEDGED;
     const rule = this.#gate.get(notification.method);
     if (rule === undefined) return REFUSED_NOT_REQUESTED;
     if (rule !== true) {
       const uri = notification.params?.uri;
       if (typeof uri !== "string" || !rule.has(uri)) return REFUSED_URI;
     }
-    const id = this.stream.id;
+    const id = this.owner.id;
     const message = stampNotification(notification, id);
-    this.stream.host.send(message, stampedJson(notification, message, (this.#idJson ??= JSON.stringify(id))));
+    this.owner.send(message, stampedJson(notification, message, (this.#idJson ??= JSON.stringify(id))));
     return SENT;
   }
 
   post(message: unknown): boolean {
-    if (this.#closed) return false;
+    if (this.#ended !== undefined) return false;
     const mailbox = this.#mailbox;
-    if (mailbox.length >= this.stream.host.mailboxSize) {
+    if (mailbox.length >= this.owner.mailboxSize) {
       if (mailbox.some((waiting) => sameMessage(waiting, message))) {
-        this.stream.host.emit({ type: "message-coalesced", id: this.stream.id });
+        this.owner.emit({ type: "message-coalesced", id: this.owner.id });
         return true;
       }
-      void this.stream.end("overflow", true);
+      void this.owner.teardown({ why: "overflow" });
       return false;
     }
     mailbox.push(message);
@@ -123,15 +117,15 @@ export class Worker implements Channel {
    * next message. Either way one message at a time, in order.
    */
   start(): void {
-    if (this.#busy || this.#closed || this.stream.phase !== "open") return;
+    if (this.#busy || this.#ended !== undefined || !this.owner.isOpen) return;
     this.#busy = true;
     const { handler, arg } = this.entry;
-    while (this.#mailbox.length > 0 && !this.#closed) {
+    while (this.#mailbox.length > 0 && this.#ended === undefined) {
       let result: unknown;
       try {
-        result = handler.handleMessage(this.#mailbox.shift(), this, this.state, arg);
+        result = handler.handleMessage(this.#mailbox.shift(), this.channel, this.state, arg);
       } catch (error) {
-        this.stream.fail("handleMessage", error);
+        void this.owner.teardown({ why: "failed", callback: "handleMessage", error });
         break;
       }
       if (isThenable(result)) {
@@ -146,6 +140,31 @@ export class Worker implements Channel {
     this.#becomeIdle();
   }
 
+  /**
+   * The one way a worker ends: it takes no more sends or messages (the mailbox is
+   * dropped), and, when `notify`, its handler's handleClose runs once, after any
+   * handleMessage in flight. `notify` is false when the handler ended the stream itself
+   * or never took it. Idempotent: the first call decides.
+   */
+  end(notify: boolean): Promise<void> {
+    if (this.#ended !== undefined) return this.#ended;
+    this.#mailbox.length = 0;
+    this.#ended = ENDED; // closed from here on, synchronously
+    if (notify) this.#ended = this.#handleClose();
+    return this.#ended;
+  }
+
+  async #handleClose(): Promise<void> {
+    await this.#idle();
+    const { handler, arg } = this.entry;
+    if (handler.handleClose === undefined) return;
+    try {
+      await handler.handleClose(this.channel, this.state, arg);
+    } catch (error) {
+      this.owner.emit({ type: "handler-error", id: this.owner.id, callback: "handleClose", error });
+    }
+  }
+
   #settleAndContinue(result: unknown): void {
     this.#busy = false;
     if (this.#settle(result)) this.start();
@@ -154,7 +173,7 @@ export class Worker implements Channel {
 
   #failAndStop(error: unknown): void {
     this.#busy = false;
-    if (!this.#closed) this.stream.fail("handleMessage", error);
+    if (this.#ended === undefined) void this.owner.teardown({ why: "failed", callback: "handleMessage", error });
     this.#becomeIdle();
   }
 
@@ -162,11 +181,11 @@ export class Worker implements Channel {
   #settle(result: unknown): boolean {
     if (isObject(result) && "stream" in result) {
       this.state = result.stream; // kept even when torn down meanwhile: handleClose sees it
-      return !this.#closed;
+      return this.#ended === undefined;
     }
-    if (this.#closed) return false;
-    if (isObject(result) && "stop" in result) this.stream.stop(this, result.stop as StopReason);
-    else this.stream.fail("handleMessage", new TypeError("handleMessage returned neither { stream } nor { stop }"));
+    if (this.#ended !== undefined) return false;
+    if (isObject(result) && "stop" in result) void this.owner.teardown({ why: "stopped", reason: result.stop as StopReason, by: this });
+    else void this.owner.teardown({ why: "failed", callback: "handleMessage", error: new TypeError("handleMessage returned neither { stream } nor { stop }") });
     return false;
   }
 
@@ -188,32 +207,33 @@ export class Worker implements Channel {
       };
     });
   }
+}
 
-  /** No more sends or deliveries; the mailbox is dropped. */
-  close(): void {
-    this.#closed = true;
-    this.#mailbox.length = 0;
+/** The handler's view of its worker: what it may read and do, nothing it could break. */
+class WorkerChannel implements Channel {
+  readonly #worker: Worker;
+
+  constructor(worker: Worker) {
+    this.#worker = worker;
   }
 
-  /** Runs handleClose exactly once, after any handleMessage in flight. */
-  async closeFromOutside(): Promise<void> {
-    if (this.#closeHandled) return;
-    this.#closeHandled = true;
-    this.close();
-    await this.#idle();
-    const { handler, arg } = this.entry;
-    if (handler.handleClose === undefined) return;
-    try {
-      await handler.handleClose(this, this.state, arg);
-    } catch (error) {
-      this.stream.host.emit({ type: "handler-error", id: this.stream.id, callback: "handleClose", error });
-    }
+  get requestId(): RequestId {
+    return this.#worker.owner.id;
   }
-
-  /** Marks the worker as not needing handleClose (it stopped by itself). */
-  skipClose(): void {
-    this.#closeHandled = true;
-    this.close();
+  get meta(): Readonly<Record<string, unknown>> {
+    return this.#worker.owner.meta;
+  }
+  get honored(): SubscriptionFilter {
+    return this.#worker.honored;
+  }
+  get closed(): boolean {
+    return this.#worker.closed;
+  }
+  sendNotification(notification: OutgoingNotification): SendResult {
+    return this.#worker.sendNotification(notification);
+  }
+  post(message: unknown): boolean {
+    return this.#worker.post(message);
   }
 }
 

@@ -15,6 +15,7 @@ import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
 import { errorResponse } from "../jsonrpc.js";
 import { ERROR_CODES } from "../protocol.js";
 import {
+  SlowConsumerEvicted,
   TransportClosedError,
   type MessageContext,
   type ReceivedMessage,
@@ -37,7 +38,8 @@ import {
   type HttpRejection,
 } from "./http-request.js";
 import { corsHeaders, preflightHeaders } from "./http-cors.js";
-import { SseWriter, sseFrame, type SseOptions } from "./http-sse.js";
+import { SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
+import { SseBudget } from "./sse-budget.js";
 
 const SENT: Promise<void> = Promise.resolve();
 
@@ -67,9 +69,16 @@ export interface SseStreamReport {
   readonly coalescedFrames: number;
   /** Whether the stream was ended because the client did not keep up. */
   readonly overflowed: boolean;
+  /** Which limit ended it, when it was evicted. */
+  readonly eviction?: Eviction;
 }
 
 export interface HttpHandlerOptions extends SseOptions {
+  /**
+   * Budget for all SSE output the handler's streams hold at once (see sse-budget.ts), used
+   * when no `budget` is given. Default 64 MiB.
+   */
+  readonly maxTotalBufferedBytes?: number;
   /** Largest accepted body in bytes; larger is refused with 413 before parsing. Default 4 MiB. */
   readonly maxBodyBytes?: number;
   /**
@@ -97,6 +106,8 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   const allowedOrigins = options.allowedOrigins ?? isLocalhostOrigin;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const onError = options.onError ?? (() => {});
+  // One budget for every stream this handler serves.
+  const exchangeOptions: HttpHandlerOptions = { ...options, budget: options.budget ?? new SseBudget(options.maxTotalBufferedBytes) };
   return (req, res) => {
     handle(req, res).catch((error) => {
       onError(error);
@@ -128,7 +139,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     if (parsed.kind === "response") return reject(res, refuseClientResponse(parsed.message));
     const mismatch = checkMcpHeaders(req.headers, parsed.message);
     if (mismatch !== undefined) return reject(res, mismatch);
-    const exchange = new HttpExchange(res, parsed.message, context.context, options);
+    const exchange = new HttpExchange(res, parsed.message, context.context, exchangeOptions);
     await server.connect(exchange);
     if (parsed.kind !== "request") {
       // A notification is accepted as soon as the server has it.
@@ -231,6 +242,10 @@ export class HttpExchange implements Transport {
     return !this.#ended && !this.#res.destroyed && !this.#res.writableEnded;
   }
 
+  remoteAddress(): string | undefined {
+    return this.#res.socket?.remoteAddress;
+  }
+
   /** Ends the response from the server side: a stream is ended, an unanswered request gets 503. */
   async close(): Promise<void> {
     if (this.#res.writableEnded || this.#res.destroyed) return;
@@ -247,14 +262,15 @@ export class HttpExchange implements Transport {
     const writer = this.#writer;
     if (writer !== undefined) {
       writer.destroy();
-      const { peakBufferedBytes, coalescedFrames, overflowed } = writer;
+      const { peakBufferedBytes, coalescedFrames, overflowed, eviction } = writer;
       try {
-        this.#options.onStreamEnd?.({ requestId: this.#requestId, peakBufferedBytes, coalescedFrames, overflowed });
+        this.#options.onStreamEnd?.({ requestId: this.#requestId, peakBufferedBytes, coalescedFrames, overflowed, eviction });
       } catch (error) {
         this.#options.onError?.(error); // an observer's failure must not break the teardown
       }
     }
-    this.#inbox.deliver(abrupt ? { type: "closed", reason: "client closed the response" } : { type: "closed" });
+    const reason = writer?.eviction !== undefined ? new SlowConsumerEvicted() : abrupt ? "client closed the response" : undefined;
+    this.#inbox.deliver(reason === undefined ? { type: "closed" } : { type: "closed", reason });
   };
 }
 

@@ -62,6 +62,18 @@ describe("bad input is a one-line error naming the problem and the fix, non-zero
   });
 });
 
+test("--protocol-version must be shaped YYYY-MM-DD or draft-YYYY-MM-DD, checked before anything is read: a newline never reaches a header", SLOW, async () => {
+  const schema = editedSchema(schemaPath("2026-07-28"), temp.dir, "latest", (s) => {
+    s.$defs.Cursor.description = "changed";
+  });
+  for (const version of ["2026-09-01\nexport const injected = 1;", "2026-9-1", "v2609"]) {
+    await assertRefused(
+      ["--schema", schema, "--protocol-version", version],
+      /--protocol-version .* is not a revision name \(use the form 2026-07-28 or draft-2026-07-28/,
+    );
+  }
+});
+
 test("an unknown schema named by --protocol-version generates and is reported as unpinned", SLOW, async () => {
   const schema = editedSchema(schemaPath("2026-07-28"), temp.dir, "latest", (s) => {
     s.$defs.Cursor.description = "changed";

@@ -88,3 +88,20 @@ export function tscStrict(files: string[]): Promise<Run> {
   const flags = ["--ignoreConfig", "--strict", "--noEmit", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--skipLibCheck"];
   return runNode([tsc, ...flags, ...files]);
 }
+
+/**
+ * The smallest schema the generator accepts (one request with its result), plus `defs`:
+ * hostile-input tests start from it so that they do not pay for a whole upstream schema.
+ * Returned as JSON text: keys such as `__proto__` must reach the generator as JSON.parse
+ * makes them (own properties), which an object literal here would not.
+ */
+export function tinySchemaText(defs: Record<string, unknown> = {}, rawDefs = ""): string {
+  const base = {
+    ClientRequest: { anyOf: [{ $ref: "#/$defs/PingRequest" }] },
+    PingRequest: { type: "object", properties: { method: { type: "string", const: "ping" } }, required: ["method"] },
+    PingResult: { type: "object", properties: {} },
+    ...defs,
+  };
+  const text = JSON.stringify({ $schema: "https://json-schema.org/draft/2020-12/schema", $defs: base });
+  return rawDefs === "" ? text : text.replace(/\}\}$/, `,${rawDefs}}}`);
+}

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { test } from "node:test";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, test } from "node:test";
+import { gzipSync } from "node:zlib";
+import { CliError } from "../../../cli/errors.js";
 import { loadSchema } from "../../../cli/generate/load.js";
 import { schemaPath } from "../../support/schemas.js";
 import { closedPort, serveOnLoopback } from "./helpers.js";
@@ -25,5 +29,85 @@ test("an unreachable URL is a CliError naming the address and a local alternativ
     assert.match(error.message, /^cannot reach http:\/\/127\.0\.0\.1:\d+\/schema\.json \(ECONNREFUSED\)$/);
     assert.match(error.hint ?? "", /--schema <path>/);
     return true;
+  });
+});
+
+/** A loopback server answering every request with `answer`; closes its connections on close(). */
+async function serve(answer: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer(answer);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/schema.json`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Writes `total` bytes of spaces in 64 KiB chunks, respecting back-pressure, until the client goes away. */
+function stream(response: ServerResponse, total: number): void {
+  const chunk = Buffer.alloc(64 * 1024, 0x20);
+  let sent = 0;
+  const pump = (): void => {
+    while (sent < total && !response.destroyed) {
+      sent += chunk.length;
+      if (!response.write(chunk)) return void response.once("drain", pump);
+    }
+    response.end();
+  };
+  pump();
+}
+
+describe("schema downloads are bounded in size (decompressed) and time, each refusal one line", () => {
+  const limits = { maxBytes: 1024 * 1024, timeoutMs: 1_000 };
+  const refused = (pattern: RegExp) => (error: Error) => {
+    assert.ok(error instanceof CliError, String(error?.stack));
+    assert.doesNotMatch(error.message, /\n/);
+    assert.match(error.message, pattern);
+    return true;
+  };
+
+  test("a body over the size cap is refused, whether its length is declared or streamed", async () => {
+    for (const declared of [true, false]) {
+      const server = await serve((_request, response) => {
+        response.writeHead(200, declared ? { "content-length": String(8 * 1024 * 1024) } : {});
+        stream(response, 8 * 1024 * 1024);
+      });
+      try {
+        await assert.rejects(loadSchema(server.url, limits), refused(/is larger than 1 MiB/));
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  test("a gzip bomb is refused by its decompressed size", async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { "content-encoding": "gzip", "content-length": String(bomb.length) });
+      response.end(bomb);
+    });
+    try {
+      await assert.rejects(loadSchema(server.url, limits), refused(/is larger than 1 MiB/));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a body that trickles past the time bound is refused", async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      timer = setInterval(() => response.write(" "), 50);
+      response.on("close", () => clearInterval(timer));
+    });
+    try {
+      await assert.rejects(loadSchema(server.url, limits), refused(/took longer than 1 s/));
+    } finally {
+      clearInterval(timer);
+      await server.close();
+    }
   });
 });

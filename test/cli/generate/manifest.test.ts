@@ -9,7 +9,7 @@ let temp: ReturnType<typeof tempFolder>;
 beforeEach(() => (temp = tempFolder("mcp-gen-manifest")));
 afterEach(() => temp.remove());
 
-const inputs: ManifestInputs = { generator: "g", revision: "2026-07-28", schemaSha256: "s", runtimeTemplatesSha256: "t" };
+const inputs: ManifestInputs = { generator: "g", revision: "2026-07-28", schemaSha256: "s", runtimeSourceSha256: "t" };
 const summary: Summary = { types: ["A"], methods: ["tools/list"], filterKeys: ["toolsListChanged"], flags: ["tools.listChanged"] };
 
 function writeOutput(files: Map<string, string>): string {
@@ -24,7 +24,7 @@ test("an output is fresh for the inputs it was made from, by hashing alone", () 
   const dir = writeOutput(new Map([["types.ts", "export type A = 1;\n"]]));
   assert.equal(isFresh(dir, inputs), true);
   assert.equal(isFresh(dir, { ...inputs, schemaSha256: "other" }), false, "another schema");
-  assert.equal(isFresh(dir, { ...inputs, runtimeTemplatesSha256: "other" }), false, "other templates");
+  assert.equal(isFresh(dir, { ...inputs, runtimeSourceSha256: "other" }), false, "other templates");
   assert.equal(isFresh(dir, { ...inputs, generator: "other" }), false, "another generator");
 });
 

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
+import { CliError } from "../../../cli/errors.js";
+import { isFresh, MANIFEST_FILE } from "../../../cli/generate/manifest.js";
 import { replaceFolder, staleFiles } from "../../../cli/generate/write.js";
 import { tempFolder } from "./helpers.js";
 
@@ -12,6 +14,7 @@ afterEach(() => temp.remove());
 test("the new output replaces the old folder whole, leaving no temp folder", async () => {
   const target = join(temp.dir, "v2607");
   mkdirSync(target);
+  writeFileSync(join(target, MANIFEST_FILE), "{}\n");
   writeFileSync(join(target, "old.ts"), "old\n");
   await replaceFolder(
     target,
@@ -28,6 +31,7 @@ test("the new output replaces the old folder whole, leaving no temp folder", asy
 test("a failed write leaves the previous output as it was, and no temp folder", async () => {
   const target = join(temp.dir, "v2607");
   mkdirSync(target);
+  writeFileSync(join(target, MANIFEST_FILE), "{}\n");
   writeFileSync(join(target, "old.ts"), "old\n");
   // "a.ts" is written as a file first, so "a.ts/b.ts" cannot be: the write fails midway.
   await assert.rejects(
@@ -40,7 +44,7 @@ test("a failed write leaves the previous output as it was, and no temp folder", 
     ),
     /cannot write/,
   );
-  assert.deepEqual(readdirSync(target), ["old.ts"]);
+  assert.deepEqual(readdirSync(target).sort(), [MANIFEST_FILE, "old.ts"]);
   assert.deepEqual(readdirSync(temp.dir), ["v2607"]);
 });
 
@@ -57,4 +61,35 @@ test("stale files are the changed, the missing and the extra ones, sorted", () =
   ]);
   assert.deepEqual(staleFiles(target, expected), ["changed.ts", "missing.ts", "runtime/extra.ts"]);
   assert.equal(existsSync(join(target, "missing.ts")), false, "nothing written");
+});
+
+test("only a folder that carries our manifest, an empty one or a missing one is replaced; any other is refused untouched", async () => {
+  const files = new Map([["a.ts", "a\n"]]);
+  await replaceFolder(join(temp.dir, "missing"), files);
+  mkdirSync(join(temp.dir, "empty"));
+  await replaceFolder(join(temp.dir, "empty"), files);
+  assert.deepEqual(readdirSync(join(temp.dir, "empty")), ["a.ts"]);
+
+  const user = join(temp.dir, "v2607");
+  mkdirSync(user);
+  writeFileSync(join(user, "notes.md"), "mine\n");
+  await assert.rejects(replaceFolder(user, files), (error: Error) => {
+    assert.ok(error instanceof CliError, String(error));
+    assert.match(error.message, /v2607 holds files mcp-gen did not write \(no mcp-gen\.manifest\.json\)/);
+    assert.doesNotMatch(error.message, /\n/);
+    return true;
+  });
+  assert.deepEqual(readdirSync(user), ["notes.md"], "the user's folder is untouched");
+  assert.deepEqual(readdirSync(temp.dir).sort(), ["empty", "missing", "v2607"], "no temp folder left");
+});
+
+test("a symlink loop inside the output is stale, never followed", () => {
+  const target = join(temp.dir, "v2607");
+  mkdirSync(target);
+  writeFileSync(join(target, "same.ts"), "same\n");
+  symlinkSync(".", join(target, "loop"));
+  assert.deepEqual(staleFiles(target, new Map([["same.ts", "same\n"]])), ["loop"]);
+  const manifest = { inputs: { generator: "g", revision: "r", schemaSha256: "s", runtimeSourceSha256: "t" }, outputs: {}, summary: {} };
+  writeFileSync(join(target, MANIFEST_FILE), JSON.stringify(manifest));
+  assert.equal(isFresh(target, manifest.inputs as never), false);
 });

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
-import { generatorDependencySpec, packageRoot } from "../../../cli/scaffold/package-root.js";
+import { generatorDependencySpec } from "../../../cli/scaffold/package-root.js";
+import { packageRoot } from "../../../cli/toolbox/package.js";
 import { repoRoot } from "../../support/schemas.js";
 import { tempFolder } from "./helpers.js";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
-import { refuseExisting, writeFilesAtomically, writeProjectFolder } from "../../../cli/scaffold/write.js";
+import { refuseExisting, writeProjectFolder } from "../../../cli/scaffold/write.js";
 import { tempFolder } from "./helpers.js";
 
 let temp: ReturnType<typeof tempFolder>;
@@ -14,32 +14,6 @@ afterEach(() => temp.remove());
 function tree(dir: string): string[] {
   return (readdirSync(dir, { recursive: true }) as string[]).sort();
 }
-
-test("a write that fails leaves the folder as it was: no temporaries, no new folders, old files intact", () => {
-  writeFileSync(join(temp.dir, "a.txt"), "old");
-  mkdirSync(join(temp.dir, "blocker"));
-  writeFileSync(join(temp.dir, "blocker", "keep.txt"), "keep");
-  const before = tree(temp.dir);
-  assert.throws(() =>
-    writeFilesAtomically(temp.dir, [
-      { path: "a.txt", content: "new" },
-      { path: "fresh/deep/c.txt", content: "c" },
-      { path: "blocker", content: "a file cannot replace a folder" },
-    ]),
-  );
-  assert.deepEqual(tree(temp.dir), before);
-  assert.equal(readFileSync(join(temp.dir, "a.txt"), "utf8"), "old");
-});
-
-test("a successful write replaces and creates every file and leaves no temporaries", () => {
-  writeFileSync(join(temp.dir, "a.txt"), "old");
-  writeFilesAtomically(temp.dir, [
-    { path: "a.txt", content: "new" },
-    { path: "src/b.ts", content: "b" },
-  ]);
-  assert.deepEqual(tree(temp.dir), ["a.txt", "src", "src/b.ts"]);
-  assert.equal(readFileSync(join(temp.dir, "a.txt"), "utf8"), "new");
-});
 
 test("existing files are refused without force, naming them", () => {
   writeFileSync(join(temp.dir, "a.txt"), "old");
@@ -103,4 +77,49 @@ test("an existing empty folder is written into, not replaced", () => {
   writeProjectFolder(target, [{ path: "package.json", content: "{}" }], false);
   assert.equal(statSync(target).ino, inode, "the same folder: a shell inside it keeps working");
   assert.deepEqual(tree(target), ["package.json"]);
+});
+
+test("a project target that is a file is a one-line error, and the file is left alone", () => {
+  const target = join(temp.dir, "app");
+  writeFileSync(target, "mine");
+  for (const overwrite of [false, true]) {
+    assert.throws(
+      () => writeProjectFolder(target, [{ path: "package.json", content: "{}" }], overwrite),
+      (error: unknown) => error instanceof CliError && /app is a file, not a folder/.test(error.message),
+    );
+  }
+  assert.equal(readFileSync(target, "utf8"), "mine");
+});
+
+test("a new project folder gets the user's umask, not a private temp folder's mode", () => {
+  const previous = process.umask(0o022);
+  try {
+    writeProjectFolder(join(temp.dir, "app"), [{ path: "src/x.ts", content: "" }], false);
+  } finally {
+    process.umask(previous);
+  }
+  assert.equal((statSync(join(temp.dir, "app")).mode & 0o777).toString(8), "755");
+  assert.equal((statSync(join(temp.dir, "app", "src")).mode & 0o777).toString(8), "755");
+});
+
+test("--overwrite never writes through a subfolder link that leaves the target", () => {
+  const target = join(temp.dir, "app");
+  const elsewhere = join(temp.dir, "elsewhere");
+  mkdirSync(target);
+  mkdirSync(elsewhere);
+  symlinkSync(elsewhere, join(target, "src"));
+  assert.throws(
+    () =>
+      writeProjectFolder(
+        target,
+        [
+          { path: "package.json", content: "{}" },
+          { path: "src/server.ts", content: "" },
+        ],
+        true,
+      ),
+    (error: unknown) => error instanceof CliError && /src in .* is a symbolic link to .*elsewhere, outside the folder/.test(error.message),
+  );
+  assert.deepEqual(readdirSync(elsewhere), []);
+  assert.deepEqual(tree(target), ["src"]);
 });

@@ -554,3 +554,44 @@ describe("failures stay inside their own stream", () => {
     assert.equal(healthy.log.closes, 1);
   });
 });
+
+describe("one teardown path", () => {
+  it("a handler's channel is a narrow view: id, meta, honored, closed, sendNotification, post and nothing of the worker", T, async () => {
+    const { server, log } = setup();
+    const peer = await Peer.connect(server, "test");
+    await listen(peer, { toolsListChanged: true }, "narrow");
+    const channel = log.channels[0] as unknown as Record<string, unknown>;
+    assert.equal(channel.requestId, "narrow");
+    assert.deepEqual(channel.honored, { toolsListChanged: true });
+    assert.equal(channel.closed, false);
+    for (const internal of ["state", "owner", "entry", "declared", "start", "end", "accept", "stream"]) {
+      assert.equal(internal in channel, false, `the channel exposes no ${internal}`);
+    }
+    assert.throws(() => (channel.closed = true), TypeError, "closed is read-only");
+    await server.close();
+    assert.equal(channel.closed, true);
+  });
+
+  it("endings racing each other tear the stream down once: one event, one complete, one handleClose", T, async () => {
+    const { server, log, events } = setup({}, { limits: { mailboxSize: 1 } });
+    const peer = await Peer.connect(server, "test");
+    await listen(peer, { toolsListChanged: true });
+    const gate = deferred();
+    post(log, { wait: gate.promise });
+    await until(() => log.active === 1, "a message is in flight");
+    post(log, { send: { method: TOOLS, params: { n: 1 } } });
+    assert.equal(post(log, { send: { method: TOOLS, params: { n: 2 } } }), false, "overflow ends the stream");
+    peer.notify("notifications/cancelled", { requestId: "sub-1" }); // a second ending, too late
+    const closing = server.close(); // and a third
+    gate.resolve();
+    await closing;
+    await until(() => log.closes === 1, "handleClose ran");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(log.closes, 1, "handleClose ran once");
+    assert.deepEqual(
+      events.filter((e) => e.type === "stream-closed").map((e) => (e as { cause: string }).cause),
+      ["overflow"],
+    );
+    assert.equal(peer.stream("sub-1").filter((m) => m.result?.resultType === "complete").length, 1);
+  });
+});

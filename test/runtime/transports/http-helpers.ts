@@ -10,6 +10,7 @@ import {
   InProcessEventSource,
   type JsonRpcMessage,
   type Server,
+  type ServerOptions,
   type SubscriptionHandler,
   type Unsubscribe,
 } from "../../../templates/runtime/index.js";
@@ -90,7 +91,7 @@ export interface CountingApp {
  * A server whose one handler joins the "tools" and "resources" topics as asked, and "end"
  * (which stops the stream), and counts its callbacks.
  */
-export function countingApp(options: { limits?: { mailboxSize?: number } } = {}): CountingApp {
+export function countingApp(options: Pick<ServerOptions, "limits" | "onEvent"> = {}): CountingApp {
   const events = new InProcessEventSource<Topics>();
   const counts = { subscribe: 0, handleClose: 0 };
   const waiters: Array<() => void> = [];
@@ -125,7 +126,7 @@ export function countingApp(options: { limits?: { mailboxSize?: number } } = {})
     },
     subscriptionCapabilities: () => ({ toolsListChanged: true, resourcesUpdated: true }),
   };
-  const server = createServer({ name: "http-test", version: "1.0.0", limits: options.limits });
+  const server = createServer({ name: "http-test", version: "1.0.0", limits: options.limits, onEvent: options.onEvent });
   server.addSubscriptionHandler(handler);
   server.setRequestHandler("tools/list", () => ({ tools: [], ttlMs: 0, cacheScope: "private" as const }));
   server.setRequestHandler("tools/call", (params, context) => ({

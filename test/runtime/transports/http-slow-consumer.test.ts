@@ -1,12 +1,16 @@
 /**
  * A client that stops reading must not grow the server's memory without bound. Policy
- * (see http-sse.ts): above a high-water mark frames wait and identical ones coalesce;
- * past the cap the stream is ended (an outside teardown). Other streams are unaffected.
+ * (see http-sse.ts and sse-budget.ts): above a high-water mark frames wait and identical
+ * ones coalesce; past the per-stream cap, after staying congested too long, or when all
+ * streams together exceed the server-wide budget, a congested stream is evicted (an
+ * outside teardown the server reports as "evicted"). Streams that keep up are unaffected.
  */
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { describe, it } from "node:test";
+import type { RuntimeEvent } from "../../../templates/runtime/index.js";
 import { serveHttp, type SseStreamReport } from "../../../templates/runtime/transports/http-server.js";
+import { SseBudget } from "../../../templates/runtime/transports/sse-budget.js";
 import { countingApp, mcpHeaders, openListen, request } from "./http-helpers.js";
 
 const MAX_BUFFERED = 256 * 1024;
@@ -62,6 +66,7 @@ describe("Streamable HTTP: slow consumers", () => {
       assert.equal(app.counts.handleClose, 1, "the stalled stream was torn down once");
       const report = reports.find((r) => r.requestId === "stalled")!;
       assert.equal(report.overflowed, true);
+      assert.equal(report.eviction, "stream-cap");
       assert.ok(report.peakBufferedBytes <= MAX_BUFFERED, `peak ${report.peakBufferedBytes} bytes within the ${MAX_BUFFERED} cap`);
       assert.equal(received, published, "the healthy stream got every notification");
       // Still serving: the healthy stream hears the next event too.
@@ -70,6 +75,99 @@ describe("Streamable HTTP: slow consumers", () => {
     } finally {
       stalled.destroy();
       healthy.close();
+      await handle.close();
+    }
+  });
+});
+
+describe("Streamable HTTP: the server-wide buffered-output budget", () => {
+  const STALLED = 16;
+  const HEALTHY = 3;
+  const BUDGET = 2 * 1024 * 1024;
+  const BURST = 50;
+
+  it("many stalled clients are evicted, the most congested first, the budget holds and healthy streams get everything", { timeout: 120_000 }, async () => {
+    const events: RuntimeEvent[] = [];
+    const app = countingApp({ limits: { mailboxSize: 10_000, maxStreamsPerClient: 100 }, onEvent: (e) => events.push(e) });
+    const budget = new SseBudget(BUDGET);
+    const reports: SseStreamReport[] = [];
+    // The per-stream cap alone would let the stalled streams hold 16 MiB; the budget allows 2.
+    const handle = await serveHttp(app.server, {
+      budget,
+      highWaterBytes: HIGH_WATER,
+      maxBufferedBytes: 1024 * 1024,
+      maxStalledMs: 0,
+      onStreamEnd: (r) => reports.push(r),
+    });
+    const stalled = await Promise.all(
+      Array.from({ length: STALLED }, (_, i) => stalledListen(handle.url, `stalled-${i}`, { resourceSubscriptions: ["file:///a"] })),
+    );
+    const healthy = await Promise.all(
+      Array.from({ length: HEALTHY }, (_, i) => openListen(handle.url, `healthy-${i}`, { resourceSubscriptions: ["file:///a"] })),
+    );
+    try {
+      for (const stream of healthy) assert.equal((await stream.next()).method, "notifications/subscriptions/acknowledged");
+      while (app.counts.subscribe < STALLED + HEALTHY) await tick();
+      let published = 0;
+      let burstBytes = 0;
+      let overBudget = 0;
+      for (let batch = 0; batch < 400 && app.counts.handleClose < STALLED; batch++) {
+        const first = published;
+        for (let i = 0; i < BURST; i++) await app.events.publish("resources", { uri: "file:///a", pad: `${published++}${FRAME_PAD}` });
+        if (budget.usedBytes > BUDGET) overBudget++;
+        for (const stream of healthy) {
+          for (let n = first; n < published; n++) {
+            const frame = await stream.next();
+            assert.equal(frame?.params?.pad?.startsWith(String(n)), true, `healthy frame ${n} in order`);
+            burstBytes = Math.max(burstBytes, JSON.stringify(frame).length * BURST);
+          }
+        }
+      }
+      await app.closed(STALLED);
+      assert.equal(app.counts.handleClose, STALLED, "every stalled stream was torn down, once");
+      assert.equal(overBudget, 0, "after each burst the streams held no more than the budget");
+      // Within a burst only the healthy streams' own burst can sit on top of the budget.
+      assert.ok(budget.peakBytes <= BUDGET + HEALTHY * burstBytes, `peak ${budget.peakBytes} within ${BUDGET} + ${HEALTHY} bursts of ${burstBytes}`);
+      const evicted = reports.filter((r) => r.requestId?.toString().startsWith("stalled"));
+      assert.equal(evicted.length, STALLED);
+      assert.ok(
+        evicted.every((r) => r.eviction === "server-budget" || r.eviction === "stream-cap"),
+        JSON.stringify(evicted.map((r) => r.eviction)),
+      );
+      assert.ok(budget.evictions > 0 && evicted.some((r) => r.eviction === "server-budget"), "the budget, not only the per-stream cap, evicted");
+      assert.equal(events.filter((e) => e.type === "stream-closed" && e.cause === "evicted").length, STALLED, "the server reports each as evicted");
+      assert.equal(
+        reports.some((r) => r.requestId?.toString().startsWith("healthy")),
+        false,
+        "no healthy stream was ended",
+      );
+      await app.events.publish("resources", { uri: "file:///a" });
+      for (const stream of healthy) assert.equal((await stream.next()).params.uri, "file:///a");
+    } finally {
+      for (const socket of stalled) socket.destroy();
+      for (const stream of healthy) stream.close();
+      await handle.close();
+    }
+  });
+
+  it("a stream that stays congested longer than maxStalledMs is evicted within the budget and its cap", { timeout: 60_000 }, async () => {
+    const app = countingApp({ limits: { mailboxSize: 10_000 } });
+    const reports: SseStreamReport[] = [];
+    const handle = await serveHttp(app.server, { highWaterBytes: HIGH_WATER, maxStalledMs: 300, onStreamEnd: (r) => reports.push(r) });
+    const stalled = await stalledListen(handle.url, "stalled", { resourceSubscriptions: ["file:///a"] });
+    try {
+      while (app.counts.subscribe < 1) await tick();
+      // Enough to congest it (the kernel's buffers first), then a trickle far below the cap.
+      for (let round = 0; round < 600 && app.counts.handleClose === 0; round++) {
+        for (let i = 0; i < 20; i++) await app.events.publish("resources", { uri: "file:///a", pad: `${round}-${i}${FRAME_PAD}` });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await app.closed(1);
+      const report = reports.find((r) => r.requestId === "stalled")!;
+      assert.equal(report.eviction, "stalled");
+      assert.ok(report.peakBufferedBytes < 1024 * 1024, "ended by time, not by the per-stream cap");
+    } finally {
+      stalled.destroy();
       await handle.close();
     }
   });

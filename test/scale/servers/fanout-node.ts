@@ -3,7 +3,7 @@
  * which reads REDIS_URL). Prints `listening <url>` on stdout once serving HTTP. On
  * SIGTERM/SIGINT it ends every stream with its `complete` result and exits 0.
  *
- *   EVENT_SOURCE=redis REDIS_URL=redis://127.0.0.1:6379 PORT=0 node --import tsx fanout-node.ts
+ *   EVENT_SOURCE=redis REDIS_URL=redis://127.0.0.1:6379 PORT=0 [MAX_STREAMS_PER_CLIENT=n] node --import tsx fanout-node.ts
  */
 import { InProcessEventSource, serveHttp, type EventSource } from "../../../templates/runtime/index.js";
 import { connectRedisEventSource } from "../../../templates/event-sources/redis/redis-event-source.js";
@@ -25,7 +25,9 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  const server = createFanoutServer(events, name);
+  // The soak opens thousands of streams from one address: it raises the per-client share.
+  const maxStreamsPerClient = process.env.MAX_STREAMS_PER_CLIENT === undefined ? undefined : Number(process.env.MAX_STREAMS_PER_CLIENT);
+  const server = createFanoutServer(events, name, { maxStreamsPerClient });
   const http = await serveHttp(server, { port: Number(process.env.PORT ?? 0) });
   process.stdout.write(`listening ${http.url}\n`);
   let stopping = false;

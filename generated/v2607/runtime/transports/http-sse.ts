@@ -9,28 +9,50 @@
  *
  * Slow consumers: a client that stops reading must not make the server buffer without
  * bound. While the client keeps up, each turn's frames are written. When a turn starts with
- * more than `highWaterBytes` still in the response's own buffer (`writableLength`), the
- * stream is congested: new frames wait in a pending list where a frame identical to one
- * already waiting is dropped (coalesced: two identical `list_changed` notifications say no
- * more than one). The pending list is flushed on `drain`. If buffer plus pending would
- * exceed `maxBufferedBytes`, the client is not keeping up at all: the stream is ended by
- * destroying the response, which the server sees as an outside teardown (handleClose).
- * So one stream never holds more than `maxBufferedBytes`.
+ * more than `highWaterBytes` held, the stream is congested: new frames wait in a pending
+ * list where a frame identical to one already waiting is dropped (coalesced: two identical
+ * `list_changed` notifications say no more than one); the list is flushed on `drain`.
+ *
+ * What a stream holds is counted as memory, not payload: the response's and socket's own
+ * buffered bytes (`writableLength`), the waiting frames' UTF-8 size (never less than their
+ * in-heap size), and a measured bookkeeping cost per waiting frame and per buffered write.
+ * A stream is evicted (its response destroyed: the server sees the client gone, reported as
+ * "evicted", and handleClose runs) when
+ * - it would hold more than `maxBufferedBytes` (per-stream cap), or
+ * - it stayed congested for `maxStalledMs` (a client that reads nothing), or
+ * - all streams together hold more than the server-wide budget and it is among the most
+ *   congested (see sse-budget.ts; streams that keep up are never evicted for the budget).
  */
 import type { ServerResponse } from "node:http";
+import { SseBudget, type BudgetedStream } from "./sse-budget.js";
 
 export interface SseOptions {
   /** Keep-alive comment interval in ms; 0 disables. Default 15 000. */
   readonly keepAliveMs?: number;
-  /** Buffered bytes above which a turn's frames wait (and coalesce). Default 256 KiB: above one burst. */
+  /** Held bytes above which a turn's frames wait (and coalesce). Default 256 KiB: above one burst. */
   readonly highWaterBytes?: number;
-  /** Buffered plus waiting bytes above which the stream is ended. Default 1 MiB. */
+  /** Held bytes above which the stream is evicted. Default 1 MiB. */
   readonly maxBufferedBytes?: number;
+  /** A stream congested this long is evicted even within the budget; 0 never. Default 30 000. */
+  readonly maxStalledMs?: number;
+  /** The server-wide budget this stream counts against; none when absent. */
+  readonly budget?: SseBudget;
 }
 
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
 export const DEFAULT_HIGH_WATER_BYTES = 256 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_STALLED_MS = 30_000;
+/**
+ * Bookkeeping per waiting frame (its array slot and Set entry, the string headers) and per
+ * write waiting in Node's buffers (the write request, the chunk-size strings). Measured with
+ * 230-byte frames on 20 stalled streams: about 43 and 220 bytes of heap beyond the payload.
+ */
+const PENDING_FRAME_OVERHEAD = 64;
+const BUFFERED_WRITE_OVERHEAD = 256;
+
+/** Why a stream was evicted. */
+export type Eviction = "stream-cap" | "server-budget" | "stalled";
 
 const KEEP_ALIVE_FRAME = ": keep-alive\n\n";
 
@@ -46,31 +68,40 @@ export function sseFrame(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
 }
 
-export class SseWriter {
+export class SseWriter implements BudgetedStream {
   readonly #res: ServerResponse;
   readonly #highWater: number;
   readonly #maxBuffered: number;
+  readonly #maxStalledMs: number;
+  readonly #budget: SseBudget | undefined;
   #keepAlive: NodeJS.Timeout | undefined;
   /** This turn's frames, written together when the turn ends. */
   #batch = "";
   #inTurn = false;
   #congested = false;
+  #congestedSince = 0;
   #pending: string[] = [];
   #pendingSet = new Set<string>();
+  /** Waiting frames' bytes, bookkeeping included. */
   #pendingBytes = 0;
+  /** Writes made while Node's buffer was not empty: each costs bookkeeping until it drains. */
+  #writesBuffered = 0;
+  #held = 0;
   #endAfterFlush = false;
   #done = false;
-  /** The most bytes this stream ever held (buffer plus waiting frames); for tests and metrics. */
+  /** The most bytes this stream ever held (accounted as above); for tests and metrics. */
   peakBufferedBytes = 0;
   /** Frames dropped because an identical one was already waiting. */
   coalescedFrames = 0;
-  /** Whether the writer ended the stream because the client did not keep up. */
-  overflowed = false;
+  /** Why the writer ended the stream, when the client did not keep up. */
+  eviction: Eviction | undefined;
 
   constructor(res: ServerResponse, options: SseOptions = {}) {
     this.#res = res;
     this.#highWater = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
     this.#maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    this.#maxStalledMs = options.maxStalledMs ?? DEFAULT_MAX_STALLED_MS;
+    this.#budget = options.budget;
     // No flushHeaders: the writer exists because a frame is about to be written, and the
     // headers travel with it.
     res.writeHead(200, SSE_HEADERS);
@@ -83,21 +114,28 @@ export class SseWriter {
     }
   }
 
-  /** Whether the stream is over (ended, overflowed or closed by the peer). */
+  /** Whether the stream is over (ended, evicted or closed by the peer). */
   get done(): boolean {
     return this.#done || this.#res.destroyed;
+  }
+
+  /** Whether the writer ended the stream because the client did not keep up. */
+  get overflowed(): boolean {
+    return this.eviction !== undefined;
+  }
+
+  get heldBytes(): number {
+    return this.#held;
   }
 
   /** Writes (or queues) one frame; returns false when the stream is over. */
   write(frame: string): boolean {
     if (this.done) return false;
-    if (!this.#inTurn) this.#startTurn();
+    if (!this.#inTurn && !this.#startTurn()) return false;
     if (!this.#congested) {
       // Checked exactly only near the cap: a UTF-8 byte is at most 3 UTF-16 units.
-      const buffered = this.#res.writableLength;
-      if (buffered + 3 * (this.#batch.length + frame.length) > this.#maxBuffered && buffered + Buffer.byteLength(this.#batch + frame) > this.#maxBuffered) {
-        return this.#overflow();
-      }
+      const room = this.#maxBuffered - this.#held - BUFFERED_WRITE_OVERHEAD;
+      if (3 * (this.#batch.length + frame.length) > room && Buffer.byteLength(this.#batch + frame) > room) return this.evict("stream-cap");
       this.#batch += frame;
       return true;
     }
@@ -105,13 +143,13 @@ export class SseWriter {
       this.coalescedFrames++;
       return true;
     }
-    const size = Buffer.byteLength(frame);
-    if (this.#res.writableLength + this.#pendingBytes + size > this.#maxBuffered) return this.#overflow();
+    const size = Buffer.byteLength(frame) + PENDING_FRAME_OVERHEAD;
+    if (this.#held + size > this.#maxBuffered) return this.evict("stream-cap");
     this.#pending.push(frame);
     this.#pendingSet.add(frame);
     this.#pendingBytes += size;
-    this.#notePeak(this.#pendingBytes);
-    return true;
+    this.#setHeld(this.#held + size); // may evict this stream to keep the budget
+    return !this.done;
   }
 
   /** Writes the last frame (if any) and ends the response once everything before it is out. */
@@ -133,7 +171,15 @@ export class SseWriter {
     this.#res.destroy();
   }
 
+  /** Ends a stream whose client does not keep up; the server sees it as evicted. */
+  evict(reason: Eviction): false {
+    this.eviction ??= reason;
+    this.destroy();
+    return false;
+  }
+
   #finish(): void {
+    if (this.#done) return;
     this.#done = true;
     if (this.#keepAlive !== undefined) clearInterval(this.#keepAlive);
     this.#keepAlive = undefined;
@@ -142,17 +188,30 @@ export class SseWriter {
     this.#pending = [];
     this.#pendingSet.clear();
     this.#pendingBytes = 0;
+    this.#budget?.setCongested(this, false);
+    this.#budget?.charge(-this.#held);
+    this.#held = 0;
   }
 
   /**
    * The first frame of a turn decides for the whole turn: a client that took what was
-   * written before (buffer under the high-water mark, nothing waiting) gets the burst as
-   * one write when the turn ends; otherwise the stream is congested and the burst waits.
+   * written before (held bytes under the high-water mark, nothing waiting) gets the burst
+   * as one write when the turn ends; otherwise the stream is congested and the burst waits.
+   * False when the stream was evicted for staying congested too long.
    */
-  #startTurn(): void {
+  #startTurn(): boolean {
     this.#inTurn = true;
-    this.#congested = this.#pending.length > 0 || this.#res.writableLength > this.#highWater;
     process.nextTick(this.#endTurn);
+    this.#account();
+    const congested = this.#pending.length > 0 || this.#res.writableLength > this.#highWater;
+    if (congested !== this.#congested) {
+      this.#congested = congested;
+      this.#congestedSince = congested ? Date.now() : 0;
+      this.#budget?.setCongested(this, congested);
+    } else if (congested && this.#maxStalledMs > 0 && Date.now() - this.#congestedSince > this.#maxStalledMs) {
+      return this.evict("stalled");
+    }
+    return true;
   }
 
   readonly #endTurn = (): void => {
@@ -162,24 +221,35 @@ export class SseWriter {
 
   #flushBatch(): void {
     if (this.#batch.length === 0) return;
-    this.#res.write(this.#batch);
+    this.#write(this.#batch);
     this.#batch = "";
-    this.#notePeak(0);
   }
 
-  #overflow(): false {
-    this.overflowed = true;
-    this.destroy();
-    return false;
+  /** One write to the response, then the held bytes accounted again. */
+  #write(text: string): void {
+    this.#res.write(text);
+    if (this.#res.writableLength > 0) this.#writesBuffered++;
+    this.#account();
   }
 
-  #notePeak(pendingBytes: number): void {
-    const total = this.#res.writableLength + pendingBytes;
-    if (total > this.peakBufferedBytes) this.peakBufferedBytes = total;
+  /** Recounts what this stream holds from Node's buffer and the waiting frames. */
+  #account(): void {
+    const buffered = this.#res.writableLength;
+    if (buffered === 0) this.#writesBuffered = 0;
+    this.#setHeld(buffered + this.#pendingBytes + BUFFERED_WRITE_OVERHEAD * this.#writesBuffered);
+  }
+
+  #setHeld(held: number): void {
+    const delta = held - this.#held;
+    if (delta === 0) return;
+    this.#held = held;
+    if (held > this.peakBufferedBytes) this.peakBufferedBytes = held;
+    this.#budget?.charge(delta);
   }
 
   readonly #onDrain = (): void => {
     if (this.done) return;
+    this.#writesBuffered = 0;
     const pending = this.#pending;
     this.#pending = [];
     this.#pendingSet.clear();
@@ -189,14 +259,14 @@ export class SseWriter {
     let refill = "";
     const room = this.#highWater - this.#res.writableLength;
     while (index < pending.length && refill.length < room) refill += pending[index++]!;
-    if (refill.length > 0) this.#res.write(refill);
     for (; index < pending.length; index++) {
       const frame = pending[index]!;
       this.#pending.push(frame);
       this.#pendingSet.add(frame);
-      this.#pendingBytes += Buffer.byteLength(frame);
+      this.#pendingBytes += Buffer.byteLength(frame) + PENDING_FRAME_OVERHEAD;
     }
-    this.#notePeak(this.#pendingBytes);
+    if (refill.length > 0) this.#write(refill);
+    else this.#account();
     if (this.#pending.length === 0 && this.#endAfterFlush) {
       this.#finish();
       this.#res.end();
@@ -204,7 +274,9 @@ export class SseWriter {
   };
 
   readonly #sendKeepAlive = (): void => {
-    // A comment line: ignored by SSE parsers, keeps proxies from timing the stream out.
-    if (!this.done && this.#pending.length === 0) this.write(KEEP_ALIVE_FRAME);
+    // A comment line: ignored by SSE parsers, keeps proxies from timing the stream out. On
+    // a congested stream it waits like any frame (at most one: identical ones coalesce),
+    // and the turn it starts checks how long the stream has been congested.
+    if (!this.done) this.write(KEEP_ALIVE_FRAME);
   };
 }

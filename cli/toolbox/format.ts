@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { PlannedFile } from "./render.js";
+import type { PlannedFile } from "./write.js";
 
 const PARSERS: Record<string, string> = { ts: "typescript", json: "json", md: "markdown" };
 

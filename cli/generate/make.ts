@@ -1,0 +1,38 @@
+import type { SchemaIR } from "./ir-model.js";
+import type { LoadedSchema } from "./load.js";
+import type { Lock, SchemaIdentity } from "./verify.js";
+import { normalizeSchema } from "./normalize.js";
+import { buildIR } from "./ir.js";
+import { generatedHeader } from "./header.js";
+import { emitTypes } from "./emit-types.js";
+import { emitMaps } from "./emit-maps.js";
+import { emitRuntime } from "./emit-runtime.js";
+import { loadFormatter } from "./format.js";
+import { sortedBy } from "./sort.js";
+
+/**
+ * Makes every output file from a verified schema, one stage after the other: normalize it,
+ * derive the IR, emit types.ts (json-schema-to-typescript) and the two maps, format those
+ * three (prettier), and add the runtime (header plus source bytes, nothing to format) when
+ * the IR says the revision has one. The orchestrator imports this module only once it knows
+ * something must be generated, and the libraries load on first use, so a `--check` of fresh
+ * output loads none of this.
+ */
+export async function makeOutput(
+  loaded: LoadedSchema,
+  identity: SchemaIdentity,
+  lock: Lock,
+  runtimeSource: ReadonlyMap<string, string>,
+): Promise<{ files: Map<string, string>; ir: SchemaIR }> {
+  const ir = buildIR(normalizeSchema(loaded), identity);
+  const header = generatedHeader(identity, lock);
+  const maps = emitMaps(ir.maps);
+  const format = await loadFormatter();
+  const files: Array<[string, string]> = [
+    ["types.ts", await format("types.ts", header + (await emitTypes(ir)))],
+    ["methods.ts", await format("methods.ts", header + maps["methods.ts"])],
+    ["capabilities.ts", await format("capabilities.ts", header + maps["capabilities.ts"])],
+  ];
+  if (ir.withRuntime) files.push(...emitRuntime(runtimeSource, header));
+  return { files: new Map(sortedBy(files, ([path]) => path)), ir };
+}

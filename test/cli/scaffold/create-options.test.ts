@@ -1,0 +1,49 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { CREATE_OPTIONS, parseCreateFlags, resolveWithoutPrompts, USAGE } from "../../../cli/scaffold/create-options.js";
+
+test("one table drives the flags, --yes and the usage: every option parses, defaults and is listed", () => {
+  const options = resolveWithoutPrompts(parseCreateFlags(["--yes"]), "/work");
+  for (const spec of CREATE_OPTIONS) {
+    if (spec.key === "yes" || spec.key === "help") continue;
+    const value = spec.key === "handler" ? options.handler.pascal : spec.key === "dir" ? options.dir : options[spec.key];
+    const expected = spec.kind === "switch" ? false : spec.key === "dir" ? `/work/${spec.default}` : spec.default;
+    assert.equal(value, expected, `--yes gives ${spec.key} its default`);
+    const flag = spec.kind === "text" && spec.positional ? `[${spec.flag}]` : `--${spec.flag}`;
+    assert.ok(USAGE.includes(flag), `the usage lists ${flag}`);
+  }
+  const given = parseCreateFlags([
+    "app",
+    "--handler",
+    "Audit",
+    "--transport",
+    "http",
+    "--pm",
+    "yarn",
+    "--event-source",
+    "redis",
+    "--no-install",
+    "--git",
+    "--overwrite",
+    "--dry-run",
+  ]);
+  assert.deepEqual(
+    { ...resolveWithoutPrompts(given, "/work"), handler: "Audit" },
+    { dir: "/work/app", handler: "Audit", transport: "http", pm: "yarn", eventSource: "redis", install: false, git: true, overwrite: true, dryRun: true },
+  );
+});
+
+test("without --yes, exactly the options with a question are required", () => {
+  const asked = CREATE_OPTIONS.filter((spec) => spec.kind !== "switch" && spec.question !== undefined);
+  assert.throws(
+    () => resolveWithoutPrompts(parseCreateFlags([]), "/work"),
+    (error: Error) =>
+      error.message.endsWith(
+        `missing ${asked.map((spec) => (spec.kind === "toggle" ? `--${spec.flag}/--no-${spec.flag}` : spec.key === "dir" ? "[dir]" : `--${spec.flag}`)).join(", ")}`,
+      ),
+  );
+});
+
+test("the usage fits in 100 columns", () => {
+  for (const line of USAGE.split("\n")) assert.ok(line.length <= 100, line);
+});
