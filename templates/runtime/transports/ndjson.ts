@@ -90,12 +90,16 @@ export class NdjsonTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.#close("closed locally");
+  }
+
+  #close(reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#drainTimer);
     this.#detach();
     if (this.#options.endOutputOnClose !== false && !this.#output.writableEnded) this.#output.end();
-    this.#inbox.deliver({ type: "closed", reason: "closed locally" });
+    this.#inbox.deliver({ type: "closed", reason });
   }
 
   readonly #onData = (chunk: string): void => {
@@ -121,8 +125,8 @@ export class NdjsonTransport implements Transport {
     this.#inbox.deliver({ type: "input-ended" });
     const drainTimeoutMs = this.#options.drainTimeoutMs ?? 0;
     if (this.#closed) return;
-    if (drainTimeoutMs <= 0) return void this.close();
-    this.#drainTimer = setTimeout(() => void this.close(), drainTimeoutMs);
+    if (drainTimeoutMs <= 0) return this.#close("input ended");
+    this.#drainTimer = setTimeout(() => this.#close(`input ended; answers still due after ${drainTimeoutMs} ms were dropped`), drainTimeoutMs);
     this.#drainTimer.unref(); // the bound must not by itself keep the process alive
   };
 
