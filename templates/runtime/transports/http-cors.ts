@@ -26,11 +26,14 @@ export function corsHeaders(origin: string): Record<string, string> {
   return { "access-control-allow-origin": origin, vary: "Origin", "access-control-expose-headers": CORS_EXPOSED_HEADERS.join(", ") };
 }
 
-/** The headers of a preflight answer (204) for an allowed origin. */
-export function preflightHeaders(origin: string): Record<string, string> {
+/**
+ * The headers of a preflight answer (204) for an allowed origin. Since 2026-07-28 only
+ * POST carries messages; legacy sessions also open a GET stream and end with DELETE.
+ */
+export function preflightHeaders(origin: string, legacySessions: boolean): Record<string, string> {
   return {
     ...corsHeaders(origin),
-    "access-control-allow-methods": "POST",
+    "access-control-allow-methods": legacySessions ? "POST, GET, DELETE" : "POST",
     "access-control-allow-headers": CORS_REQUEST_HEADERS.join(", "),
     "access-control-max-age": String(CORS_MAX_AGE_S),
   };
