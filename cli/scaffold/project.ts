@@ -30,6 +30,8 @@ export const PREFORMATTED_NAME_LENGTH = 24;
 
 /** The protocol revision a new project is generated for, and its folder in `generated/`. */
 export const PROJECT_REVISION = "v2607";
+/** The legacy revision the runtime binds beside it (runtime/legacy/protocol.ts), copied too. */
+const LEGACY_REVISION = "v2511";
 
 /** The class of a handler named `Audit` (or `AuditHandler`): `AuditHandler`. */
 export function handlerClassName(name: NameForms): string {
@@ -79,7 +81,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   const templated = rendered.filter((file) => isTemplated(file.path));
   const formatted = options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
   const plain = rendered.filter((file) => !isTemplated(file.path));
-  const files = [...plain, ...formatted, ...generatedCopy(root)];
+  const files = [...plain, ...formatted, ...generatedCopy(root, PROJECT_REVISION), ...generatedCopy(root, LEGACY_REVISION)];
   if (options.eventSource === "redis") {
     const planned = new Map(files.map((file) => [file.path, file]));
     const changes = await eventSourceChanges(options.dir, "redis", (path) => planned.get(path)!.content);
@@ -95,13 +97,13 @@ function isTemplated(path: string): boolean {
 }
 
 /** The package's own generated code for the revision, runtime included: no schema download. */
-function generatedCopy(root: string): PlannedFile[] {
-  const source = join(root, "generated", PROJECT_REVISION);
+function generatedCopy(root: string, revision: string): PlannedFile[] {
+  const source = join(root, "generated", revision);
   const files = listFiles(source);
   if (files.length === 0) {
-    throw new CliError(`this package has no generated/${PROJECT_REVISION}`, {
+    throw new CliError(`this package has no generated/${revision}`, {
       hint: "run `mcp-gen types` in the generator's checkout (or reinstall the package)",
     });
   }
-  return files.map((file) => ({ path: `src/generated/${PROJECT_REVISION}/${file}`, content: readFileSync(join(source, file), "utf8") }));
+  return files.map((file) => ({ path: `src/generated/${revision}/${file}`, content: readFileSync(join(source, file), "utf8") }));
 }

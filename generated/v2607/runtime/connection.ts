@@ -21,6 +21,8 @@ import {
   type JsonRpcResultResponse,
   type RequestId,
 } from "./jsonrpc.js";
+import type { EraConnection, LegacyEra } from "./legacy/era.js";
+import type { LegacySession } from "./legacy/session.js";
 import { checkRequestMeta, mergeMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
@@ -51,9 +53,13 @@ export interface ConnectionHost {
   hasMethod(method: string): boolean;
   dispatch(request: JsonRpcRequest, context: RequestContext): Promise<JsonRpcResponse>;
   forget(connection: Connection): void;
+  /** Legacy (`initialize`) sessions: the era takes their messages before the checks below. */
+  readonly legacy: LegacyEra;
 }
 
-export class Connection implements StreamHost {
+export class Connection implements StreamHost, EraConnection {
+  legacySession: LegacySession | undefined;
+  modernSeen = false;
   readonly #streams = new Map<RequestId, ListenStream>();
   #shutdown: Promise<void> | undefined;
   /** Requests being handled, for cancellation; made on first use (listen-only connections never need it). */
@@ -129,6 +135,7 @@ export class Connection implements StreamHost {
   #receive(received: ReceivedMessage): void {
     if (this.#closed) return;
     const classified = classifyMessage(received.message);
+    if (this.host.legacy.route(this, classified, received.context)) return;
     switch (classified.kind) {
       case "invalid":
         this.send(errorResponse(classified.id, classified.error.code, classified.error.message));
@@ -156,10 +163,7 @@ export class Connection implements StreamHost {
 
   async #request(request: JsonRpcRequest, context: MessageContext | undefined): Promise<void> {
     const { id, method } = request;
-    if (this.#inFlight?.has(id) || this.#streams.has(id)) {
-      this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
-      return;
-    }
+    if (this.#refuseIdInUse(id)) return;
     if (method !== LISTEN_METHOD && !this.host.hasMethod(method)) {
       this.send(errorResponse(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
       return;
@@ -169,11 +173,19 @@ export class Connection implements StreamHost {
       this.send(invalidMeta);
       return;
     }
+    this.modernSeen = true;
     const meta = mergeMeta(request.params!._meta as JsonObject, context);
     if (method === LISTEN_METHOD) {
       await this.#listen(request, meta, clientKey(context?.[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
       return;
     }
+    await this.serve(request, meta);
+  }
+
+  /** Runs a request's handler, tracked for cancellation, and sends its response (translated for a legacy session). */
+  async serve(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, translate?: (response: JsonRpcResponse) => JsonRpcResponse): Promise<void> {
+    const { id } = request;
+    if (translate !== undefined && this.#refuseIdInUse(id)) return;
     const controller = new AbortController();
     const inFlight = (this.#inFlight ??= new Map());
     inFlight.set(id, controller);
@@ -182,8 +194,18 @@ export class Connection implements StreamHost {
     scope.finish(); // the result goes next: nothing about this request may follow it
     inFlight.delete(id);
     // A cancelled request gets no response: the client said it will not use one.
-    if (!controller.signal.aborted) this.send(response);
+    if (!controller.signal.aborted) this.send(translate === undefined ? response : translate(response));
     if (inFlight.size === 0) this.#idle?.();
+  }
+
+  cancelRequest(id: RequestId): void {
+    this.#inFlight?.get(id)?.abort();
+  }
+
+  #refuseIdInUse(id: RequestId): boolean {
+    if (!this.#inFlight?.has(id) && !this.#streams.has(id)) return false;
+    this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
+    return true;
   }
 
   async #listen(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, client: ClientKey): Promise<void> {
@@ -224,6 +246,7 @@ export class Connection implements StreamHost {
     this.#closed = true;
     for (const controller of this.#inFlight?.values() ?? []) controller.abort();
     this.#inFlight = undefined;
+    if (this.legacySession?.ownedByConnection) void this.legacySession.close("client-gone");
     this.host.forget(this);
   }
 }

@@ -36,14 +36,21 @@ import {
   statusForErrorCode,
   type HttpRejection,
 } from "./http-request.js";
+import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
 import { SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
+import type { LegacyEra } from "../legacy/era.js";
+import { isLegacyInitialize, isLegacyTransportRequest, openHttpSession, serveSessionRequest, SESSION_HEADER, type LegacyHttpExchange } from "../legacy/http.js";
 
 const SENT: Promise<void> = Promise.resolve();
 
 /** What the handler needs of a server: the core's `connect`, called once per POST. */
 export interface ConnectableServer {
   connect(transport: Transport): Promise<void>;
+  /** Legacy (2025-11-25) sessions, when the server serves them (see legacy/http.ts). */
+  readonly legacySessions?: LegacyEra;
+  /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
+  toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
 }
 
 /** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge. */
@@ -115,16 +122,23 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = checkVerb(req.method) ?? checkOrigin(header(req, "origin"), allowedOrigins);
+    const era = server.legacySessions;
+    const sessionId = header(req, SESSION_HEADER);
+    const legacy = isLegacyTransportRequest(era, sessionId);
+    const refused = (legacy ? undefined : checkVerb(req.method)) ?? checkOrigin(header(req, "origin"), allowedOrigins);
     if (refused !== undefined) return reject(res, refused);
     const context = await authenticate(req);
     if ("status" in context) return reject(res, context);
-    const body = await readBody(req, maxBodyBytes);
-    if (typeof body !== "string") return reject(res, body);
-    const parsed = parseBody(body);
-    if ("status" in parsed) return reject(res, parsed);
+    if (legacy) return serveSessionRequest(era!, legacyExchange(req, res, sessionId, context.context));
+    const parsed = await readMessage(req, res);
+    if (parsed === undefined) return;
     if (parsed.kind === "response") return reject(res, refuseClientResponse(parsed.message));
-    const mismatch = checkMcpHeaders(req.headers, parsed.message);
+    const legacyInitialize = isLegacyInitialize(parsed.message, header(req, "mcp-method"));
+    if (legacyInitialize && era?.enabled) return openHttpSession(era, legacyExchange(req, res, sessionId, context.context), parsed.message);
+    // A modern-only server's core answers a legacy initialize with the versions it speaks.
+    const mismatch = legacyInitialize
+      ? undefined
+      : (checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server)));
     if (mismatch !== undefined) return reject(res, mismatch);
     const exchange = new HttpExchange(res, parsed.message, context.context, exchangeOptions);
     await server.connect(exchange);
@@ -132,6 +146,29 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
       // A notification is accepted as soon as the server has it.
       res.writeHead(202).end();
     }
+  }
+
+  async function readMessage(req: IncomingMessage, res: ServerResponse): Promise<Exclude<ReturnType<typeof parseBody>, HttpRejection> | undefined> {
+    const body = await readBody(req, maxBodyBytes);
+    if (typeof body !== "string") return void reject(res, body);
+    const parsed = parseBody(body);
+    if ("status" in parsed) return void reject(res, parsed);
+    return parsed;
+  }
+
+  function legacyExchange(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, context: MessageContext | undefined): LegacyHttpExchange {
+    return {
+      req,
+      res,
+      sessionId,
+      sse: options,
+      reject: (rejection) => reject(res, rejection),
+      readMessage: async () => {
+        const parsed = await readMessage(req, res);
+        return parsed && { message: parsed.message, isRequest: parsed.kind === "request" };
+      },
+      serve: (message, session) => server.legacySessions!.host.connect(new HttpExchange(res, message, context, options), session),
+    };
   }
 
   async function authenticate(req: IncomingMessage): Promise<{ context?: MessageContext } | HttpRejection> {
