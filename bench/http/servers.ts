@@ -15,6 +15,7 @@ import { createServer as createNodeServer, type IncomingMessage, type ServerResp
 import type { AddressInfo } from "node:net";
 import { createServer, InProcessEventSource, type Unsubscribe } from "../../templates/runtime/index.js";
 import { serveHttp } from "../../templates/runtime/transports/http-server.js";
+import { serveFetch } from "./serve-fetch.js";
 
 type Kind = "runtime" | "sdk" | "bare";
 type Fire = () => void;
@@ -24,7 +25,7 @@ const yieldToIo = () => new Promise((resolve) => setImmediate(resolve));
 
 async function startRuntime(): Promise<{ port: number; fire: Fire }> {
   const events = new InProcessEventSource<{ tools: Record<string, never> }>();
-  const server = createServer({ name: "bench-runtime", version: "1.0.0", limits: { maxStreams: 100_000 } });
+  const server = createServer({ name: "bench-runtime", version: "1.0.0", limits: { maxStreams: 100_000, maxStreamsPerClient: 100_000 } });
   server.addSubscriptionHandler<Unsubscribe>({
     subscriptionCapabilities: () => ({ toolsListChanged: true }),
     subscribe: (_filter, channel) => ({ stream: events.subscribe("tools", () => channel.post(1)) }),
@@ -36,7 +37,14 @@ async function startRuntime(): Promise<{ port: number; fire: Fire }> {
   });
   // The slow-consumer policy is lifted (the SDK and bare buffer without bound): a load
   // client descheduled for a moment on a busy machine must not see bursts coalesced.
-  const handle = await serveHttp(server, { port: 0, keepAliveMs: 0, highWaterBytes: 64 * 1024 * 1024, maxBufferedBytes: 256 * 1024 * 1024 });
+  const handle = await serveHttp(server, {
+    port: 0,
+    keepAliveMs: 0,
+    highWaterBytes: 64 * 1024 * 1024,
+    maxBufferedBytes: 256 * 1024 * 1024,
+    maxTotalBufferedBytes: Number.MAX_SAFE_INTEGER,
+    maxStalledMs: 0,
+  });
   return { port: handle.port, fire: () => void events.publish("tools", {}) };
 }
 
@@ -53,26 +61,6 @@ async function startSdk(): Promise<{ port: number; fire: Fire }> {
   const http = createNodeServer((req, res) => void serveFetch(handler.fetch, req, res));
   const port = await listen(http);
   return { port, fire: () => handler.notify.toolsChanged() };
-}
-
-/** The adapter every Node user of the SDK's fetch face needs: Node request in, Web Response out. */
-async function serveFetch(fetchHandler: (request: Request) => Promise<Response>, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const abort = new AbortController();
-  res.once("close", () => abort.abort());
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-  const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks), signal: abort.signal });
-  const response = await fetchHandler(request);
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (response.body === null) return void res.end();
-  try {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-    res.end();
-  } catch {
-    res.destroy();
-  }
 }
 
 async function startBare(): Promise<{ port: number; fire: Fire }> {

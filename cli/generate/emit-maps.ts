@@ -9,14 +9,14 @@ export interface MapFiles {
 type Literal = string | number | boolean | null | readonly Literal[] | { readonly [key: string]: Literal };
 
 /**
- * methods.ts and capabilities.ts as plain text, one statement per line, every object opened
- * on its own line so that the formatter keeps it expanded. Every string and every key that
- * is not an identifier goes through JSON.stringify, so no character of the schema (quote,
- * carriage return, line separator) can end a literal early.
+ * methods.ts and capabilities.ts, printed in their final layout (the one prettier gives them
+ * at the generator's 100 columns, which a test keeps true), so no formatter runs over them.
+ * Every string and every key that is not an identifier goes through JSON.stringify, so no
+ * character of the schema (quote, carriage return, line separator) can end a literal early.
  */
 export function emitMaps(maps: MapsIR): MapFiles {
   const methods = [
-    `import type { ${typeNamesUsed(maps).join(", ")} } from "./types.js";\n\n`,
+    `${importTypes(typeNamesUsed(maps))}\n\n`,
     requestMap("ClientRequests", "Requests a client sends: method -> request, params and result types.", maps.clientRequests),
     requestMap("ServerRequests", "Requests a server sends: method -> request, params and result types.", maps.serverRequests),
     notificationMap("ClientNotifications", "Notifications a client sends: method -> notification type.", maps.clientNotifications),
@@ -56,19 +56,31 @@ export function emitMaps(maps: MapsIR): MapFiles {
   return { "methods.ts": methods.join(""), "capabilities.ts": capabilities.join("") };
 }
 
-function exportedConst(name: string, docs: string, value: Literal, options: { type?: string } = {}): string {
-  const annotation = options.type ? `: ${options.type}` : "";
-  return `${docComment(docs)}export const ${name}${annotation} = ${literal(value)}${options.type ? "" : " as const"};\n`;
+/** The width the formatted maps keep to. */
+const WIDTH = 100;
+const INDENT = "  ";
+
+/** The import of the definitions methods.ts names: on one line when it fits, else one per line. */
+function importTypes(names: readonly string[]): string {
+  const flat = names.length === 0 ? 'import type {} from "./types.js";' : `import type { ${names.join(", ")} } from "./types.js";`;
+  return flat.length <= WIDTH ? flat : `import type {\n${names.map((name) => `${INDENT}${name},\n`).join("")}} from "./types.js";`;
 }
 
+function exportedConst(name: string, docs: string, value: Literal, options: { type?: string } = {}): string {
+  const start = `export const ${name}${options.type ? `: ${options.type}` : ""} = `;
+  return `${docComment(docs)}${start}${literal(value, "", options.type ? ";" : " as const;", start.length)}\n`;
+}
+
+/** A type alias; one too long for the line continues on the next, indented. */
 function exportedType(name: string, docs: string, type: string): string {
-  return `${docComment(docs)}export type ${name} = ${type};\n`;
+  const flat = `export type ${name} = ${type};`;
+  return `${docComment(docs)}${flat.length <= WIDTH ? flat : `export type ${name} =\n${INDENT}${type};`}\n`;
 }
 
 function requestMap(name: string, docs: string, entries: readonly RequestEntry[]): string {
   const members = entries.map((entry) => {
     const shape = [`request: ${entry.requestType};`, `params: ${paramsType(entry)};`, `result: ${entry.resultType};`];
-    return `${JSON.stringify(entry.method)}: {\n${shape.join("\n")}\n};`;
+    return `${propertyKey(entry.method)}: {\n${shape.map((line) => `${INDENT}${INDENT}${line}\n`).join("")}${INDENT}};`;
   });
   return interfaceOf(name, docs, members);
 }
@@ -77,13 +89,14 @@ function notificationMap(name: string, docs: string, entries: readonly Notificat
   return interfaceOf(
     name,
     docs,
-    entries.map((entry) => `${JSON.stringify(entry.method)}: ${entry.type};`),
+    entries.map((entry) => `${propertyKey(entry.method)}: ${entry.type};`),
   );
 }
 
-/** An interface, set off by blank lines as the formatted maps have always had them. */
+/** An interface, set off by a blank line after it. */
 function interfaceOf(name: string, docs: string, members: readonly string[]): string {
-  return `${docComment(docs)}export interface ${name} {\n${members.map((member) => `${member}\n`).join("")}}\n\n`;
+  const body = members.length === 0 ? "{}" : `{\n${members.map((member) => `${INDENT}${member}\n`).join("")}}`;
+  return `${docComment(docs)}export interface ${name} ${body}\n\n`;
 }
 
 /** The docs are the generator's own sentences; none contains `*\/`. */
@@ -124,14 +137,32 @@ function typeNamesUsed(maps: MapsIR): string[] {
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
-/** A JSON-like value as a TypeScript literal; object keys in the one sort order. */
-function literal(value: Literal): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
-  if (Array.isArray(value)) return `[${value.map(literal).join(", ")}]`;
+/** A key as the formatter leaves it: bare when it is an identifier, quoted otherwise. */
+function propertyKey(key: string): string {
+  return IDENTIFIER.test(key) ? key : JSON.stringify(key);
+}
+
+/**
+ * A JSON-like value as a TypeScript literal at `indent`, followed on its last line by `tail`;
+ * `column` is where it starts. Objects always open on their own lines, keys in the one sort
+ * order; arrays stay on one line when they fit.
+ */
+function literal(value: Literal, indent: string, tail: string, column: number): string {
+  if (typeof value === "string") return `${JSON.stringify(value)}${tail}`;
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return `${String(value)}${tail}`;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => literal(item, `${indent}${INDENT}`, "", 0));
+    const flat = `[${items.join(", ")}]${tail}`;
+    if (items.length === 0 || column + flat.length <= WIDTH) return flat;
+    return `[\n${items.map((item) => `${indent}${INDENT}${item},\n`).join("")}${indent}]${tail}`;
+  }
   const record = value as { readonly [key: string]: Literal };
   const keys = sortedBy(Object.keys(record), (key) => key);
-  if (keys.length === 0) return "{}";
-  const entries = keys.map((key) => `${IDENTIFIER.test(key) ? key : JSON.stringify(key)}: ${literal(record[key])},\n`);
-  return `{\n${entries.join("")}}`;
+  if (keys.length === 0) return `{}${tail}`;
+  const inner = `${indent}${INDENT}`;
+  const entries = keys.map((key) => {
+    const start = `${inner}${propertyKey(key)}: `;
+    return `${start}${literal(record[key], inner, ",", start.length)}\n`;
+  });
+  return `{\n${entries.join("")}${indent}}${tail}`;
 }

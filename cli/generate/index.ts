@@ -14,7 +14,6 @@ import {
   type ManifestInputs,
   type Summary,
 } from "./manifest.js";
-import { replaceFolder, staleFiles } from "./write.js";
 import { runtimeSourceDir } from "./paths.js";
 
 export interface TypesOptions {
@@ -59,11 +58,13 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
   if (options.check && isFresh(outDir, inputs)) return report;
 
+  // Only now load the stages that make output, and through them the code-generation libraries.
   const { makeOutput } = await import("./make.js");
   const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource);
   const summary = summarize(ir);
   files.set(MANIFEST_FILE, renderManifest(inputs, files, summary));
   const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.withRuntime };
+  const { replaceFolder, staleFiles } = await import("./write.js");
   if (options.check) return { ...made, stale: staleFiles(outDir, files) };
 
   const changes = describeChanges(readManifest(outDir)?.summary, summary);

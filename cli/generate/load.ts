@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { CliError } from "../errors.js";
-import { download, DOWNLOAD_LIMITS, type DownloadLimits } from "./download.js";
+import type { DownloadLimits } from "./download.js";
 
 /** A schema as read: its parsed JSON, where it came from, and the sha256 of its bytes. */
 export interface LoadedSchema {
@@ -19,9 +19,12 @@ export function isUrl(location: string): boolean {
   return /^https?:\/\//i.test(location);
 }
 
-/** Reads a schema from a file path or an http(s) URL (bounded by `limits`) and parses it as JSON Schema. */
-export async function loadSchema(location: string, limits: DownloadLimits = DOWNLOAD_LIMITS): Promise<LoadedSchema> {
-  const bytes = isUrl(location) ? await download(location, limits) : await readBytes(location);
+/**
+ * Reads a schema from a file path or an http(s) URL (bounded by `limits`, see download.ts,
+ * which only a URL loads) and parses it as JSON Schema.
+ */
+export async function loadSchema(location: string, limits?: DownloadLimits): Promise<LoadedSchema> {
+  const bytes = isUrl(location) ? await (await import("./download.js")).download(location, limits) : readBytes(location);
   return { json: parseJsonSchema(bytes.toString("utf8"), location), location, isUrl: isUrl(location), sha256: sha256Hex(bytes) };
 }
 
@@ -43,9 +46,9 @@ function parseJsonSchema(text: string, location: string): Record<string, unknown
   return root;
 }
 
-async function readBytes(path: string): Promise<Buffer> {
+function readBytes(path: string): Buffer {
   try {
-    return await readFile(path);
+    return readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") {

@@ -12,9 +12,9 @@ import { sortedBy } from "./sort.js";
 
 /**
  * Makes every output file from a verified schema, one stage after the other: normalize it,
- * derive the IR, emit types.ts (json-schema-to-typescript) and the two maps, format those
- * three (prettier), and add the runtime (header plus source bytes, nothing to format) when
- * the IR says the revision has one. The orchestrator imports this module only once it knows
+ * derive the IR, emit types.ts (json-schema-to-typescript, then prettier), print the two maps
+ * (already in their formatted layout), and add the runtime (header plus source bytes,
+ * nothing to format) when the IR says the revision has one. The orchestrator imports this module only once it knows
  * something must be generated, and the libraries load on first use, so a `--check` of fresh
  * output loads none of this.
  */
@@ -30,8 +30,8 @@ export async function makeOutput(
   const format = await loadFormatter();
   const files: Array<[string, string]> = [
     ["types.ts", await format("types.ts", header + (await emitTypes(ir)))],
-    ["methods.ts", await format("methods.ts", header + maps["methods.ts"])],
-    ["capabilities.ts", await format("capabilities.ts", header + maps["capabilities.ts"])],
+    ["methods.ts", header + maps["methods.ts"]],
+    ["capabilities.ts", header + maps["capabilities.ts"]],
   ];
   if (ir.withRuntime) files.push(...emitRuntime(runtimeSource, header));
   return { files: new Map(sortedBy(files, ([path]) => path)), ir };

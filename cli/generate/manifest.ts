@@ -1,6 +1,5 @@
-import { createRequire } from "node:module";
-import { join } from "node:path";
-import { generatorVersion } from "./paths.js";
+import { dirname, join } from "node:path";
+import { generatorVersion, packageRoot } from "./paths.js";
 import { sha256Hex } from "./load.js";
 import { listFiles, readRegularFile } from "./files.js";
 import { sorted } from "./sort.js";
@@ -43,9 +42,21 @@ const OUTPUT_LIBRARIES = ["json-schema-to-typescript", "prettier"] as const;
  * change every committed output (the byte-for-byte test of generated/ catches real changes).
  */
 export function generatorIdentity(): string {
-  const require = createRequire(import.meta.url);
-  const libraries = OUTPUT_LIBRARIES.map((name) => `${name}@${(require(`${name}/package.json`) as { version: string }).version}`);
+  const libraries = OUTPUT_LIBRARIES.map((name) => `${name}@${installedVersion(name)}`);
   return `mcp-gen@${generatorVersion()} ${libraries.join(" ")}`;
+}
+
+/**
+ * A library's version from the nearest node_modules/<name>/package.json above mcp-gen's
+ * root, where Node resolves it too. Read directly: setting up `require` only to read two
+ * JSON files would pull the CommonJS loader into every `--check`.
+ */
+function installedVersion(name: string): string {
+  for (let dir = packageRoot; ; dir = dirname(dir)) {
+    const manifest = readRegularFile(join(dir, "node_modules", name, "package.json"));
+    if (manifest) return String((JSON.parse(manifest.toString("utf8")) as { version?: unknown }).version);
+    if (dirname(dir) === dir) return "missing";
+  }
 }
 
 /** One hash over the runtime's source files, paths included. */

@@ -31,6 +31,8 @@ export const PREFORMATTED_NAME_LENGTH = 24;
 
 /** The protocol revision a new project is generated for, and its folder in `generated/`. */
 export const PROJECT_REVISION = "v2607";
+/** The legacy revision the runtime binds beside it (runtime/legacy/protocol.ts), copied too. */
+const LEGACY_REVISION = "v2511";
 
 /**
  * Where a project keeps generated code: beside src/, not in it, so that src/mcp.ts is the
@@ -84,7 +86,8 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   const templated = [...rendered.filter((file) => isTemplated(file.path)), ...handler];
   const formatted = options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
   const plain = rendered.filter((file) => !isTemplated(file.path));
-  const planned = new Map([...plain, ...formatted, ...generatedCopy(root)].map((file) => [file.path, file]));
+  const generated = [...generatedCopy(root, PROJECT_REVISION), ...generatedCopy(root, LEGACY_REVISION)];
+  const planned = new Map([...plain, ...formatted, ...generated].map((file) => [file.path, file]));
   await refuseProjectCollisions(root, options.handler, handler[0]!, (path) => planned.get(path)?.content);
   if (options.eventSource === "redis") {
     const changes = await eventSourceChanges(options.dir, "redis", (path) => planned.get(path)!.content);
@@ -126,13 +129,13 @@ function isTemplated(path: string): boolean {
 }
 
 /** The package's own generated code for the revision, runtime included: no schema download. */
-function generatedCopy(root: string): PlannedFile[] {
-  const source = join(root, "generated", PROJECT_REVISION);
+function generatedCopy(root: string, revision: string): PlannedFile[] {
+  const source = join(root, "generated", revision);
   const files = listFiles(source);
   if (files.length === 0) {
-    throw new CliError(`this package has no generated/${PROJECT_REVISION}`, {
+    throw new CliError(`this package has no generated/${revision}`, {
       hint: "run `mcp-gen types` in the generator's checkout (or reinstall the package)",
     });
   }
-  return files.map((file) => ({ path: `${GENERATED_FOLDER}/${PROJECT_REVISION}/${file}`, content: readFileSync(join(source, file), "utf8") }));
+  return files.map((file) => ({ path: `${GENERATED_FOLDER}/${revision}/${file}`, content: readFileSync(join(source, file), "utf8") }));
 }

@@ -9,7 +9,7 @@ import { fsFailure } from "./fs-error.js";
 export const LOCK_FILE = ".mcp-gen.lock";
 
 export interface LockOptions {
-  /** How long to wait for another run to finish before giving up. */
+  /** How long to wait for the run holding the lock to finish before giving up. */
   waitMs?: number;
   /** A lock older than this is taken over whoever wrote it (a command holds it for seconds). */
   staleMs?: number;
@@ -22,18 +22,25 @@ const POLL_MS = 50;
  * Runs `edit` while holding `dir`'s lock, so that two commands editing the same project
  * (each reads files, then writes its changes) run one after the other instead of one
  * silently undoing the other. A lock left by a run that died (its process is gone, or it
- * is older than `staleMs`) is taken over; a live one is waited for, up to `waitMs`.
+ * is older than `staleMs`) is taken over; a live one is waited for, up to `waitMs` for
+ * each run that holds it in turn.
  */
 export async function withFolderLock<T>(dir: string, edit: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const { waitMs, staleMs } = { ...DEFAULTS, ...options };
   const path = join(dir, LOCK_FILE);
   const mine = `${process.pid} ${hostname()} ${Date.now()}`;
-  const giveUpAt = Date.now() + waitMs;
+  let giveUpAt = Date.now() + waitMs;
+  let waitingFor: string | undefined;
   while (!tryCreate(path, mine)) {
     const holder = readHolder(path);
     if (holder !== undefined && isStale(path, holder, staleMs)) {
       takeOver(path, holder);
       continue;
+    }
+    if (holder !== undefined && holder.text !== waitingFor) {
+      // Each holder gets the whole wait: runs queued behind each other all get their turn.
+      waitingFor = holder.text;
+      giveUpAt = Date.now() + waitMs;
     }
     if (Date.now() >= giveUpAt) {
       throw new CliError(`another mcp-gen run${holder?.pid ? ` (pid ${holder.pid})` : ""} is editing ${dir}`, {

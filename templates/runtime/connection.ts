@@ -20,11 +20,14 @@ import {
   type JsonRpcResultResponse,
   type RequestId,
 } from "./jsonrpc.js";
+import type { EraConnection, LegacyEra } from "./legacy/era.js";
+import type { LegacySession } from "./legacy/session.js";
 import { checkRequestMeta, mergeMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
 import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
+import { StreamTable } from "./subscriptions/stream-table.js";
 import { SlowConsumerEvicted, supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
 
 export const LISTEN_METHOD = "subscriptions/listen";
@@ -50,10 +53,14 @@ export interface ConnectionHost {
   hasMethod(method: string): boolean;
   dispatch(request: JsonRpcRequest, context: RequestContext): Promise<JsonRpcResponse>;
   forget(connection: Connection): void;
+  /** Legacy (`initialize`) sessions: the era takes their messages before the checks below. */
+  readonly legacy: LegacyEra;
 }
 
-export class Connection implements StreamHost {
-  readonly #streams = new Map<RequestId, ListenStream>();
+export class Connection implements StreamHost, EraConnection {
+  legacySession: LegacySession | undefined;
+  modernSeen = false;
+  readonly #streams = new StreamTable<ListenStream>();
   #shutdown: Promise<void> | undefined;
   /** Requests being handled, for cancellation; made on first use (listen-only connections never need it). */
   #inFlight: Map<RequestId, AbortController> | undefined;
@@ -74,7 +81,8 @@ export class Connection implements StreamHost {
   }
 
   async start(): Promise<void> {
-    if (supportsPush(this.transport)) this.transport.subscribe!(this.#onEvent);
+    // An inline arrow, not a class-field one: per connection it is the cheapest closure.
+    if (supportsPush(this.transport)) this.transport.subscribe!((event) => this.#onEvent(event));
     else void this.#pull();
     await this.transport.connect();
   }
@@ -89,8 +97,7 @@ export class Connection implements StreamHost {
   }
 
   ended(stream: ListenStream): void {
-    if (this.#streams.get(stream.id) === stream) {
-      this.#streams.delete(stream.id);
+    if (this.#streams.delete(stream)) {
       this.host.slots.release(stream.client);
     }
   }
@@ -98,19 +105,19 @@ export class Connection implements StreamHost {
   /** Server shutdown: every stream gets its complete result, then the transport closes. Idempotent. */
   shutdown(): Promise<void> {
     this.#shutdown ??= (async () => {
-      await Promise.all([...this.#streams.values()].map((stream) => stream.teardown({ why: "shutdown" })));
+      await Promise.all(this.#streams.list().map((stream) => stream.teardown({ why: "shutdown" })));
       await this.transport.close();
       this.#end("client-gone");
     })();
     return this.#shutdown;
   }
 
-  readonly #onEvent = (event: TransportEvent): void => {
+  #onEvent(event: TransportEvent): void {
     if (event.type === "message") this.#receive(event);
     else if (event.type === "closed") this.#end(event.reason instanceof SlowConsumerEvicted ? "evicted" : "client-gone");
     else if (event.type === "input-ended") void this.#finishThenClose();
     else this.host.emit({ type: "transport-error", error: event.error });
-  };
+  }
 
   async #pull(): Promise<void> {
     while (!this.#closed) {
@@ -128,6 +135,7 @@ export class Connection implements StreamHost {
   #receive(received: ReceivedMessage): void {
     if (this.#closed) return;
     const classified = classifyMessage(received.message);
+    if (this.host.legacy.route(this, classified, received.context)) return;
     switch (classified.kind) {
       case "invalid":
         this.send(errorResponse(classified.id, classified.error.code, classified.error.message));
@@ -155,10 +163,7 @@ export class Connection implements StreamHost {
 
   async #request(request: JsonRpcRequest, context: MessageContext | undefined): Promise<void> {
     const { id, method } = request;
-    if (this.#inFlight?.has(id) || this.#streams.has(id)) {
-      this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
-      return;
-    }
+    if (this.#refuseIdInUse(id)) return;
     if (method !== LISTEN_METHOD && !this.host.hasMethod(method)) {
       this.send(errorResponse(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
       return;
@@ -168,11 +173,19 @@ export class Connection implements StreamHost {
       this.send(invalidMeta);
       return;
     }
+    this.modernSeen = true;
     const meta = mergeMeta(request.params!._meta as JsonObject, context);
     if (method === LISTEN_METHOD) {
       await this.#listen(request, meta, clientKey(context?.[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
       return;
     }
+    await this.serve(request, meta);
+  }
+
+  /** Runs a request's handler, tracked for cancellation, and sends its response (translated for a legacy session). */
+  async serve(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, translate?: (response: JsonRpcResponse) => JsonRpcResponse): Promise<void> {
+    const { id } = request;
+    if (translate !== undefined && this.#refuseIdInUse(id)) return;
     const controller = new AbortController();
     const inFlight = (this.#inFlight ??= new Map());
     inFlight.set(id, controller);
@@ -181,8 +194,18 @@ export class Connection implements StreamHost {
     scope.finish(); // the result goes next: nothing about this request may follow it
     inFlight.delete(id);
     // A cancelled request gets no response: the client said it will not use one.
-    if (!controller.signal.aborted) this.send(response);
+    if (!controller.signal.aborted) this.send(translate === undefined ? response : translate(response));
     if (inFlight.size === 0) this.#idle?.();
+  }
+
+  cancelRequest(id: RequestId): void {
+    this.#inFlight?.get(id)?.abort();
+  }
+
+  #refuseIdInUse(id: RequestId): boolean {
+    if (!this.#inFlight?.has(id) && this.#streams.get(id) === undefined) return false;
+    this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
+    return true;
   }
 
   async #listen(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, client: ClientKey): Promise<void> {
@@ -198,7 +221,7 @@ export class Connection implements StreamHost {
       return;
     }
     const stream = new ListenStream(this, request.id, meta, filter as SubscriptionFilter, client);
-    this.#streams.set(request.id, stream);
+    this.#streams.add(stream);
     try {
       await stream.open(this.host.subscriptionHandlers);
     } catch (error) {
@@ -208,7 +231,7 @@ export class Connection implements StreamHost {
 
   /** The peer sent its last message: streams end, answers still due are written, then the transport closes. */
   async #finishThenClose(): Promise<void> {
-    for (const stream of [...this.#streams.values()]) void stream.teardown({ why: "client-gone" });
+    for (const stream of this.#streams.list()) void stream.teardown({ why: "client-gone" });
     if (this.#inFlight !== undefined && this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
     await this.transport.close();
   }
@@ -219,10 +242,11 @@ export class Connection implements StreamHost {
    */
   #end(why: "client-gone" | "evicted"): void {
     if (this.#closed) return;
-    for (const stream of [...this.#streams.values()]) void stream.teardown({ why });
+    for (const stream of this.#streams.list()) void stream.teardown({ why });
     this.#closed = true;
     for (const controller of this.#inFlight?.values() ?? []) controller.abort();
     this.#inFlight = undefined;
+    if (this.legacySession?.ownedByConnection) void this.legacySession.close("client-gone");
     this.host.forget(this);
   }
 }

@@ -1,10 +1,24 @@
 /** The runtime's public surface (see ARCHITECTURE.md, "Runtime"). */
 export { createServer, Server } from "./server.js";
-export type { HandledMethod, HandlerResult, RequestHandler, ServerLimits, ServerOptions } from "./server.js";
+export type { HandledMethod, HandlerResult, InputRequiredMethod, RequestHandler, ServerLimits, ServerOptions } from "./server.js";
 export type { RequestContext } from "./connection.js";
 export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
 export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";
 export type { DiscoverOptions } from "./discover.js";
+export { ToolOutputError } from "./tools.js";
+export type { RegistrySettings, ToolAnswer, ToolRunner } from "./tools.js";
+export { bindingOf, inputRequest, RequestStateSealer, STATE_TTL_MS } from "./input-required.js";
+export type { InputMethod, InputRequiredAnswer, InputResultOf, InputRound } from "./input-required.js";
+export { ajvSchemaValidator } from "./validation.js";
+export { checkParamHeaders, readParamHeaders } from "./transports/param-headers.js";
+export type { ParamHeader, ParamHeaderLookup } from "./transports/param-headers.js";
+export type { AjvLike, AjvValidateFunction, CompiledSchema, SchemaValidator, ValidationResult } from "./validation.js";
+export { UriTemplate } from "./primitives/uri-template.js";
+export type { TemplateVariables } from "./primitives/uri-template.js";
+export type { CacheHints, CacheScope, ListSettings, ListsOptions } from "./primitives/pagination.js";
+export type { Completer, Completers, CompletionContext } from "./primitives/completion.js";
+export type { PromptArguments, PromptDefinition, PromptGetter, PromptOptions, PromptResult } from "./primitives/prompts.js";
+export type { ResourceBody, ResourceContents, ResourceOptions, ResourceReader, TemplateOptions, TemplateReader } from "./primitives/resources.js";
 export type { EventHook, RuntimeEvent, StreamEndCause } from "./hooks.js";
 export { classifyMessage, errorResponse, McpError, parseMessage } from "./jsonrpc.js";
 export type {

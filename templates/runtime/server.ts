@@ -8,6 +8,8 @@ import {
   type ClientRequestMethod,
   type ClientRequests,
   type Implementation,
+  type Resource,
+  type ResourceTemplate,
   type ServerCapabilities,
   type Tool,
 } from "./protocol.js";
@@ -15,11 +17,20 @@ import { Connection, LISTEN_METHOD, type ConnectionHost, type RequestContext } f
 import { foldCapabilities, type DiscoverOptions } from "./discover.js";
 import type { EventHook, RuntimeEvent } from "./hooks.js";
 import { errorResponse, INTERNAL_ERROR, isObject, McpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
+import { LegacyEra, type LegacyOptions } from "./legacy/era.js";
+import type { LegacySession } from "./legacy/session.js";
 import { StreamSlots } from "./subscriptions/slots.js";
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
 import { ToolRegistry, type ToolRunner } from "./tools.js";
+import { Primitives } from "./primitives/index.js";
+import type { ListsOptions } from "./primitives/pagination.js";
+import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
+import type { ResourceOptions, ResourceReader, TemplateOptions, TemplateReader } from "./primitives/resources.js";
 import type { Transport } from "./transport.js";
+import type { SchemaValidator } from "./validation.js";
+import type { ParamHeader } from "./transports/param-headers.js";
+import type { InputRequiredAnswer } from "./input-required.js";
 
 const DISCOVER_METHOD = "server/discover";
 /** Absent from schemas whose results carry no server info; then nothing is added. */
@@ -54,8 +65,20 @@ export interface ServerOptions {
   supportedVersions?: readonly string[];
   limits?: ServerLimits;
   discover?: DiscoverOptions;
+  /** Checks tool arguments and results against their schemas (see validation.ts); without one nothing is checked. */
+  validator?: SchemaValidator;
+  /** The key that seals input-required request state; default MCP_STATE_KEY, else one per process. */
+  stateKey?: string | Uint8Array;
+  /** Page size and cache hints per list (tools, resources, resourceTemplates, prompts). */
+  lists?: ListsOptions;
   /** Capabilities to advertise beyond those folded from handlers (e.g. `logging`, `extensions`). */
   capabilities?: ServerCapabilities;
+  /**
+   * Clients that open with `initialize` (2025-11-25): served by default on the same
+   * handlers, with these limits; `false` makes a modern-only server (it answers
+   * `initialize` with the error naming the versions it speaks).
+   */
+  legacy?: LegacyOptions | false;
   /** Stream lifecycle and failure reports; they never reach the client. */
   onEvent?(event: RuntimeEvent): void;
 }
@@ -65,7 +88,10 @@ type RuntimeMethod = typeof DISCOVER_METHOD | typeof LISTEN_METHOD;
 export type HandledMethod = Exclude<ClientRequestMethod, RuntimeMethod>;
 type ResultOf<M extends ClientRequestMethod> = ClientRequests[M]["result"];
 /** A handler's result; `resultType` may be left out (the runtime adds "complete"). */
-export type HandlerResult<M extends ClientRequestMethod> = Omit<ResultOf<M>, "resultType"> & { resultType?: string };
+/** Methods whose params carry `inputResponses`: the schema lets them answer input_required (read from the map, not listed). */
+export type InputRequiredMethod = { [M in ClientRequestMethod]: "inputResponses" extends keyof ClientRequests[M]["params"] ? M : never }[ClientRequestMethod];
+export type HandlerResult<M extends ClientRequestMethod> =
+  (Omit<ResultOf<M>, "resultType"> & { resultType?: string }) | (M extends InputRequiredMethod ? InputRequiredAnswer : never);
 export type RequestHandler<M extends ClientRequestMethod> = (params: ClientRequests[M]["params"], context: RequestContext) => Awaitable<HandlerResult<M>>;
 
 type AnyHandler = (params: any, context: RequestContext) => Awaitable<object>;
@@ -76,7 +102,11 @@ export class Server {
   readonly #handlers = new Map<string, AnyHandler>();
   readonly #subscriptionHandlers: HandlerEntry[] = [];
   readonly #connections = new Set<Connection>();
-  readonly #tools = new ToolRegistry();
+  readonly #tools = new ToolRegistry(() => this.#options);
+  readonly #primitives = new Primitives(
+    (method, handler) => void (this.#handlers.has(method) || this.#handlers.set(method, handler)),
+    () => this.#options,
+  );
   readonly #host: ConnectionHost;
   #closed = false;
 
@@ -102,7 +132,7 @@ export class Server {
   /** Adds (or replaces) a tool served by the built-in tools/list and tools/call. */
   addTool(tool: Tool, run: ToolRunner): this {
     this.#tools.add(tool, run);
-    if (!this.#handlers.has("tools/list")) this.#handlers.set("tools/list", () => this.#tools.list());
+    if (!this.#handlers.has("tools/list")) this.#handlers.set("tools/list", (params) => this.#tools.list(params?.cursor, this.#options.lists?.tools));
     if (!this.#handlers.has("tools/call")) this.#handlers.set("tools/call", (params, context) => this.#tools.call(params ?? {}, context));
     return this;
   }
@@ -110,6 +140,34 @@ export class Server {
   /** Removes a tool; true when it existed. Clients learn of it from a handler's event, not from here. */
   removeTool(name: string): boolean {
     return this.#tools.remove(name);
+  }
+
+  /** Adds (or replaces) a static resource served by resources/list and resources/read. */
+  addResource(resource: Resource, read: ResourceReader, options?: ResourceOptions): this {
+    return (this.#primitives.addResource(resource, read, options), this);
+  }
+
+  /** Adds a resource template; `read` gets the variables typed from the `uriTemplate` literal. */
+  addResourceTemplate<const T extends string>(template: ResourceTemplate & { uriTemplate: T }, read: TemplateReader<T>, options?: TemplateOptions<T>): this {
+    return (this.#primitives.addResourceTemplate(template, read, options), this);
+  }
+
+  /** Adds a prompt; `get` gets the declared arguments typed (required ones checked before it runs). */
+  addPrompt<const P extends PromptDefinition>(prompt: P, get: PromptGetter<P>, options?: PromptOptions<P>): this {
+    return (this.#primitives.addPrompt(prompt, get, options), this);
+  }
+
+  /** Removes a resource (by URI) or template (by uriTemplate), or a prompt; true when it existed. */
+  removeResource(uriOrTemplate: string): boolean {
+    return this.#primitives.removeResource(uriOrTemplate);
+  }
+  removePrompt(name: string): boolean {
+    return this.#primitives.removePrompt(name);
+  }
+
+  /** A tool's `x-mcp-header` parameters: the HTTP transport checks `Mcp-Param-*` headers against them. */
+  toolParamHeaders(name: string): readonly ParamHeader[] | undefined {
+    return this.#tools.paramHeaders(name);
   }
 
   /** Adds a subscription handler; every registered one is folded into server/discover. */
@@ -123,8 +181,18 @@ export class Server {
 
   /** Serves one transport (one logical connection); resolves once it is connected. */
   async connect(transport: Transport): Promise<void> {
+    return this.#connect(transport, undefined);
+  }
+
+  /** The legacy sessions (HTTP finds a session here by its `Mcp-Session-Id`). */
+  get legacySessions(): LegacyEra {
+    return this.#host.legacy;
+  }
+
+  async #connect(transport: Transport, session: LegacySession | undefined): Promise<void> {
     if (this.#closed) throw new Error("the server is closed; create a new one to serve again");
     const connection = new Connection(this.#host, transport);
+    connection.legacySession = session;
     this.#connections.add(connection);
     try {
       await connection.start();
@@ -137,6 +205,7 @@ export class Server {
   /** Ends every open stream with its complete result (handleClose runs), then closes the transports. */
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#host.legacy.close("shutdown");
     await Promise.all([...this.#connections].map((connection) => connection.shutdown()));
   }
 
@@ -200,7 +269,7 @@ export class Server {
 
   #makeHost(): ConnectionHost {
     const limits = this.#options.limits ?? {};
-    return {
+    const host: Omit<ConnectionHost, "legacy"> = {
       emit: this.#emit,
       onSendError: (error) => this.#emit({ type: "transport-error", error }),
       mailboxSize: Math.max(1, limits.mailboxSize ?? 1000),
@@ -212,6 +281,21 @@ export class Server {
       dispatch: (request, context) => this.#dispatch(request, context),
       forget: (connection) => void this.#connections.delete(connection),
     };
+    const legacy = new LegacyEra(
+      {
+        ...host,
+        info: this.#info,
+        instructions: this.#options.instructions,
+        modernVersions: host.supportedVersions,
+        capabilities: (meta) => this.capabilities(meta),
+        // A legacy session is one client: its implicit streams share its slots.
+        reserveStream: (session) => host.slots.reserve(session) === undefined,
+        releaseStream: (session) => host.slots.release(session),
+        connect: (transport, session) => this.#connect(transport, session),
+      },
+      this.#options.legacy,
+    );
+    return { ...host, legacy };
   }
 }
 

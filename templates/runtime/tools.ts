@@ -1,16 +1,57 @@
 /**
  * `addTool` / `removeTool`: a tool list kept by the runtime, served through `tools/list`
- * and `tools/call` unless the application registers those handlers itself.
+ * and `tools/call` unless the application registers those handlers itself. With a
+ * `SchemaValidator`, arguments are checked against `inputSchema` before `run` (a violation
+ * is a tool execution error, `isError: true`, and `run` never starts: the spec's tools page
+ * lists input validation among the errors a model can correct), and a result is checked
+ * against `outputSchema` after it (a violation is the server's own fault, so the client
+ * gets a protocol error, -32603, never the invalid structured content).
  */
 import type { CallToolResult, Tool } from "./protocol.js";
 import type { RequestContext } from "./connection.js";
 import { INVALID_PARAMS, McpError } from "./jsonrpc.js";
 import type { Awaitable } from "./subscriptions/types.js";
+import { cacheFields, paginate, type ListSettings } from "./primitives/pagination.js";
+import type { CompiledSchema, SchemaValidator } from "./validation.js";
+import { readParamHeaders, type ParamHeader } from "./transports/param-headers.js";
+import { bindingOf, inputRound, RequestStateSealer, type InputRequiredAnswer, type InputRound } from "./input-required.js";
 
-export type ToolRunner = (args: Record<string, unknown>, context: RequestContext) => Awaitable<Omit<CallToolResult, "resultType"> & { resultType?: string }>;
+/** A tool's answer: its result (`resultType` may be left out), or a request for input (see input-required.ts). */
+export type ToolAnswer = (Omit<CallToolResult, "resultType"> & { resultType?: "complete" }) | InputRequiredAnswer;
+export type ToolRunner = (args: Record<string, unknown>, context: RequestContext, input: InputRound) => Awaitable<ToolAnswer>;
+
+/** The server options a registry reads (after the server is made). */
+export interface RegistrySettings {
+  readonly validator?: SchemaValidator;
+  readonly stateKey?: string | Uint8Array;
+}
+
+interface ToolEntry {
+  readonly tool: Tool;
+  readonly run: ToolRunner;
+  readonly checkInput: CompiledSchema | undefined;
+  readonly checkOutput: CompiledSchema | undefined;
+  readonly paramHeaders: readonly ParamHeader[];
+}
+
+/** Raised when a tool's result breaks its outputSchema; the server reports it (onEvent) and answers -32603. */
+export class ToolOutputError extends Error {
+  constructor(
+    readonly tool: string,
+    readonly errors: readonly string[],
+  ) {
+    super(`Tool ${tool} returned a result that does not match its outputSchema: ${errors.join("; ")}`);
+    this.name = "ToolOutputError";
+  }
+}
 
 export class ToolRegistry {
-  readonly #tools = new Map<string, { tool: Tool; run: ToolRunner }>();
+  readonly #tools = new Map<string, ToolEntry>();
+
+  #sealer: RequestStateSealer | undefined;
+
+  /** Settings are read on use: the server's options are set after this registry is made. */
+  constructor(private readonly settings: () => RegistrySettings = () => ({})) {}
 
   get size(): number {
     return this.#tools.size;
@@ -18,28 +59,67 @@ export class ToolRegistry {
 
   add(tool: Tool, run: ToolRunner): void {
     if (typeof tool?.name !== "string" || tool.name.length === 0) throw new TypeError("addTool: the tool needs a non-empty name");
-    this.#tools.set(tool.name, { tool, run });
+    const paramHeaders = readParamHeaders(tool.name, tool.inputSchema);
+    const validator = this.settings().validator;
+    const checkInput = validator === undefined ? undefined : compile(validator, tool, "inputSchema");
+    const checkOutput = validator === undefined ? undefined : compile(validator, tool, "outputSchema");
+    this.#tools.set(tool.name, { tool, run, checkInput, checkOutput, paramHeaders });
+  }
+
+  /** The tool's `x-mcp-header` parameters, for the HTTP transport's check; undefined for an unknown tool. */
+  paramHeaders(name: string): readonly ParamHeader[] | undefined {
+    return this.#tools.get(name)?.paramHeaders;
   }
 
   remove(name: string): boolean {
     return this.#tools.delete(name);
   }
 
-  /** The list, marked private and immediately stale: tools come and go at run time. */
-  list(): { tools: Tool[]; cacheScope: "private"; ttlMs: number } {
-    return { tools: [...this.#tools.values()].map((entry) => entry.tool), cacheScope: "private", ttlMs: 0 };
+  /** One page of the list; by default private and immediately stale, since tools come and go at run time. */
+  list(cursor: unknown, settings: ListSettings | undefined) {
+    const { page, nextCursor } = paginate([...this.#tools.values()], cursor, settings);
+    return { tools: page.map((entry) => entry.tool), ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(settings) };
   }
 
-  /** Runs a tool; a tool that throws reports the failure in its result (isError), as tools do. */
-  async call(params: { name?: unknown; arguments?: unknown }, context: RequestContext) {
+  /** Runs a tool; a tool that throws reports the failure in its result (isError), as tools do; an McpError stays a protocol error. */
+  async call(params: { name?: unknown; arguments?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
     const entry = typeof params.name === "string" ? this.#tools.get(params.name) : undefined;
     if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown tool: ${String(params.name)}`);
     const args = (params.arguments ?? {}) as Record<string, unknown>;
+    const checked = entry.checkInput?.(args);
+    if (checked !== undefined && !checked.valid) return failure(`Invalid arguments for tool ${entry.tool.name}: ${checked.errors.join("; ")}`);
+    this.#sealer ??= new RequestStateSealer(this.settings().stateKey);
+    const input = inputRound(this.#sealer, bindingOf("tools/call", entry.tool.name, args), params);
+    let result;
     try {
-      return await entry.run(args, context);
+      result = await entry.run(args, context, input);
     } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      return { content: [{ type: "text" as const, text }], isError: true };
+      if (error instanceof McpError) throw error;
+      return failure(error instanceof Error ? error.message : String(error));
     }
+    if (result?.resultType === "input_required") return result;
+    if (entry.checkOutput !== undefined && result?.isError !== true) {
+      const output =
+        result?.structuredContent === undefined
+          ? { valid: false as const, errors: ["structuredContent is missing"] }
+          : entry.checkOutput(result.structuredContent);
+      if (!output.valid) throw new ToolOutputError(entry.tool.name, output.errors);
+    }
+    return result;
+  }
+}
+
+function failure(text: string) {
+  return { content: [{ type: "text" as const, text }], isError: true };
+}
+
+function compile(validator: SchemaValidator, tool: Tool, key: "inputSchema" | "outputSchema"): CompiledSchema | undefined {
+  const schema = tool[key];
+  if (schema === undefined) return undefined;
+  try {
+    return validator.compile(schema);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new TypeError(`addTool ${tool.name}: its ${key} cannot be used (${reason}); fix the schema (local $refs only, valid JSON Schema 2020-12)`);
   }
 }

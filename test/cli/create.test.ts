@@ -96,7 +96,7 @@ test("a target that is a file is a one-line error, and the file is left alone", 
   assert.equal(readFileSync(join(temp.dir, "app"), "utf8"), "mine");
 });
 
-test("a target inside a read-only folder is a one-line error, and nothing is left there", SLOW, () => {
+test("a target inside a read-only folder is a one-line error, and nothing is left there", { ...SLOW, skip: ordinaryUserProblem() }, () => {
   const readOnly = join(temp.dir, "read-only");
   mkdirSync(readOnly);
   chmodSync(readOnly, 0o555);
@@ -114,8 +114,15 @@ test("a target inside a read-only folder is a one-line error, and nothing is lef
  * create-mcp-handler as an ordinary user: root ignores a folder's mode bits, so when the
  * tests run as root the command runs as `nobody` (the checkout must be readable to it).
  */
+const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
+/** Why the command cannot run as that user here (a checkout below a private folder), or false. */
+function ordinaryUserProblem(): string | false {
+  const probe = spawnSync(process.execPath, ["-e", `require("fs").accessSync(${JSON.stringify(join(repoRoot, "cli", "create.ts"))}, 4)`], asNobody);
+  return probe.status === 0 ? false : `the checkout at ${repoRoot} is not readable to user nobody, which this root-run test needs`;
+}
+
 function runCreateAsUser(args: string[], cwd: string): Run {
-  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
   const command = [process.execPath, "--import", import.meta.resolve("tsx"), join(repoRoot, "cli", "create.ts"), ...args];
   const run = spawnSync(command[0]!, command.slice(1), { cwd, encoding: "utf8", env: npmEnv, timeout: 120_000, ...asNobody });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };

@@ -34,14 +34,42 @@ describe("official conformance suite over Streamable HTTP", () => {
     assert.equal(run.code, 0, run.output.slice(-2000));
   });
 
-  it("--requirements 2026-07-28: every required scenario passes, but the baselined ones", { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
-    // expected-failures.yml names each known gap and why; a baselined scenario that starts
-    // passing makes the run fail too (stale baseline), so the list cannot rot.
-    const baseline = join(repoRoot, "test/conformance/expected-failures.yml");
-    const run = await runConformance(["server", "--url", handle.url, "--requirements", "2026-07-28", "--expected-failures", baseline], outputDir);
-    assert.ok(run.checks.length >= 100, `expected the requirement set's checks, got ${run.checks.length}:\n${run.output.slice(-2000)}`);
-    const progress = run.checks.find((check) => check.id === "tools-call-with-progress");
-    assert.equal(progress?.status, "SUCCESS", `tools-call-with-progress: ${progress?.errorMessage ?? "not run"}`);
-    assert.equal(run.code, 0, run.output.slice(-4000));
-  });
+  it(
+    "--requirements 2026-07-28: every check the suite reports passes, scored or not, but the tasks extension's",
+    { timeout: RUN_TIMEOUT_MS + 10_000 },
+    async (t) => {
+      const baseline = join(repoRoot, "test/conformance/expected-failures.yml");
+      const run = await runConformance(["server", "--url", handle.url, "--requirements", "2026-07-28", "--expected-failures", baseline], outputDir);
+      assert.ok(run.checks.length >= 190, `expected the requirement set's checks, got ${run.checks.length}:\n${run.output.slice(-2000)}`);
+      const gap = run.checks.filter((check) => isTasksExtension(check.scenario));
+      const judged = run.checks.filter((check) => !isTasksExtension(check.scenario));
+      const notPassing = judged
+        .filter((check) => !PASSING.has(check.status))
+        .map((check) => `${check.scenario}/${check.id}: ${check.status} ${check.errorMessage ?? ""}`);
+      t.diagnostic(`${judged.length - notPassing.length} of ${judged.length} checks pass outside the tasks extension; ${gap.length} tasks checks not judged`);
+      assert.deepEqual(notPassing, [], run.output.slice(-3000));
+      for (const scenario of ["json-schema-2020-12", "http-custom-header-server-validation", "tools-call-with-progress"]) {
+        assert.ok(
+          judged.some((check) => check.scenario === scenario),
+          `${scenario} did not run`,
+        );
+      }
+      assert.ok(
+        gap.some((check) => check.status === "FAILURE"),
+        "the tasks extension passes now: judge its checks too (remove isTasksExtension)",
+      );
+      assert.equal(run.code, 0, run.output.slice(-4000));
+    },
+  );
 });
+
+/**
+ * The one known gap: the tasks extension (io.modelcontextprotocol/tasks), not built yet.
+ * Its scenarios are unscored for 2026-07-28; every other check is judged, scored or not.
+ */
+function isTasksExtension(scenario: string): boolean {
+  return scenario.startsWith("tasks-");
+}
+
+/** INFO checks report facts (e.g. which SSE features were seen) without a verdict. */
+const PASSING = new Set(["SUCCESS", "INFO"]);

@@ -21,7 +21,7 @@ function handlerRun(args: string[]): Promise<Run> {
   const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(repoRoot, "cli", "main.ts"), "handler", ...args], {
     cwd: app,
     stdio: ["ignore", "pipe", "pipe"],
-    timeout: 90_000,
+    timeout: 240_000,
   });
   let stdout = "";
   let stderr = "";
@@ -30,7 +30,7 @@ function handlerRun(args: string[]): Promise<Run> {
   return new Promise((resolve) => child.once("close", (status) => resolve({ status, stdout, stderr })));
 }
 
-test("concurrent handler runs on one project take turns: every one that reports success is registered", { timeout: 120_000 }, async () => {
+test("concurrent handler runs on one project take turns: every one that reports success is registered", { timeout: 300_000 }, async () => {
   const names = ["Alpha", "Bravo", "Charlie", "Delta"];
   const runs = await Promise.all(names.map((name) => handlerRun([name])));
   for (const run of runs) assert.equal(run.status, 0, explain(run));

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { repoRoot, schemaPath } from "../../support/schemas.js";
@@ -174,4 +174,25 @@ test("an --out that is a file is a one-line error, not a crash", SLOW, async () 
   assert.equal(run.status, 1, explain(run));
   assert.match(run.stderr, /^error: cannot write .*file\/v2511: .* \(check that --out names a writable folder\)\n$/);
   assert.equal(readFileSync(file, "utf8"), "not a folder\n");
+});
+
+test("--out never replaces a folder it did not write: a user's v<yymm> folder is refused in one line, untouched", SLOW, async () => {
+  const out = join(temp.dir, "out");
+  const notes = put(join(out, "v2511", "notes.md"), "mine\n");
+  cpSync(schemaPath("2025-11-25"), join(out, "v2511", "schema.json"));
+  const run = await runMcpGen(["types", "--schema", join(out, "v2511", "schema.json"), "--out", out]);
+  assert.equal(run.status, 1, explain(run));
+  assert.match(run.stderr, /^error: .*v2511 holds files mcp-gen did not write \(no mcp-gen\.manifest\.json\); refusing to replace it \(pass another --out/);
+  assert.equal(run.stderr.trimEnd().split("\n").length, 1);
+  assert.deepEqual(readdirSync(join(out, "v2511")).sort(), ["notes.md", "schema.json"]);
+  assert.equal(readFileSync(notes, "utf8"), "mine\n");
+});
+
+test("--check on an output holding a symlink loop lists the link as stale instead of following it", SLOW, async () => {
+  const out = join(temp.dir, "out");
+  assert.equal((await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", out])).status, 0);
+  symlinkSync(".", join(out, "v2511", "loop"));
+  const run = await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", out, "--check"]);
+  assert.equal(run.status, 1, explain(run));
+  assert.match(run.stderr, /^error: .*v2511 is stale against MCP 2025-11-25 .*: loop \(regenerate/);
 });

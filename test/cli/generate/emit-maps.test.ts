@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { emitMaps } from "../../../cli/generate/emit-maps.js";
+import { loadFormatter } from "../../../cli/generate/format.js";
 import { generateTypes } from "../../../cli/generate/index.js";
+import { buildIR } from "../../../cli/generate/ir.js";
+import { loadSchema } from "../../../cli/generate/load.js";
+import { normalizeSchema } from "../../../cli/generate/normalize.js";
+import { identifySchema, readLock } from "../../../cli/generate/verify.js";
 import { schemaPath } from "../../support/schemas.js";
 import { editedSchema, explain, tempFolder, tscStrict } from "./helpers.js";
 
@@ -25,5 +31,14 @@ test("a carriage return in a method name or a filter key is escaped in the maps,
     assert.equal(run.status, 0, explain(run));
   } finally {
     temp.remove();
+  }
+});
+
+test("the maps are printed exactly as the formatter would lay them out, for every upstream schema", { timeout: 120_000 }, async () => {
+  const format = await loadFormatter();
+  for (const revision of ["2026-07-28", "2025-11-25", "draft-2026-06-07"] as const) {
+    const loaded = await loadSchema(schemaPath(revision));
+    const maps = emitMaps(buildIR(normalizeSchema(loaded), identifySchema(loaded, readLock())).maps);
+    for (const [path, text] of Object.entries(maps)) assert.equal(text, await format(path, text), `${revision} ${path}`);
   }
 });

@@ -72,7 +72,7 @@ test("create without --event-source, or with memory, adds neither the Redis modu
   for (const files of [await project(), await project("memory")]) {
     const byPath = new Map(files.map((file) => [file.path, file.content]));
     assert.equal(byPath.has(REDIS_MODULE_PATH), false);
-    assert.equal(JSON.parse(byPath.get("package.json")!).dependencies, undefined);
+    assert.equal(JSON.parse(byPath.get("package.json")!).dependencies?.redis, undefined);
     assert.match(byPath.get("src/events.ts")!, /return createEventSource\(\);/);
     assert.doesNotMatch(byPath.get("src/events.ts")!, /event-sources\/redis/);
   }

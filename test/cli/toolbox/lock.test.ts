@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
@@ -57,4 +57,12 @@ test("the lock is released when the edit fails", async () => {
     /boom/,
   );
   assert.deepEqual(readdirSync(temp.dir), []);
+});
+
+test("each run holding the lock in turn gets the whole wait", async () => {
+  const lock = join(temp.dir, LOCK_FILE);
+  writeFileSync(lock, `${process.pid} ${hostname()} 1`);
+  setTimeout(() => writeFileSync(lock, `${process.pid} ${hostname()} 2`), 300);
+  setTimeout(() => rmSync(lock), 600);
+  assert.equal(await withFolderLock(temp.dir, async () => "ran", { waitMs: 450 }), "ran");
 });

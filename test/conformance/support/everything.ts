@@ -1,13 +1,15 @@
 /**
  * The content the conformance scenarios of the 2026-07-28 requirement set read: tools
- * returning each content type, static and templated resources, prompts, and completion.
- * Each answer is what the scenario's own description asks for.
+ * returning each content type, static and templated resources, prompts, and completion,
+ * all registered through the runtime's public API (addTool, addPrompt, addResource,
+ * addResourceTemplate). Each answer is what the scenario's own description asks for.
  */
 import { deflateSync } from "node:zlib";
-import { McpError, type Server } from "../../../templates/runtime/index.js";
-import { ERROR_CODES } from "../../../generated/v2607/capabilities.js";
-import type { Catalog } from "./catalog.js";
-import { text } from "./catalog.js";
+import type { CacheHints, Server } from "../../../templates/runtime/index.js";
+import type { Tool } from "../../../generated/v2607/types.js";
+
+export const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
+const object: Tool["inputSchema"] = { type: "object" };
 
 /** A 1x1 red PNG and an empty WAV, built here. */
 const PNG_1X1 = png1x1();
@@ -64,16 +66,35 @@ function u16(value: number): Buffer {
   return buffer;
 }
 
-const cache = { ttlMs: 0, cacheScope: "public" } as const;
+/** The focal schema of the JSON Schema 2020-12 scenarios: it must reach the client untouched (SEP-1613, SEP-2106). */
+const SCHEMA_2020_12: Tool["inputSchema"] = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  $defs: { address: { $anchor: "addressDef", type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
+  properties: {
+    name: { type: "string" },
+    address: { $ref: "#/$defs/address" },
+    contactMethod: { type: "string", enum: ["phone", "email"] },
+    phone: { type: "string" },
+    email: { type: "string" },
+  },
+  allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+  if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+  then: { required: ["phone"] },
+  else: { required: ["email"] },
+  additionalProperties: false,
+};
 
-function addTools(catalog: Catalog): void {
-  catalog.tool("test_simple_text", "Returns one text block", () => text("This is a simple text response for testing."));
-  catalog.tool("test_image_content", "Returns an image", () => ({ content: [{ type: "image", data: PNG_1X1, mimeType: "image/png" }] }));
-  catalog.tool("test_audio_content", "Returns audio", () => ({ content: [{ type: "audio", data: WAV_EMPTY, mimeType: "audio/wav" }] }));
-  catalog.tool("test_embedded_resource", "Returns an embedded resource", () => ({
+function addTools(server: Server): void {
+  const tool = (name: string, description: string, run: Parameters<Server["addTool"]>[1], inputSchema = object) =>
+    server.addTool({ name, description, inputSchema }, run);
+  tool("test_simple_text", "Returns one text block", () => text("This is a simple text response for testing."));
+  tool("test_image_content", "Returns an image", () => ({ content: [{ type: "image", data: PNG_1X1, mimeType: "image/png" }] }));
+  tool("test_audio_content", "Returns audio", () => ({ content: [{ type: "audio", data: WAV_EMPTY, mimeType: "audio/wav" }] }));
+  tool("test_embedded_resource", "Returns an embedded resource", () => ({
     content: [{ type: "resource", resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." } }],
   }));
-  catalog.tool("test_multiple_content_types", "Returns text, an image and a resource", () => ({
+  tool("test_multiple_content_types", "Returns text, an image and a resource", () => ({
     content: [
       { type: "text", text: "Multiple content types test:" },
       { type: "image", data: PNG_1X1, mimeType: "image/png" },
@@ -83,29 +104,29 @@ function addTools(catalog: Catalog): void {
       },
     ],
   }));
-  catalog.tool("test_error_handling", "Always fails (reported as an isError result)", () => {
+  tool("test_error_handling", "Always fails (reported as an isError result)", () => {
     throw new Error("This tool intentionally returns an error for testing");
   });
-  // The runtime must hand a 2020-12 schema through untouched (SEP-1613, SEP-2106).
-  catalog.tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features", () => text("ok"), {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
-    type: "object",
-    $defs: { contact: { $anchor: "contactDef", type: "object", properties: { kind: { type: "string" } } } },
-    properties: { via: { type: "string", enum: ["mail", "phone"] }, mail: { type: "string" }, phone: { type: "string" }, contact: { $ref: "#/$defs/contact" } },
-    allOf: [{ anyOf: [{ required: ["mail"] }, { required: ["phone"] }] }],
-    if: { properties: { via: { const: "phone" } }, required: ["via"] },
-    then: { required: ["phone"] },
-    else: { required: ["mail"] },
-    additionalProperties: false,
-  } as Parameters<Catalog["tool"]>[3]);
+  // Its region and count travel as Mcp-Param-Region / Mcp-Param-Count headers on HTTP (SEP-2243).
+  tool(
+    "test_custom_headers",
+    "Echoes parameters that clients mirror into headers",
+    ({ region, count }) => text(`region=${String(region)} count=${String(count)}`),
+    {
+      type: "object",
+      properties: { region: { type: "string", "x-mcp-header": "Region" }, count: { type: "integer", "x-mcp-header": "Count" }, note: { type: "string" } },
+      required: ["region"],
+    },
+  );
+  tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features", () => text("ok"), SCHEMA_2020_12);
 }
 
-function addPrompts(catalog: Catalog): void {
+function addPrompts(server: Server): void {
   const user = (value: string) => ({ role: "user" as const, content: { type: "text" as const, text: value } });
-  catalog.prompt({ name: "test_simple_prompt", description: "A prompt without arguments" }, () => ({
+  server.addPrompt({ name: "test_simple_prompt", description: "A prompt without arguments" }, () => ({
     messages: [user("This is a simple prompt for testing.")],
   }));
-  catalog.prompt(
+  server.addPrompt(
     {
       name: "test_prompt_with_arguments",
       description: "A prompt with two arguments",
@@ -114,69 +135,48 @@ function addPrompts(catalog: Catalog): void {
         { name: "arg2", description: "Second test argument", required: true },
       ],
     },
-    (params) => ({ messages: [user(`Prompt with arguments: arg1='${params.arguments?.arg1}', arg2='${params.arguments?.arg2}'`)] }),
+    ({ arg1, arg2 }) => ({ messages: [user(`Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`)] }),
+    { complete: { arg1: (value) => ["paris", "park", "party"].filter((word) => word.startsWith(value)) } },
   );
-  catalog.prompt(
+  server.addPrompt(
     {
       name: "test_prompt_with_embedded_resource",
       description: "A prompt embedding a resource",
       arguments: [{ name: "resourceUri", description: "URI to embed", required: true }],
     },
-    (params) => ({
+    ({ resourceUri }) => ({
       messages: [
-        {
-          role: "user",
-          content: {
-            type: "resource",
-            resource: { uri: String(params.arguments?.resourceUri), mimeType: "text/plain", text: "Embedded resource content for testing." },
-          },
-        },
+        { role: "user", content: { type: "resource", resource: { uri: resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." } } },
         user("Please process the embedded resource above."),
       ],
     }),
   );
-  catalog.prompt({ name: "test_prompt_with_image", description: "A prompt with an image" }, () => ({
+  server.addPrompt({ name: "test_prompt_with_image", description: "A prompt with an image" }, () => ({
     messages: [{ role: "user", content: { type: "image", data: PNG_1X1, mimeType: "image/png" } }, user("Please analyze the image above.")],
   }));
 }
 
-const STATIC = new Map([
-  ["test://static-text", { mimeType: "text/plain", text: "This is the content of the static text resource." }],
-  ["test://static-binary", { mimeType: "image/png", blob: PNG_1X1 }],
-]);
-const TEMPLATE = /^test:\/\/template\/([^/]+)\/data$/;
-
 function addResources(server: Server): void {
-  server.setRequestHandler("resources/list", () => ({
-    resources: [
-      { uri: "test://static-text", name: "static-text", description: "A static text resource", mimeType: "text/plain" },
-      { uri: "test://static-binary", name: "static-binary", description: "A static binary resource", mimeType: "image/png" },
-    ],
-    ...cache,
-  }));
-  server.setRequestHandler("resources/templates/list", () => ({
-    resourceTemplates: [{ uriTemplate: "test://template/{id}/data", name: "template-data", description: "Data for one id", mimeType: "application/json" }],
-    ...cache,
-  }));
-  server.setRequestHandler("resources/read", (params) => {
-    const fixed = STATIC.get(params.uri);
-    if (fixed !== undefined) return { contents: [{ uri: params.uri, ...fixed }], ...cache };
-    const id = TEMPLATE.exec(params.uri)?.[1];
-    if (id !== undefined) {
-      const body = JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` });
-      return { contents: [{ uri: params.uri, mimeType: "application/json", text: body }], ...cache };
-    }
-    throw new McpError(ERROR_CODES.InvalidParamsError, "Resource not found", { uri: params.uri });
-  });
+  const cache: CacheHints = { ttlMs: 0, cacheScope: "public" };
+  server.addResource(
+    { uri: "test://static-text", name: "static-text", description: "A static text resource", mimeType: "text/plain" },
+    () => "This is the content of the static text resource.",
+    cache,
+  );
+  server.addResource(
+    { uri: "test://static-binary", name: "static-binary", description: "A static binary resource", mimeType: "image/png" },
+    () => Buffer.from(PNG_1X1, "base64"),
+    cache,
+  );
+  server.addResourceTemplate(
+    { uriTemplate: "test://template/{id}/data", name: "template-data", description: "Data for one id", mimeType: "application/json" },
+    (_uri, { id }) => JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+    cache,
+  );
 }
 
-export function addEverything(catalog: Catalog, server: Server): void {
-  addTools(catalog);
-  addPrompts(catalog);
+export function addEverything(server: Server): void {
+  addTools(server);
+  addPrompts(server);
   addResources(server);
-  server.setRequestHandler("completion/complete", (params) => {
-    const known = ["paris", "park", "party"];
-    const values = known.filter((value) => value.startsWith(params.argument.value));
-    return { completion: { values, total: values.length, hasMore: false } };
-  });
 }

@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { repoRoot } from "../../support/schemas.js";
 
 const CLI = join(repoRoot, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
@@ -12,12 +12,14 @@ const PRELOAD = join(repoRoot, "test/conformance/support/node20.mjs");
 export const RUN_TIMEOUT_MS = 150_000;
 
 export interface Check {
+  /** The scenario that reported it: the folder its checks.json was written to. */
+  scenario: string;
   id: string;
   status: string;
   errorMessage?: string;
 }
 
-/** Runs the conformance CLI; resolves with its exit code, output and every check this run wrote. */
+/** Runs the conformance CLI; resolves with its exit code, output and every check this run wrote, scored or not. */
 export function runConformance(args: string[], parentDir: string): Promise<{ code: number | null; output: string; checks: Check[] }> {
   const outputDir = mkdtempSync(join(parentDir, "run-"));
   return new Promise((resolve, reject) => {
@@ -42,8 +44,15 @@ function readChecks(dir: string): Check[] {
   const checks: Check[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (entry.isFile() && entry.name === "checks.json") {
-      checks.push(...(JSON.parse(readFileSync(join(entry.parentPath ?? entry.path, entry.name), "utf8")) as Check[]));
+      const folder = entry.parentPath ?? entry.path;
+      const scenario = scenarioOf(basename(folder));
+      checks.push(...(JSON.parse(readFileSync(join(folder, entry.name), "utf8")) as Omit<Check, "scenario">[]).map((check) => ({ ...check, scenario })));
     }
   }
   return checks;
+}
+
+/** The CLI names each scenario's folder `<side>-<scenario>-<timestamp>`. */
+function scenarioOf(folder: string): string {
+  return /^(?:server|client)-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(folder)?.[1] ?? folder;
 }

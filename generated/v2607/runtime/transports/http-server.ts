@@ -30,6 +30,7 @@ import {
   checkMcpHeaders,
   checkOrigin,
   checkVerb,
+  discardRest,
   isLocalhostOrigin,
   parseBody,
   readBody,
@@ -37,14 +38,22 @@ import {
   statusForErrorCode,
   type HttpRejection,
 } from "./http-request.js";
+import { corsHeaders, preflightHeaders } from "./http-cors.js";
+import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
 import { SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
+import type { LegacyEra } from "../legacy/era.js";
+import { isLegacyInitialize, isLegacyTransportRequest, openHttpSession, serveSessionRequest, SESSION_HEADER, type LegacyHttpExchange } from "../legacy/http.js";
 
 const SENT: Promise<void> = Promise.resolve();
 
 /** What the handler needs of a server: the core's `connect`, called once per POST. */
 export interface ConnectableServer {
   connect(transport: Transport): Promise<void>;
+  /** Legacy (2025-11-25) sessions, when the server serves them (see legacy/http.ts). */
+  readonly legacySessions?: LegacyEra;
+  /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
+  toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
 }
 
 /** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge. */
@@ -116,16 +125,31 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refused = checkVerb(req.method) ?? checkOrigin(header(req, "origin"), allowedOrigins);
+    const era = server.legacySessions;
+    const sessionId = header(req, SESSION_HEADER);
+    const legacy = isLegacyTransportRequest(era, sessionId);
+    const origin = header(req, "origin");
+    const refused = checkOrigin(origin, allowedOrigins);
     if (refused !== undefined) return reject(res, refused);
+    if (origin !== undefined) {
+      // An allowed browser origin: its preflight is answered, and every answer names it.
+      if (req.method === "OPTIONS") return void res.writeHead(204, preflightHeaders(origin, era?.enabled === true)).end();
+      for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
+    }
+    const wrongVerb = legacy ? undefined : checkVerb(req.method);
+    if (wrongVerb !== undefined) return reject(res, wrongVerb);
     const context = await authenticate(req);
     if ("status" in context) return reject(res, context);
-    const body = await readBody(req, maxBodyBytes);
-    if (typeof body !== "string") return reject(res, body);
-    const parsed = parseBody(body);
-    if ("status" in parsed) return reject(res, parsed);
+    if (legacy) return serveSessionRequest(era!, legacyExchange(req, res, sessionId, context.context));
+    const parsed = await readMessage(req, res);
+    if (parsed === undefined) return;
     if (parsed.kind === "response") return reject(res, refuseClientResponse(parsed.message));
-    const mismatch = checkMcpHeaders(req.headers, parsed.message);
+    const legacyInitialize = isLegacyInitialize(parsed.message, header(req, "mcp-method"));
+    if (legacyInitialize && era?.enabled) return openHttpSession(era, legacyExchange(req, res, sessionId, context.context), parsed.message);
+    // A modern-only server's core answers a legacy initialize with the versions it speaks.
+    const mismatch = legacyInitialize
+      ? undefined
+      : (checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server)));
     if (mismatch !== undefined) return reject(res, mismatch);
     const exchange = new HttpExchange(res, parsed.message, context.context, exchangeOptions);
     await server.connect(exchange);
@@ -133,6 +157,32 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
       // A notification is accepted as soon as the server has it.
       res.writeHead(202).end();
     }
+  }
+
+  async function readMessage(req: IncomingMessage, res: ServerResponse): Promise<Exclude<ReturnType<typeof parseBody>, HttpRejection> | undefined> {
+    const body = await readBody(req, maxBodyBytes);
+    if (typeof body !== "string") {
+      reject(res, body);
+      return void discardRest(req);
+    }
+    const parsed = parseBody(body);
+    if ("status" in parsed) return void reject(res, parsed);
+    return parsed;
+  }
+
+  function legacyExchange(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, context: MessageContext | undefined): LegacyHttpExchange {
+    return {
+      req,
+      res,
+      sessionId,
+      sse: options,
+      reject: (rejection) => reject(res, rejection),
+      readMessage: async () => {
+        const parsed = await readMessage(req, res);
+        return parsed && { message: parsed.message, isRequest: parsed.kind === "request" };
+      },
+      serve: (message, session) => server.legacySessions!.host.connect(new HttpExchange(res, message, context, options), session),
+    };
   }
 
   async function authenticate(req: IncomingMessage): Promise<{ context?: MessageContext } | HttpRejection> {
@@ -185,7 +235,8 @@ export class HttpExchange implements Transport {
     this.#res = res;
     this.#options = options;
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
-    res.once("close", this.#onClose);
+    // "close" fires once; `on` spares the once-wrapper, an inline arrow a named closure.
+    res.on("close", () => this.#onClose());
     this.#inbox.deliver(context === undefined ? { type: "message", message } : { type: "message", message, context });
   }
 
@@ -244,7 +295,7 @@ export class HttpExchange implements Transport {
     else this.#res.end();
   }
 
-  readonly #onClose = (): void => {
+  #onClose(): void {
     const abrupt = !this.#res.writableFinished;
     this.#ended = true;
     const writer = this.#writer;
@@ -259,7 +310,7 @@ export class HttpExchange implements Transport {
     }
     const reason = writer?.eviction !== undefined ? new SlowConsumerEvicted() : abrupt ? "client closed the response" : undefined;
     this.#inbox.deliver(reason === undefined ? { type: "closed" } : { type: "closed", reason });
-  };
+  }
 }
 
 export interface ServeHttpOptions extends HttpHandlerOptions {

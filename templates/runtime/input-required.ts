@@ -1,0 +1,128 @@
+/**
+ * Input-required results (the 2026-07-28 multi-round requests that replace server-to-client
+ * elicitation, sampling and roots requests). A tool, prompt or resource reader receives an
+ * `InputRound`: the answers the client sent on this retry, the state the server sealed into
+ * the previous round (verified), and `ask()` to answer `input_required` with new requests.
+ *
+ * The state is sealed with HMAC-SHA256 under a server key (`createServer({ stateKey })`, else
+ * `MCP_STATE_KEY` from the environment, else a key generated per process: set one when
+ * several processes serve the same clients). A seal binds the state to the request it was
+ * issued for (method, tool/prompt/URI and arguments) and to an expiry, so a tampered state,
+ * one replayed on another request, or an expired one is refused with -32602.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { CreateMessageResult, ElicitResult, InputRequest, InputRequests, InputResponse, ListRootsResult } from "./protocol.js";
+import { INVALID_PARAMS, McpError } from "./jsonrpc.js";
+
+/** What an input_required answer holds; the runtime sends it as the request's result. */
+export interface InputRequiredAnswer {
+  resultType: "input_required";
+  inputRequests?: InputRequests;
+  requestState?: string;
+}
+
+/**
+ * The result each input request method gets back. The schema lists the requests
+ * (`InputRequest`) and the responses (`InputResponse`) as two unions without pairing them,
+ * so this one pairing is written here.
+ */
+export interface InputResultOf {
+  "elicitation/create": ElicitResult;
+  "sampling/createMessage": CreateMessageResult;
+  "roots/list": ListRootsResult;
+}
+export type InputMethod = InputRequest["method"] & keyof InputResultOf;
+
+export interface InputRound {
+  /** The client's answers on this retry, keyed as they were asked; undefined on a first call. */
+  readonly responses: Readonly<Record<string, InputResponse | undefined>> | undefined;
+  /** The state sealed into the previous round, verified; undefined when the client sent none. */
+  readonly state: string | undefined;
+  /** The answer to the request asked under `key`, typed by the method it was asked with. */
+  response<M extends InputMethod>(key: string, method: M): InputResultOf[M] | undefined;
+  /** An input_required answer asking for `requests`; `state` (when given) comes back sealed on the retry. */
+  ask(requests: InputRequests, state?: string): InputRequiredAnswer;
+}
+
+/** How long a sealed state stays usable; a retry normally follows within seconds. */
+export const STATE_TTL_MS = 10 * 60_000;
+const PROCESS_KEY = randomBytes(32);
+
+export class RequestStateSealer {
+  readonly #key: Uint8Array;
+
+  constructor(key: string | Uint8Array | undefined = process.env.MCP_STATE_KEY) {
+    this.#key = key === undefined || key.length === 0 ? PROCESS_KEY : typeof key === "string" ? Buffer.from(key) : key;
+  }
+
+  seal(state: string, binding: string, now = Date.now()): string {
+    const body = Buffer.from(JSON.stringify({ s: state, e: now + STATE_TTL_MS })).toString("base64url");
+    return `${body}.${this.#mac(body, binding)}`;
+  }
+
+  /** The state inside a seal made for this binding; -32602 when altered, made for another request, or expired. */
+  open(sealed: unknown, binding: string, now = Date.now()): string {
+    const [body = "", mac = "", extra] = typeof sealed === "string" ? sealed.split(".") : [];
+    const expected = Buffer.from(this.#mac(body, binding));
+    const given = Buffer.from(mac);
+    if (extra !== undefined || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new McpError(INVALID_PARAMS, "requestState failed its integrity check: send back the requestState of the last input_required result unchanged");
+    }
+    const { s, e } = JSON.parse(Buffer.from(body, "base64url").toString()) as { s: string; e: number };
+    if (now > e) throw new McpError(INVALID_PARAMS, "requestState has expired: call again without inputResponses or requestState");
+    return s;
+  }
+
+  #mac(body: string, binding: string): string {
+    return createHmac("sha256", this.#key).update(binding).update("\n").update(body).digest("base64url");
+  }
+}
+
+/** The request a state is bound to: method, target and arguments (keys sorted, so a client's key order does not matter). */
+export function bindingOf(method: string, target: string, args: unknown): string {
+  return `${method}\n${target}\n${stableJson(args ?? {})}`;
+}
+
+export function inputRound(sealer: RequestStateSealer, binding: string, params: { inputResponses?: unknown; requestState?: unknown }): InputRound {
+  const responses = readResponses(params.inputResponses);
+  const state = params.requestState === undefined ? undefined : sealer.open(params.requestState, binding);
+  return {
+    responses,
+    state,
+    response: (key, _method) => responses?.[key] as never,
+    ask(requests, next) {
+      if (next === undefined) return { resultType: "input_required", inputRequests: requests };
+      return { resultType: "input_required", inputRequests: requests, requestState: sealer.seal(next, binding) };
+    },
+  };
+}
+
+function readResponses(given: unknown): Record<string, InputResponse | undefined> | undefined {
+  if (given === undefined) return undefined;
+  if (given === null || typeof given !== "object" || Array.isArray(given)) {
+    throw new McpError(INVALID_PARAMS, "inputResponses must be an object keyed by the input request keys");
+  }
+  for (const [key, value] of Object.entries(given)) {
+    if (value === null || typeof value !== "object" || Array.isArray(value))
+      throw new McpError(INVALID_PARAMS, `inputResponses.${key} must be a result object`);
+  }
+  return given as Record<string, InputResponse>;
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** Typed builders for the three kinds of input request. */
+export const inputRequest = {
+  elicit: (params: Extract<InputRequest, { method: "elicitation/create" }>["params"]): InputRequest => ({ method: "elicitation/create", params }),
+  sample: (params: Extract<InputRequest, { method: "sampling/createMessage" }>["params"]): InputRequest => ({ method: "sampling/createMessage", params }),
+  listRoots: (): InputRequest => ({ method: "roots/list", params: {} }),
+};

@@ -1,0 +1,156 @@
+/**
+ * The legacy era of a dual-era server: which messages belong to a legacy session, and the
+ * bounded registry of sessions. An `initialize` on a connection that has not spoken the
+ * newer revision opens a session bound to that connection (stdio: the era is chosen by the
+ * first request of the process); an HTTP session is created by the HTTP layer and found by
+ * its `Mcp-Session-Id`. A modern-only server answers `initialize` with the error naming
+ * the versions it does speak.
+ */
+import { randomUUID } from "node:crypto";
+import { META_KEYS } from "../protocol.js";
+import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcMessage, type JsonRpcRequest } from "../jsonrpc.js";
+import type { MessageContext, Transport } from "../transport.js";
+import { LegacySession, unsupportedVersion, type SessionConnection, type SessionEnding, type SessionHost, type SessionOutput } from "./session.js";
+import { LEGACY_VERSION, SESSION_METHODS } from "./translate.js";
+
+export interface LegacyOptions {
+  /** Versions accepted in `initialize`. Default: the legacy revision the runtime was generated with. */
+  readonly versions?: readonly string[];
+  /** Open sessions at once; an `initialize` beyond it is refused (HTTP 503). Default 1000. */
+  readonly maxSessions?: number;
+  /** An HTTP session without a message or an open GET stream for this long ends. Default 30 minutes. */
+  readonly idleMs?: number;
+  /** Bytes one session's GET stream may hold for a slow client before it is ended. Default 1 MiB. */
+  readonly maxBufferedBytes?: number;
+}
+
+export const DEFAULT_MAX_SESSIONS = 1000;
+export const DEFAULT_IDLE_MS = 30 * 60_000;
+
+/** A connection as the era sees it. */
+export interface EraConnection extends SessionConnection {
+  /** The session this connection carries: bound on a stdio `initialize`, given for an HTTP session's POST. */
+  legacySession: LegacySession | undefined;
+  /** Whether a request of the newer revision was served here (then `initialize` is refused). */
+  readonly modernSeen: boolean;
+}
+
+/** What the era needs from the server, beyond what each session needs. */
+export interface EraHost extends Omit<SessionHost, "versions" | "ended"> {
+  /** The versions of the newer revision, named when a modern-only server refuses `initialize`. */
+  readonly modernVersions: readonly string[];
+  /** Serves one transport whose messages all belong to `session`. */
+  connect(transport: Transport, session: LegacySession): Promise<void>;
+}
+
+export class LegacyEra {
+  readonly enabled: boolean;
+  readonly maxSessions: number;
+  readonly idleMs: number;
+  readonly maxBufferedBytes: number | undefined;
+  /** The versions accepted in `initialize`. */
+  readonly versions: readonly string[];
+  readonly #sessions = new Map<string, LegacySession>();
+  readonly #sessionHost: SessionHost;
+  #sweep: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly host: EraHost,
+    options: LegacyOptions | false | undefined,
+  ) {
+    this.enabled = options !== false;
+    const chosen = options === false ? {} : (options ?? {});
+    this.maxSessions = Math.max(1, chosen.maxSessions ?? DEFAULT_MAX_SESSIONS);
+    this.idleMs = Math.max(1, chosen.idleMs ?? DEFAULT_IDLE_MS);
+    this.maxBufferedBytes = chosen.maxBufferedBytes;
+    const versions = (this.versions = chosen.versions ?? [LEGACY_VERSION]);
+    this.#sessionHost = {
+      ...host,
+      versions,
+      capabilities: (meta) => host.capabilities(meta),
+      hasMethod: (method) => host.hasMethod(method),
+      reserveStream: (session) => host.reserveStream(session),
+      releaseStream: (session) => host.releaseStream(session),
+      ended: (session) => this.#forget(session),
+    };
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /**
+   * Takes the message when it belongs to the legacy era: true when it was handled here.
+   * Cheap for the newer revision's messages: one field read, one method comparison.
+   */
+  route(connection: EraConnection, classified: Classified, context: MessageContext | undefined): boolean {
+    const session = connection.legacySession;
+    if (session !== undefined) {
+      session.receive(connection, classified, context);
+      return true;
+    }
+    if (classified.kind !== "request" || classified.message.method !== SESSION_METHODS.initialize) return false;
+    // An initialize in the newer revision's own shape is its removed method (-32601), not a legacy client.
+    if (carriesModernMeta(classified.message)) return false;
+    const request = classified.message;
+    if (!this.enabled || connection.modernSeen) {
+      connection.send(unsupportedVersion(request.id, String(request.params?.protocolVersion), this.host.modernVersions));
+      return true;
+    }
+    const opened = this.open(connection, true);
+    if (opened === undefined) {
+      connection.send(this.limitError(request));
+      return true;
+    }
+    connection.legacySession = opened;
+    opened.receive(connection, classified, context);
+    return true;
+  }
+
+  /**
+   * A new session writing its notifications to `output`; undefined at the session limit.
+   * `ownedByConnection`: it lives exactly as long as the connection that opened it (stdio),
+   * rather than until DELETE or idle expiry (HTTP).
+   */
+  open(output: SessionOutput | undefined, ownedByConnection: boolean): LegacySession | undefined {
+    if (!this.enabled || this.#sessions.size >= this.maxSessions) return undefined;
+    const session = new LegacySession(this.#sessionHost, randomUUID(), output, ownedByConnection);
+    this.#sessions.set(session.id, session);
+    this.#sweep ??= setInterval(() => this.#expireIdle(), Math.min(this.idleMs, 60_000)).unref();
+    return session;
+  }
+
+  get(id: string): LegacySession | undefined {
+    return this.#sessions.get(id);
+  }
+
+  limitError(request: JsonRpcRequest | null): JsonRpcMessage {
+    return errorResponse(request?.id ?? null, INTERNAL_ERROR, `The server has reached its limit of ${this.maxSessions} legacy sessions; retry later`);
+  }
+
+  /** Server shutdown: every session ends (handleClose for each implicit stream). */
+  async close(cause: SessionEnding = "shutdown"): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map((session) => session.close(cause)));
+  }
+
+  #forget(session: LegacySession): void {
+    if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
+    if (this.#sessions.size === 0 && this.#sweep !== undefined) {
+      clearInterval(this.#sweep);
+      this.#sweep = undefined;
+    }
+  }
+
+  /** Ends HTTP sessions quiet (no message, no GET stream) for longer than idleMs; stdio sessions live as long as their process. */
+  #expireIdle(): void {
+    const cutoff = Date.now() - this.idleMs;
+    for (const session of [...this.#sessions.values()]) {
+      if (!session.ownedByConnection && session.output === undefined && session.lastActive < cutoff) void session.close("client-gone");
+    }
+  }
+}
+
+function carriesModernMeta(request: JsonRpcRequest): boolean {
+  const meta = request.params?._meta;
+  return isObject(meta) && META_KEYS.protocolVersion in meta;
+}

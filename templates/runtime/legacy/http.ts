@@ -1,0 +1,115 @@
+/**
+ * The legacy (2025-11-25) side of Streamable HTTP on the same endpoint: an `initialize`
+ * POST (it carries no `Mcp-Method` header) creates a session and answers with its
+ * `Mcp-Session-Id`; every later request names it (404 for an unknown or expired one); a
+ * GET opens the session's standalone SSE stream for server-initiated notifications; a
+ * DELETE ends the session. Sessions are bounded in number, idle time and the bytes their
+ * GET stream may hold (`LegacyOptions`).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ERROR_CODES } from "../protocol.js";
+import { errorResponse, type JsonRpcMessage } from "../jsonrpc.js";
+import type { HttpRejection } from "../transports/http-request.js";
+import { SseWriter, sseFrame, type SseOptions } from "../transports/http-sse.js";
+import type { LegacyEra } from "./era.js";
+import type { LegacySession, SessionOutput } from "./session.js";
+import { SESSION_METHODS } from "./translate.js";
+
+export const SESSION_HEADER = "mcp-session-id";
+
+/** What the HTTP handler hands over for one legacy request. */
+export interface LegacyHttpExchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly sessionId: string | undefined;
+  readonly sse: SseOptions;
+  reject(rejection: HttpRejection): void;
+  /** Reads and parses the body; a rejection is already answered. */
+  readMessage(): Promise<{ message: JsonRpcMessage; isRequest: boolean } | undefined>;
+  /** Serves one message as a POST exchange whose messages belong to `session`. */
+  serve(message: JsonRpcMessage, session: LegacySession): Promise<void>;
+}
+
+/** Whether a request belongs to a legacy session before its body is read: it names one (without one, GET and DELETE stay 405). */
+export function isLegacyTransportRequest(era: LegacyEra | undefined, sessionId: string | undefined): boolean {
+  return era !== undefined && era.enabled && sessionId !== undefined;
+}
+
+/** An `initialize` without the newer revision's `Mcp-Method` header: a legacy client opening a session. */
+export function isLegacyInitialize(message: JsonRpcMessage, methodHeader: string | undefined): boolean {
+  return methodHeader === undefined && "method" in message && "id" in message && message.method === SESSION_METHODS.initialize;
+}
+
+/** An `initialize` POST: a new session (503 at the limit) whose id travels on the answer. */
+export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchange, message: JsonRpcMessage): Promise<void> {
+  const session = era.open(undefined, false);
+  if (session === undefined) return exchange.reject({ status: 503, headers: { "retry-after": "5" }, body: era.limitError(null) });
+  exchange.res.setHeader(SESSION_HEADER, session.id);
+  await exchange.serve(message, session);
+}
+
+/** A POST, GET or DELETE naming a session. */
+export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpExchange): Promise<void> {
+  const { req, res, sessionId } = exchange;
+  const session = era.get(sessionId!);
+  if (session === undefined || session.closed) {
+    return exchange.reject({
+      status: 404,
+      body: errorResponse(null, ERROR_CODES.InvalidRequestError, "Unknown or expired Mcp-Session-Id; send initialize to start a new session"),
+    });
+  }
+  session.lastActive = Date.now();
+  if (req.method === "DELETE") {
+    await session.close("cancelled");
+    res.writeHead(204).end();
+    return;
+  }
+  if (req.method === "GET") return openNotificationStream(session, exchange, era.maxBufferedBytes);
+  if (req.method !== "POST") {
+    return exchange.reject({
+      status: 405,
+      headers: { allow: "GET, POST, DELETE" },
+      body: errorResponse(null, ERROR_CODES.InvalidRequestError, `HTTP ${req.method} is not supported`),
+    });
+  }
+  const version = req.headers["mcp-protocol-version"];
+  if (typeof version === "string" && !era.versions.includes(version)) {
+    return exchange.reject({
+      status: 400,
+      body: errorResponse(
+        null,
+        ERROR_CODES.InvalidRequestError,
+        `Unsupported MCP-Protocol-Version "${version}"; this session speaks ${era.versions.join(", ")}`,
+      ),
+    });
+  }
+  const read = await exchange.readMessage();
+  if (read === undefined) return;
+  await exchange.serve(read.message, session);
+  if (!read.isRequest) res.writeHead(202).end();
+}
+
+/** The session's standalone SSE stream: its notifications go here while it is open (one at a time). */
+function openNotificationStream(session: LegacySession, exchange: LegacyHttpExchange, maxBufferedBytes: number | undefined): void {
+  const { req, res } = exchange;
+  if (!String(req.headers.accept ?? "").includes("text/event-stream")) {
+    return exchange.reject({ status: 406, body: errorResponse(null, ERROR_CODES.InvalidRequestError, "the GET stream needs Accept: text/event-stream") });
+  }
+  if (session.output !== undefined) {
+    return exchange.reject({ status: 409, body: errorResponse(null, ERROR_CODES.InvalidRequestError, "this session already has an open GET stream") });
+  }
+  const writer = new SseWriter(res, maxBufferedBytes === undefined ? exchange.sse : { ...exchange.sse, maxBufferedBytes });
+  res.flushHeaders(); // an idle stream must still reach the client as open
+  const output: SessionOutput = {
+    send: (message) => void writer.write(sseFrame(JSON.stringify(message))),
+    close: () => writer.end(),
+  };
+  session.output = output;
+  res.once("close", () => {
+    writer.destroy();
+    if (session.output === output) {
+      session.output = undefined;
+      session.lastActive = Date.now();
+    }
+  });
+}

@@ -1,0 +1,251 @@
+/**
+ * One legacy session (2025-11-25): the stdio process after `initialize`, or one HTTP
+ * `Mcp-Session-Id`. It negotiates the version, answers the legacy-only requests itself
+ * (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`/`unsubscribe`), hands
+ * the shared ones to the server's own handlers with the `_meta` a newer client would have
+ * sent, and translates their answers. Server-initiated notifications come from implicit
+ * streams on the application's subscription handlers (contract.md section 3).
+ */
+import { META_KEYS, type Implementation, type ServerCapabilities, type SubscriptionFilter } from "../protocol.js";
+import type { EventHook } from "../hooks.js";
+import {
+  errorResponse,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  isObject,
+  METHOD_NOT_FOUND,
+  type Classified,
+  type JsonObject,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from "../jsonrpc.js";
+import { isLoggingLevel, LOG_LEVEL_SEVERITY } from "../request-notifications.js";
+import type { HandlerEntry } from "../subscriptions/stream.js";
+import type { MessageContext } from "../transport.js";
+import { ImplicitStream, listChangedFilter, URI_KIND, type ImplicitStreamOwner } from "./implicit-stream.js";
+import { INITIALIZED_METHOD, SESSION_METHODS, SHARED_METHODS, toLegacyCapabilities, toLegacyResponse } from "./translate.js";
+
+const CANCELLED_METHOD = "notifications/cancelled";
+const LOWEST_LOG_LEVEL = Object.entries(LOG_LEVEL_SEVERITY).reduce((lowest, entry) => (entry[1] < lowest[1] ? entry : lowest))[0];
+
+/** What a session needs from the connection a message arrived on. */
+export interface SessionConnection {
+  send(message: JsonRpcMessage): void;
+  /** Runs a shared request's handler (tracked for cancellation) and sends the translated response. */
+  serve(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, translate: (response: JsonRpcResponse) => JsonRpcResponse): Promise<void>;
+  cancelRequest(id: RequestId): void;
+}
+
+/** Where a session's unsolicited notifications go: stdout, or the HTTP session's GET stream. */
+export interface SessionOutput {
+  send(message: JsonRpcMessage): void;
+  close?(): void;
+}
+
+/** What a session needs from the server. */
+export interface SessionHost {
+  readonly emit: EventHook;
+  readonly mailboxSize: number;
+  readonly subscriptionHandlers: readonly HandlerEntry[];
+  readonly versions: readonly string[];
+  readonly info: Implementation;
+  readonly instructions: string | undefined;
+  capabilities(meta: Readonly<Record<string, unknown>>): ServerCapabilities;
+  hasMethod(method: string): boolean;
+  /** Takes one of the server's listen slots for this session's implicit stream. */
+  reserveStream(session: LegacySession): boolean;
+  releaseStream(session: LegacySession): void;
+  /** The session is over; the registry forgets it. */
+  ended(session: LegacySession): void;
+}
+
+type Phase = "new" | "initialized" | "ready" | "closed";
+
+/** How a session ends: DELETE or a refused initialize, its client gone (EOF, idle expiry), or server shutdown. */
+export type SessionEnding = "cancelled" | "client-gone" | "shutdown";
+
+export class LegacySession implements ImplicitStreamOwner {
+  #phase: Phase = "new";
+  /** The negotiated version, client info and capabilities, as a newer client's `_meta` would carry them. */
+  #meta: JsonObject = {};
+  #context: MessageContext | undefined;
+  #listStream: ImplicitStream | undefined;
+  readonly #resourceStreams = new Map<string, ImplicitStream>();
+  /** When the session last saw a message (for idle expiry). */
+  lastActive = Date.now();
+
+  constructor(
+    readonly host: SessionHost,
+    readonly id: string,
+    public output: SessionOutput | undefined,
+    readonly ownedByConnection: boolean,
+  ) {}
+
+  get emit(): EventHook {
+    return this.host.emit;
+  }
+  get mailboxSize(): number {
+    return this.host.mailboxSize;
+  }
+  get closed(): boolean {
+    return this.#phase === "closed";
+  }
+
+  /** One message of this session; `context` is the transport's (e.g. the principal), kept from `initialize`. */
+  receive(connection: SessionConnection, classified: Classified, context: MessageContext | undefined): void {
+    this.lastActive = Date.now();
+    if (this.#phase === "new") this.#context = context;
+    switch (classified.kind) {
+      case "invalid":
+        connection.send(errorResponse(classified.id, classified.error.code, classified.error.message));
+        return;
+      case "notification":
+        if (classified.message.method === INITIALIZED_METHOD) void this.#ready();
+        else if (classified.message.method === CANCELLED_METHOD) {
+          const id = classified.message.params?.requestId;
+          if (typeof id === "string" || typeof id === "number") connection.cancelRequest(id);
+        }
+        return;
+      case "request":
+        void this.#request(connection, classified.message).catch((error: unknown) => {
+          this.host.emit({ type: "handler-error", id: classified.message.id, callback: classified.message.method, error });
+          connection.send(errorResponse(classified.message.id, INTERNAL_ERROR, `Internal error while handling ${classified.message.method}`));
+        });
+        return;
+      case "response":
+        return; // the session sends no requests
+    }
+  }
+
+  notify(notification: JsonRpcNotification): void {
+    if (this.#phase !== "closed") this.output?.send(notification);
+  }
+
+  streamEnded(stream: ImplicitStream): void {
+    if (this.#listStream === stream) this.#listStream = undefined;
+    for (const [uri, open] of this.#resourceStreams) if (open === stream) this.#resourceStreams.delete(uri);
+    this.host.releaseStream(this);
+  }
+
+  /** Ends the session: every implicit stream gets handleClose once, the output closes. */
+  async close(why: SessionEnding): Promise<void> {
+    if (this.#phase === "closed") return;
+    this.#phase = "closed";
+    this.host.ended(this);
+    const streams = [...this.#resourceStreams.values(), ...(this.#listStream === undefined ? [] : [this.#listStream])];
+    await Promise.all(streams.map((open) => open.stream.teardown({ why })));
+    this.output?.close?.();
+  }
+
+  async #request(connection: SessionConnection, request: JsonRpcRequest): Promise<void> {
+    const { id, method } = request;
+    const answer = (result: JsonObject) => connection.send({ jsonrpc: "2.0", id, result });
+    if (this.#phase === "closed") return connection.send(errorResponse(id, INVALID_REQUEST, "Invalid request: the session has ended; initialize a new one"));
+    if (method === SESSION_METHODS.initialize) return this.#initialize(connection, request);
+    if (method === SESSION_METHODS.ping) return answer({});
+    if (this.#phase === "new") return connection.send(errorResponse(id, INVALID_REQUEST, `Invalid request: send initialize before ${method}`));
+    const params = request.params ?? {};
+    switch (method) {
+      case SESSION_METHODS.setLevel:
+        if (!isLoggingLevel(params.level)) return connection.send(errorResponse(id, INVALID_PARAMS, `Invalid params: "level" must be a logging level`));
+        this.#meta = { ...this.#meta, [META_KEYS.logLevel]: params.level };
+        return answer({});
+      case SESSION_METHODS.subscribe:
+        return this.#subscribe(connection, id, params.uri);
+      case SESSION_METHODS.unsubscribe:
+        if (typeof params.uri === "string") await this.#resourceStreams.get(params.uri)?.stream.teardown({ why: "cancelled" });
+        return answer({});
+    }
+    if (!SHARED_METHODS.has(method) || !this.host.hasMethod(method)) return connection.send(errorResponse(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
+    const requestMeta = { ...(isObject(params._meta) ? params._meta : {}), ...this.#meta };
+    const modern: JsonRpcRequest = { ...request, params: { ...params, _meta: requestMeta } };
+    // Transport facts win over what the client declares, as on the modern path.
+    await connection.serve(modern, Object.freeze({ ...requestMeta, ...this.#context }), (response) => toLegacyResponse(method, response));
+  }
+
+  #initialize(connection: SessionConnection, request: JsonRpcRequest): void {
+    const { id } = request;
+    const params = request.params ?? {};
+    if (this.#phase !== "new") return connection.send(errorResponse(id, INVALID_REQUEST, "Invalid request: this session is already initialized"));
+    const { protocolVersion, capabilities, clientInfo } = params;
+    if (typeof protocolVersion !== "string" || !isObject(capabilities) || !isObject(clientInfo)) {
+      return connection.send(errorResponse(id, INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", "capabilities" and "clientInfo"'));
+    }
+    if (!this.host.versions.includes(protocolVersion)) {
+      connection.send(unsupportedVersion(id, protocolVersion, this.host.versions));
+      void this.close("cancelled");
+      return;
+    }
+    this.#meta = {
+      [META_KEYS.protocolVersion]: protocolVersion,
+      [META_KEYS.clientCapabilities]: capabilities,
+      [META_KEYS.clientInfo]: clientInfo,
+      // A legacy session gets every log message until logging/setLevel raises the bar.
+      [META_KEYS.logLevel]: LOWEST_LOG_LEVEL,
+    };
+    this.#phase = "initialized";
+    const result: JsonObject = {
+      protocolVersion,
+      capabilities: toLegacyCapabilities(this.host.capabilities(this.#streamMeta())),
+      serverInfo: this.host.info,
+    };
+    if (this.host.instructions !== undefined) result.instructions = this.host.instructions;
+    connection.send({ jsonrpc: "2.0", id, result });
+  }
+
+  /** After `notifications/initialized`: the implicit stream of every list change the server advertises. */
+  async #ready(): Promise<void> {
+    if (this.#phase !== "initialized") return;
+    this.#phase = "ready";
+    const meta = this.#streamMeta();
+    const filter = listChangedFilter(this.host.capabilities(meta) as Readonly<Record<string, unknown>>);
+    if (Object.keys(filter).length === 0 || !this.host.reserveStream(this)) return;
+    const open = new ImplicitStream(this, `${this.id}:list_changed`, meta, filter, this);
+    this.#listStream = open;
+    await this.#open(open);
+  }
+
+  async #subscribe(connection: SessionConnection, id: RequestId, uri: unknown): Promise<void> {
+    if (URI_KIND === undefined) return connection.send(errorResponse(id, METHOD_NOT_FOUND, "Method not found: resources/subscribe"));
+    if (typeof uri !== "string") return connection.send(errorResponse(id, INVALID_PARAMS, 'Invalid params: "uri" must be a string'));
+    if (this.#resourceStreams.has(uri)) return connection.send({ jsonrpc: "2.0", id, result: {} });
+    if (!this.host.reserveStream(this)) {
+      return connection.send(errorResponse(id, INTERNAL_ERROR, "The server has reached its limit of open subscription streams; retry later"));
+    }
+    const filter = { [URI_KIND.filterKey]: [uri] } as SubscriptionFilter;
+    const open = new ImplicitStream(this, `${this.id}:${uri}`, this.#streamMeta(), filter, this);
+    this.#resourceStreams.set(uri, open);
+    const opened = await this.#open(open);
+    const honored = open.honored?.[URI_KIND.filterKey as keyof SubscriptionFilter];
+    if (opened && Array.isArray(honored) && honored.includes(uri)) return connection.send({ jsonrpc: "2.0", id, result: {} });
+    if (opened) await open.stream.teardown({ why: "cancelled" }); // narrowed away: nothing is delivered for it
+    const refusal = open.refusal;
+    connection.send(errorResponse(id, refusal?.code ?? INVALID_PARAMS, refusal?.message ?? `The server declined the subscription to ${uri}`, refusal?.data));
+  }
+
+  async #open(open: ImplicitStream): Promise<boolean> {
+    try {
+      return await open.open(this.host.subscriptionHandlers);
+    } catch (error) {
+      this.host.emit({ type: "handler-error", id: open.stream.id, callback: "subscribe", error });
+      await open.stream.teardown({ why: "cancelled" });
+      return false;
+    }
+  }
+
+  #streamMeta(): Readonly<Record<string, unknown>> {
+    return Object.freeze({ ...this.#meta, ...this.#context });
+  }
+}
+
+/** The answer to an `initialize` naming a version this server does not speak (the 2025-11-25 lifecycle's error). */
+export function unsupportedVersion(id: RequestId, requested: string, supported: readonly string[]): JsonRpcMessage {
+  return errorResponse(id, INVALID_PARAMS, `Unsupported protocol version "${requested}"; this server supports ${supported.join(", ")}`, {
+    supported: [...supported],
+    requested,
+  });
+}

@@ -1,0 +1,105 @@
+/**
+ * What differs between the legacy revision (2025-11-25, `initialize` sessions) and the
+ * revision the server is written for, and how a legacy request and its answer are
+ * translated. Method sets come from comparing the two generated maps; result fields that
+ * only the newer revision has are checked against the two generated types, so a schema
+ * change that adds or removes one fails the type check until this file agrees.
+ */
+import * as Modern from "../protocol.js";
+import * as Legacy from "./protocol.js";
+import { errorResponse, INTERNAL_ERROR, isObject, type JsonObject, type JsonRpcResponse } from "../jsonrpc.js";
+
+const COMPLETE = "complete";
+
+/** The legacy revision these facts describe. */
+export const LEGACY_VERSION: string = Legacy.PROTOCOL_VERSION;
+
+/** The request methods both revisions share: a legacy session hands them to the same handlers. */
+export type SharedMethod = Extract<Legacy.ClientRequestMethod, Modern.ClientRequestMethod>;
+const MODERN_METHODS: ReadonlySet<string> = new Set(Modern.CLIENT_REQUEST_METHODS);
+export const SHARED_METHODS: ReadonlySet<string> = new Set(Legacy.CLIENT_REQUEST_METHODS.filter((method) => MODERN_METHODS.has(method)));
+
+/**
+ * The legacy-only requests a session answers itself (the schemas say they exist, not
+ * that the session owns them). The other legacy-only methods (tasks/*) are not served.
+ */
+export const SESSION_METHODS = {
+  initialize: "initialize",
+  ping: "ping",
+  setLevel: "logging/setLevel",
+  subscribe: "resources/subscribe",
+  unsubscribe: "resources/unsubscribe",
+} as const satisfies Record<string, Exclude<Legacy.ClientRequestMethod, Modern.ClientRequestMethod>>;
+
+export const INITIALIZED_METHOD = "notifications/initialized" satisfies Legacy.ClientNotificationMethod;
+
+type ModernResult<M extends SharedMethod> = Modern.ClientRequests[M]["result"];
+type LegacyResult<M extends SharedMethod> = Legacy.ClientRequests[M]["result"];
+/** Every result field the newer revision has and the legacy one lacks, over the shared methods. */
+type ModernOnlyResultKey = { [M in SharedMethod]: Exclude<keyof ModernResult<M>, keyof LegacyResult<M>> }[SharedMethod];
+
+/** Dropped from every result a legacy client gets (a record: the type makes it exhaustive). */
+const MODERN_ONLY_RESULT_KEYS: Readonly<Record<ModernOnlyResultKey, true>> = { resultType: true, cacheScope: true, ttlMs: true };
+const DROPPED_KEYS = Object.keys(MODERN_ONLY_RESULT_KEYS);
+
+/** Reserved `_meta` keys of the newer revision (server info and the like): not the legacy client's. */
+const MODERN_META_KEYS: ReadonlySet<string> = new Set(Object.values(Modern.META_KEYS));
+
+/**
+ * Error codes that moved between the revisions, per method (from the spec's error table;
+ * the schemas do not name them): a resource that does not exist is -32002 for a legacy
+ * client, -32602 (invalid params) for a newer one.
+ */
+const LEGACY_ERROR_CODES: Readonly<Partial<Record<SharedMethod, Readonly<Record<number, number>>>>> = {
+  "resources/read": { [Modern.ERROR_CODES.InvalidParamsError]: -32002 },
+};
+
+/** The legacy shape of a shared method's answer. */
+export function toLegacyResponse(method: string, response: JsonRpcResponse): JsonRpcResponse {
+  if ("error" in response) {
+    const moved = LEGACY_ERROR_CODES[method as SharedMethod]?.[response.error.code];
+    return moved === undefined ? response : { ...response, error: { ...response.error, code: moved } };
+  }
+  const kind = response.result.resultType;
+  if (kind !== undefined && kind !== COMPLETE) {
+    // An input-required answer needs server-to-client requests, which legacy sessions do not carry yet.
+    return errorResponse(
+      response.id,
+      INTERNAL_ERROR,
+      `${method} asked for more input (${String(kind)}), which this server cannot yet request from a ${LEGACY_VERSION} client`,
+    );
+  }
+  return { ...response, result: toLegacyResult(response.result) };
+}
+
+function toLegacyResult(result: JsonObject): JsonObject {
+  const legacy: JsonObject = { ...result };
+  for (const key of DROPPED_KEYS) delete legacy[key];
+  if (isObject(result._meta)) {
+    const meta = Object.fromEntries(Object.entries(result._meta).filter(([key]) => !MODERN_META_KEYS.has(key)));
+    if (Object.keys(meta).length > 0) legacy._meta = meta;
+    else delete legacy._meta;
+  }
+  return legacy;
+}
+
+/** Top-level legacy `ServerCapabilities` keys (a record: the type makes it exhaustive). */
+const LEGACY_CAPABILITY_KEYS: Readonly<Record<keyof Legacy.ServerCapabilities, true>> = {
+  completions: true,
+  experimental: true,
+  logging: true,
+  prompts: true,
+  resources: true,
+  tasks: true,
+  tools: true,
+};
+
+/** What `initialize` advertises: the server's capabilities the legacy schema knows, plus logging (the session answers `logging/setLevel`). */
+export function toLegacyCapabilities(capabilities: Modern.ServerCapabilities): Legacy.ServerCapabilities {
+  const legacy: JsonObject = {};
+  for (const [key, value] of Object.entries(capabilities)) {
+    if (Object.hasOwn(LEGACY_CAPABILITY_KEYS, key)) legacy[key] = value;
+  }
+  legacy.logging ??= {};
+  return legacy as Legacy.ServerCapabilities;
+}

@@ -1,0 +1,80 @@
+/**
+ * The typed primitives next to `addTool`: resources, resource templates, prompts and their
+ * completion. Each registration installs the request handlers it needs (unless the
+ * application registered its own for that method), so `server/discover` folds them into
+ * capabilities like any handler: `resources` and `prompts` once one is registered,
+ * `completions` only once a completer is.
+ */
+import type { Resource, ResourceTemplate } from "../protocol.js";
+import type { RequestContext } from "../connection.js";
+import type { Awaitable } from "../subscriptions/types.js";
+import { complete } from "./completion.js";
+import type { ListsOptions } from "./pagination.js";
+import { RequestStateSealer } from "../input-required.js";
+import { PromptRegistry, type PromptDefinition, type PromptGetter, type PromptOptions } from "./prompts.js";
+import { ResourceRegistry, type ResourceOptions, type ResourceReader, type TemplateOptions, type TemplateReader } from "./resources.js";
+
+/** The server options the primitives read, on use. */
+export interface PrimitivesSettings {
+  readonly lists?: ListsOptions;
+  readonly stateKey?: string | Uint8Array;
+}
+
+/** Installs a handler for a method unless one is already registered. */
+export type InstallHandler = (method: string, handler: (params: any, context: RequestContext) => Awaitable<object>) => void;
+
+export class Primitives {
+  readonly #resources = new ResourceRegistry(() => this.#sealer());
+  readonly #prompts = new PromptRegistry(() => this.#sealer());
+  #sealed: RequestStateSealer | undefined;
+
+  constructor(
+    private readonly install: InstallHandler,
+    private readonly settings: () => PrimitivesSettings,
+  ) {}
+
+  #sealer(): RequestStateSealer {
+    return (this.#sealed ??= new RequestStateSealer(this.settings().stateKey));
+  }
+
+  private lists(): ListsOptions | undefined {
+    return this.settings().lists;
+  }
+
+  addResource(resource: Resource, read: ResourceReader, options?: ResourceOptions): void {
+    this.#resources.add(resource, read, options);
+    this.#installResources();
+  }
+
+  addResourceTemplate<T extends string>(template: ResourceTemplate & { uriTemplate: T }, read: TemplateReader<T>, options?: TemplateOptions<T>): void {
+    this.#resources.addTemplate(template, read, options);
+    this.#installResources();
+    if (options?.complete !== undefined) this.#installCompletion();
+  }
+
+  addPrompt<P extends PromptDefinition>(prompt: P, get: PromptGetter<P>, options?: PromptOptions<P>): void {
+    this.#prompts.add(prompt, get, options);
+    this.install("prompts/list", (params) => this.#prompts.list(params?.cursor, this.lists()?.prompts));
+    this.install("prompts/get", (params, context) => this.#prompts.get(params, context));
+    if (options?.complete !== undefined) this.#installCompletion();
+  }
+
+  removeResource(uriOrTemplate: string): boolean {
+    return this.#resources.remove(uriOrTemplate);
+  }
+
+  removePrompt(name: string): boolean {
+    return this.#prompts.remove(name);
+  }
+
+  #installResources(): void {
+    this.install("resources/list", (params) => this.#resources.list(params?.cursor, this.lists()?.resources));
+    this.install("resources/templates/list", (params) => this.#resources.listTemplates(params?.cursor, this.lists()?.resourceTemplates));
+    this.install("resources/read", (params, context) => this.#resources.read(params, context));
+  }
+
+  #installCompletion(): void {
+    const source = { prompt: (name: string) => this.#prompts.completers(name), template: (uri: string) => this.#resources.completers(uri) };
+    this.install("completion/complete", (params, context) => complete(source, params, context));
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Prompts served by `prompts/list` and `prompts/get`. The arguments a prompt declares type
+ * what its `get` receives (required ones as `string`, the others optional) without
+ * `as const`; a `prompts/get` missing a required argument is refused with -32602 before
+ * `get` runs, and only declared arguments reach it.
+ */
+import type { GetPromptResult, Prompt, PromptArgument } from "../protocol.js";
+import type { RequestContext } from "../connection.js";
+import { INVALID_PARAMS, McpError } from "../jsonrpc.js";
+import type { Awaitable } from "../subscriptions/types.js";
+import type { Completers } from "./completion.js";
+import { cacheFields, paginate, type ListSettings } from "./pagination.js";
+import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
+
+/** A prompt as registered: the wire `Prompt`, its argument list possibly read-only (a `const` inference). */
+export type PromptDefinition = Omit<Prompt, "arguments"> & { arguments?: readonly PromptArgument[] };
+
+type Flatten<T> = { [K in keyof T]: T[K] };
+type ArgumentList<P extends PromptDefinition> = P["arguments"] extends readonly PromptArgument[] ? P["arguments"][number] : never;
+
+/** `PromptArguments<{ name: "p", arguments: [{ name: "a", required: true }, { name: "b" }] }>` is `{ a: string; b?: string }`. */
+export type PromptArguments<P extends PromptDefinition> = Flatten<
+  { [A in ArgumentList<P> as A extends { required: true } ? A["name"] : never]: string } & {
+    [A in ArgumentList<P> as A extends { required: true } ? never : A["name"]]?: string;
+  }
+>;
+
+/** What `get` answers; `resultType` may be left out (the runtime adds "complete"). */
+export type PromptResult = Omit<GetPromptResult, "resultType"> & { resultType?: "complete" };
+export type PromptGetter<P extends PromptDefinition> = (
+  args: PromptArguments<P>,
+  context: RequestContext,
+  input: InputRound,
+) => Awaitable<PromptResult | InputRequiredAnswer>;
+
+export interface PromptOptions<P extends PromptDefinition> {
+  /** Completers for the prompt's arguments, by name. */
+  complete?: Completers<PromptArguments<P>>;
+}
+
+interface PromptEntry {
+  readonly prompt: Prompt;
+  readonly get: (args: Record<string, string>, context: RequestContext, input: InputRound) => Awaitable<PromptResult | InputRequiredAnswer>;
+  readonly complete: Completers<Record<string, string | undefined>> | undefined;
+}
+
+export class PromptRegistry {
+  readonly #prompts = new Map<string, PromptEntry>();
+
+  constructor(private readonly sealer: () => RequestStateSealer) {}
+
+  add<P extends PromptDefinition>(prompt: P, get: PromptGetter<P>, options: PromptOptions<P> = {}): void {
+    if (typeof prompt?.name !== "string" || prompt.name.length === 0) throw new TypeError("addPrompt: the prompt needs a non-empty name");
+    const names = (prompt.arguments ?? []).map((argument) => argument.name);
+    for (const name of Object.keys(options.complete ?? {})) {
+      if (!names.includes(name)) throw new TypeError(`addPrompt ${prompt.name}: a completer for "${name}", which is not one of its arguments`);
+    }
+    const listed = { ...prompt, arguments: prompt.arguments === undefined ? undefined : [...prompt.arguments] } as Prompt;
+    if (listed.arguments === undefined) delete listed.arguments;
+    this.#prompts.set(prompt.name, { prompt: listed, get: get as PromptEntry["get"], complete: options.complete as PromptEntry["complete"] });
+  }
+
+  remove(name: string): boolean {
+    return this.#prompts.delete(name);
+  }
+
+  get size(): number {
+    return this.#prompts.size;
+  }
+
+  completers(name: string): Completers<Record<string, string | undefined>> | undefined {
+    const entry = this.#prompts.get(name);
+    return entry === undefined ? undefined : (entry.complete ?? {});
+  }
+
+  hasCompleters(): boolean {
+    return [...this.#prompts.values()].some((entry) => entry.complete !== undefined);
+  }
+
+  list(cursor: unknown, settings: ListSettings | undefined) {
+    const { page, nextCursor } = paginate([...this.#prompts.values()], cursor, settings);
+    return { prompts: page.map((entry) => entry.prompt), ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(settings) };
+  }
+
+  async get(params: { name?: unknown; arguments?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
+    const entry = typeof params?.name === "string" ? this.#prompts.get(params.name) : undefined;
+    if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${String(params?.name)}`);
+    const args = checkedArguments(entry.prompt, params.arguments);
+    return entry.get(args, context, inputRound(this.sealer(), bindingOf("prompts/get", entry.prompt.name, args), params));
+  }
+}
+
+/** The declared arguments the request gives; a missing required one, or a value that is not a string, is -32602. */
+function checkedArguments(prompt: Prompt, given: unknown): Record<string, string> {
+  const supplied = (typeof given === "object" && given !== null ? given : {}) as Record<string, unknown>;
+  const args: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const argument of prompt.arguments ?? []) {
+    const value = supplied[argument.name];
+    if (value === undefined) {
+      if (argument.required === true) missing.push(argument.name);
+      continue;
+    }
+    if (typeof value !== "string") throw new McpError(INVALID_PARAMS, `Prompt ${prompt.name}: argument "${argument.name}" must be a string`);
+    args[argument.name] = value;
+  }
+  if (missing.length > 0) throw new McpError(INVALID_PARAMS, `Prompt ${prompt.name}: missing required argument(s) ${missing.join(", ")}`, { missing });
+  return args;
+}

@@ -1,0 +1,125 @@
+/**
+ * Resources: static ones by URI and templated ones matched through RFC 6570, served by
+ * `resources/list`, `resources/templates/list` and `resources/read`. A template's reader
+ * receives the variables typed from its `uriTemplate` literal.
+ */
+import type { BlobResourceContents, ReadResourceResult, Resource, ResourceTemplate, TextResourceContents } from "../protocol.js";
+import type { RequestContext } from "../connection.js";
+import { INVALID_PARAMS, McpError } from "../jsonrpc.js";
+import type { Awaitable } from "../subscriptions/types.js";
+import type { Completers } from "./completion.js";
+import { cacheFields, paginate, type CacheHints, type ListSettings } from "./pagination.js";
+import { UriTemplate, type TemplateVariables } from "./uri-template.js";
+import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
+
+export type ResourceContents = TextResourceContents | BlobResourceContents;
+/** A read's answer: text (the resource's URI and mimeType added), bytes (sent base64), or the full contents with optional cache hints. */
+export type ResourceBody = string | Uint8Array | ({ contents: ResourceContents[]; _meta?: ReadResourceResult["_meta"] } & CacheHints);
+
+export type ResourceReader = (uri: string, context: RequestContext, input: InputRound) => Awaitable<ResourceBody | InputRequiredAnswer>;
+export type TemplateReader<T extends string> = (
+  uri: string,
+  variables: TemplateVariables<T>,
+  context: RequestContext,
+  input: InputRound,
+) => Awaitable<ResourceBody | InputRequiredAnswer>;
+
+/** Per resource: the cache hints of its reads (a reader's own hints win). */
+export type ResourceOptions = CacheHints;
+export interface TemplateOptions<T extends string> extends CacheHints {
+  /** Completers for the template's variables, by name. */
+  complete?: Completers<TemplateVariables<T>>;
+}
+
+interface StaticEntry {
+  readonly resource: Resource;
+  readonly read: ResourceReader;
+  readonly hints: CacheHints;
+}
+interface TemplateEntry {
+  readonly template: ResourceTemplate;
+  readonly matcher: UriTemplate;
+  readonly read: (
+    uri: string,
+    variables: Record<string, string | undefined>,
+    context: RequestContext,
+    input: InputRound,
+  ) => Awaitable<ResourceBody | InputRequiredAnswer>;
+  readonly options: TemplateOptions<string>;
+}
+
+export class ResourceRegistry {
+  readonly #resources = new Map<string, StaticEntry>();
+  readonly #templates = new Map<string, TemplateEntry>();
+
+  constructor(private readonly sealer: () => RequestStateSealer) {}
+
+  add(resource: Resource, read: ResourceReader, options: ResourceOptions = {}): void {
+    if (typeof resource?.uri !== "string" || resource.uri.length === 0) throw new TypeError("addResource: the resource needs a non-empty uri");
+    if (typeof resource.name !== "string") throw new TypeError(`addResource ${resource.uri}: the resource needs a name`);
+    cacheFields(options);
+    this.#resources.set(resource.uri, { resource, read, hints: options });
+  }
+
+  addTemplate<T extends string>(template: ResourceTemplate & { uriTemplate: T }, read: TemplateReader<T>, options: TemplateOptions<T> = {}): void {
+    if (typeof template?.name !== "string") throw new TypeError("addResourceTemplate: the template needs a name");
+    const matcher = new UriTemplate(template.uriTemplate);
+    cacheFields(options);
+    const entry = { template, matcher, read, options } as unknown as TemplateEntry;
+    this.#templates.set(template.uriTemplate, entry);
+  }
+
+  remove(uriOrTemplate: string): boolean {
+    return this.#resources.delete(uriOrTemplate) || this.#templates.delete(uriOrTemplate);
+  }
+
+  get size(): number {
+    return this.#resources.size + this.#templates.size;
+  }
+
+  completers(uriTemplate: string): Completers<Record<string, string | undefined>> | undefined {
+    const entry = this.#templates.get(uriTemplate);
+    return entry === undefined ? undefined : (entry.options.complete ?? {});
+  }
+
+  hasCompleters(): boolean {
+    return [...this.#templates.values()].some((entry) => entry.options.complete !== undefined);
+  }
+
+  list(cursor: unknown, settings: ListSettings | undefined) {
+    const { page, nextCursor } = paginate([...this.#resources.values()], cursor, settings);
+    return { resources: page.map((entry) => entry.resource), ...withCursor(nextCursor), ...cacheFields(settings) };
+  }
+
+  listTemplates(cursor: unknown, settings: ListSettings | undefined) {
+    const { page, nextCursor } = paginate([...this.#templates.values()], cursor, settings);
+    return { resourceTemplates: page.map((entry) => entry.template), ...withCursor(nextCursor), ...cacheFields(settings) };
+  }
+
+  /** Reads a URI: an exact static resource first, then the first template it fits; otherwise -32602. */
+  async read(params: { uri?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
+    const uri = params?.uri;
+    if (typeof uri !== "string") throw new McpError(INVALID_PARAMS, "resources/read needs a uri string");
+    const input = () => inputRound(this.sealer(), bindingOf("resources/read", uri, {}), params);
+    const fixed = this.#resources.get(uri);
+    if (fixed !== undefined) return toResult(uri, fixed.resource.mimeType, await fixed.read(uri, context, input()), fixed.hints);
+    for (const entry of this.#templates.values()) {
+      const variables = entry.matcher.match(uri);
+      if (variables !== undefined) return toResult(uri, entry.template.mimeType, await entry.read(uri, variables, context, input()), entry.options);
+    }
+    throw new McpError(INVALID_PARAMS, `Resource not found: ${uri}`, { uri });
+  }
+}
+
+function withCursor(nextCursor: string | undefined): { nextCursor?: string } {
+  return nextCursor === undefined ? {} : { nextCursor };
+}
+
+function toResult(uri: string, mimeType: string | undefined, body: ResourceBody | InputRequiredAnswer, defaults: CacheHints) {
+  if (typeof body === "object" && "resultType" in body) return body;
+  const mime = mimeType === undefined ? {} : { mimeType };
+  if (typeof body === "string") return { contents: [{ uri, ...mime, text: body }], ...cacheFields(defaults) };
+  if (body instanceof Uint8Array) return { contents: [{ uri, ...mime, blob: Buffer.from(body).toString("base64") }], ...cacheFields(defaults) };
+  const { ttlMs, cacheScope, ...rest } = body;
+  return { ...rest, ...cacheFields({ ttlMs: ttlMs ?? defaults.ttlMs, cacheScope: cacheScope ?? defaults.cacheScope }) };
+}

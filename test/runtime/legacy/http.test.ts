@@ -1,0 +1,150 @@
+/**
+ * Legacy sessions over Streamable HTTP, at the wire: the session id, 404 for an unknown
+ * one, DELETE, the GET notification stream, the session limit and idle expiry, and a
+ * modern-only server's answer to `initialize`.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createServer, InProcessEventSource } from "../../../templates/runtime/index.js";
+import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { createFanoutServer, type FanoutTopics } from "../../support/fanout-app.js";
+import { recordingHandler } from "../../support/recording-handler.js";
+import { until } from "../../support/runtime-peer.js";
+
+const INITIALIZE = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "wire", version: "1" } };
+const ACCEPT = "application/json, text/event-stream";
+
+async function post(handle: HttpServerHandle, body: unknown, sessionId?: string): Promise<Response> {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: ACCEPT };
+  if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
+  return fetch(handle.url, { method: "POST", headers, body: JSON.stringify(body) });
+}
+
+async function initialize(handle: HttpServerHandle): Promise<string> {
+  const response = await post(handle, { jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE });
+  assert.equal(response.status, 200);
+  const id = response.headers.get("mcp-session-id");
+  assert.ok(id, "the answer carries Mcp-Session-Id");
+  await response.json();
+  const initialized = await post(handle, { jsonrpc: "2.0", method: "notifications/initialized" }, id);
+  assert.equal(initialized.status, 202);
+  return id;
+}
+
+describe("legacy sessions over Streamable HTTP", () => {
+  it("a request naming an unknown session gets 404; DELETE ends a session, after which its id is unknown", async () => {
+    const server = createServer({ name: "wire", version: "1" });
+    const { handler, log } = recordingHandler();
+    server.addSubscriptionHandler(handler);
+    const handle = await serveHttp(server);
+    try {
+      const unknown = await post(handle, { jsonrpc: "2.0", id: 2, method: "ping" }, "no-such-session");
+      assert.equal(unknown.status, 404);
+      assert.match(((await unknown.json()) as any).error.message, /initialize/);
+      const id = await initialize(handle);
+      assert.deepEqual(((await (await post(handle, { jsonrpc: "2.0", id: 2, method: "ping" }, id)).json()) as any).result, {});
+      await until(() => log.calls.includes("subscribe"), "the implicit list stream");
+      const deleted = await fetch(handle.url, { method: "DELETE", headers: { "mcp-session-id": id } });
+      assert.equal(deleted.status, 204);
+      assert.equal(log.closes, 1, "handleClose ran once for the implicit stream");
+      assert.equal((await post(handle, { jsonrpc: "2.0", id: 3, method: "ping" }, id)).status, 404);
+      const other = await initialize(handle);
+      const wrongVersion = await fetch(handle.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: ACCEPT, "mcp-session-id": other, "mcp-protocol-version": "1999-01-01" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" }),
+      });
+      assert.equal(wrongVersion.status, 400, "an MCP-Protocol-Version the session does not speak");
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("the GET stream carries the session's notifications; a second GET is refused", async () => {
+    const events = new InProcessEventSource<FanoutTopics>();
+    const server = createFanoutServer(events, "wire");
+    const handle = await serveHttp(server);
+    const abort = new AbortController();
+    try {
+      const id = await initialize(handle);
+      const stream = await fetch(handle.url, { headers: { accept: "text/event-stream", "mcp-session-id": id }, signal: abort.signal });
+      assert.equal(stream.status, 200);
+      assert.equal(stream.headers.get("content-type"), "text/event-stream");
+      const second = await fetch(handle.url, { headers: { accept: "text/event-stream", "mcp-session-id": id } });
+      assert.equal(second.status, 409);
+      await events.publish("tools", { origin: "test" });
+      const reader = stream.body!.getReader();
+      let text = "";
+      while (!text.includes("\n\n")) text += new TextDecoder().decode((await reader.read()).value);
+      assert.match(text, /"method":"notifications\/tools\/list_changed"/);
+      assert.doesNotMatch(text, /subscriptionId/);
+    } finally {
+      abort.abort();
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("a session flood stops at the limit with 503, and the count stays there", async () => {
+    const server = createServer({ name: "flood", version: "1", legacy: { maxSessions: 3 } });
+    const handle = await serveHttp(server);
+    try {
+      for (let i = 0; i < 3; i++) await initialize(handle);
+      for (let i = 0; i < 5; i++) {
+        const refused = await post(handle, { jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE });
+        assert.equal(refused.status, 503);
+        assert.match(((await refused.json()) as any).error.message, /limit of 3 legacy sessions/);
+        assert.equal(refused.headers.get("mcp-session-id"), null);
+      }
+      assert.equal(server.legacySessions.size, 3);
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("an idle session expires and its id then gets 404", async () => {
+    const server = createServer({ name: "idle", version: "1", legacy: { idleMs: 300 } });
+    const handle = await serveHttp(server);
+    try {
+      const id = await initialize(handle);
+      await until(() => server.legacySessions.size === 0, "the idle session to expire");
+      assert.equal((await post(handle, { jsonrpc: "2.0", id: 2, method: "ping" }, id)).status, 404);
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("an unsupported version is refused with the supported ones, and no session remains", async () => {
+    const server = createServer({ name: "versions", version: "1" });
+    const handle = await serveHttp(server);
+    try {
+      const response = await post(handle, { jsonrpc: "2.0", id: 1, method: "initialize", params: { ...INITIALIZE, protocolVersion: "1999-01-01" } });
+      assert.equal(response.status, 400);
+      const { error } = (await response.json()) as any;
+      assert.deepEqual(error.data, { supported: ["2025-11-25"], requested: "1999-01-01" });
+      assert.equal(server.legacySessions.size, 0);
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("a modern-only server answers initialize with the versions it speaks", async () => {
+    const server = createServer({ name: "modern", version: "1", legacy: false });
+    const handle = await serveHttp(server);
+    try {
+      const response = await post(handle, { jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE });
+      assert.equal(response.status, 400);
+      const { error } = (await response.json()) as any;
+      assert.deepEqual(error.data.supported, ["2026-07-28"]);
+      assert.match(error.message, /2026-07-28/);
+      assert.equal(response.headers.get("mcp-session-id"), null);
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+});
