@@ -8,8 +8,9 @@ export * from "../generated/v2607/types.js";
 export * from "../generated/v2607/methods.js";
 export * from "../generated/v2607/capabilities.js";
 export * from "../generated/v2607/runtime/index.js";
-// Both the schema and the runtime name the JSON-RPC id type; they agree (string | number).
-export type { RequestId } from "../generated/v2607/types.js";
+// A name both export is the runtime's here, the type its API takes (RequestId is the same
+// in both; ResourceContents is the runtime's union of the schema's text and blob contents).
+export type { RequestId, ResourceContents } from "../generated/v2607/runtime/index.js";
 export type { ListenStream, TestClient } from "../generated/v2607/runtime/testing/index.js";
 
 /**
