@@ -96,6 +96,12 @@ test("a target that is a file is a one-line error, and the file is left alone", 
   assert.equal(readFileSync(join(temp.dir, "app"), "utf8"), "mine");
 });
 
+/**
+ * create-mcp-handler as an ordinary user: root ignores a folder's mode bits, so when the
+ * tests run as root the command runs as `nobody` (the checkout must be readable to it).
+ */
+const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+
 test("a target inside a read-only folder is a one-line error, and nothing is left there", { ...SLOW, skip: ordinaryUserProblem() }, () => {
   const readOnly = join(temp.dir, "read-only");
   mkdirSync(readOnly);
@@ -109,12 +115,6 @@ test("a target inside a read-only folder is a one-line error, and nothing is lef
   );
   assert.deepEqual(readdirSync(readOnly), []);
 });
-
-/**
- * create-mcp-handler as an ordinary user: root ignores a folder's mode bits, so when the
- * tests run as root the command runs as `nobody` (the checkout must be readable to it).
- */
-const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
 
 /** Why the command cannot run as that user here (a checkout below a private folder), or false. */
 function ordinaryUserProblem(): string | false {
