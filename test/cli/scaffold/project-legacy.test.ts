@@ -13,7 +13,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { StreamableHTTPClientTransport as ModernHttp } from "@modelcontextprotocol/client";
-import { explain, npmEnv, runCreate, startProcess, tempFolder, within } from "./helpers.js";
+import { explain, npmEnv, runCreate, runIn, startProcess, tempFolder, within } from "./helpers.js";
 import { openDemoSession } from "./mcp-client.js";
 
 let temp: ReturnType<typeof tempFolder>;
@@ -27,6 +27,9 @@ before(
     const run = runCreate(["app", "--yes", "--no-git", "--transport", "both"], temp.dir);
     assert.equal(run.status, 0, explain(run));
     app = join(temp.dir, "app");
+    // An MCP client starts the stdio server as `node dist/src/main.js`: built first.
+    const build = runIn(app, "npm", ["run", "build"]);
+    assert.equal(build.status, 0, explain(build));
   },
   { timeout: 240_000 },
 );
