@@ -162,6 +162,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
       req,
       res,
       sessionId,
+      context,
       sse: options,
       reject: (rejection) => reject(res, rejection),
       readMessage: async () => {
