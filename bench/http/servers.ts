@@ -25,7 +25,7 @@ const yieldToIo = () => new Promise((resolve) => setImmediate(resolve));
 
 async function startRuntime(): Promise<{ port: number; fire: Fire }> {
   const events = new InProcessEventSource<{ tools: Record<string, never> }>();
-  const server = createServer({ name: "bench-runtime", version: "1.0.0", limits: { maxStreams: 100_000 } });
+  const server = createServer({ name: "bench-runtime", version: "1.0.0", limits: { maxStreams: 100_000, maxStreamsPerClient: 100_000 } });
   server.addSubscriptionHandler<Unsubscribe>({
     subscriptionCapabilities: () => ({ toolsListChanged: true }),
     subscribe: (_filter, channel) => ({ stream: events.subscribe("tools", () => channel.post(1)) }),
@@ -37,7 +37,14 @@ async function startRuntime(): Promise<{ port: number; fire: Fire }> {
   });
   // The slow-consumer policy is lifted (the SDK and bare buffer without bound): a load
   // client descheduled for a moment on a busy machine must not see bursts coalesced.
-  const handle = await serveHttp(server, { port: 0, keepAliveMs: 0, highWaterBytes: 64 * 1024 * 1024, maxBufferedBytes: 256 * 1024 * 1024 });
+  const handle = await serveHttp(server, {
+    port: 0,
+    keepAliveMs: 0,
+    highWaterBytes: 64 * 1024 * 1024,
+    maxBufferedBytes: 256 * 1024 * 1024,
+    maxTotalBufferedBytes: Number.MAX_SAFE_INTEGER,
+    maxStalledMs: 0,
+  });
   return { port: handle.port, fire: () => void events.publish("tools", {}) };
 }
 

@@ -78,7 +78,12 @@ async function startServer(name: ServerName): Promise<{ child: ChildProcess; url
   // SOAK_SERVER_NODE_ARGS passes flags to the server's node, e.g. "--cpu-prof" to profile it.
   const nodeArgs = process.env.SOAK_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", script], {
-    env: { ...process.env, PORT: "0", MAX_STREAMS_PER_CLIENT: String(STREAMS), ...(name === "runtime+redis" ? { EVENT_SOURCE: "redis", REDIS_URL: redis!.url } : {}) },
+    env: {
+      ...process.env,
+      PORT: "0",
+      MAX_STREAMS_PER_CLIENT: String(STREAMS),
+      ...(name === "runtime+redis" ? { EVENT_SOURCE: "redis", REDIS_URL: redis!.url } : {}),
+    },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const [, listening] = await waitForStdout(child, /listening (\S+)/, 30_000, () => ` (${name} server)`);

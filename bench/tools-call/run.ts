@@ -6,7 +6,8 @@
  * `--concurrency` keep-alive connections, `--calls` calls per round, after a warm-up). Every
  * answer is checked (structured content present, no error), so a fast wrong answer cannot
  * count. Then the cost of validation alone, in process: the runtime over the in-process
- * transport pair, validated against unvalidated, alternating rounds. Reports min and median.
+ * transport pair, validated against unvalidated, alternating rounds, and the two compiled
+ * checks alone in a tight loop. Reports min and median.
  *
  *   node --import tsx bench/tools-call/run.ts [--rounds 3] [--calls 5000] [--concurrency 16]
  *
@@ -139,6 +140,20 @@ async function inProcessRound(validated: boolean): Promise<number> {
   return rate;
 }
 
+/** The validator alone: one call's input and output checks, in a tight loop; microseconds per call. */
+function checksOnly(): number {
+  const validator = ajvSchemaValidator(new Ajv2020({ strict: false }));
+  const checkInput = validator.compile(INPUT_SCHEMA);
+  const checkOutput = validator.compile(OUTPUT_SCHEMA);
+  const output = answer(ARGUMENTS).structuredContent;
+  const count = CALLS * 20;
+  const begin = process.hrtime.bigint();
+  for (let i = 0; i < count; i++) {
+    if (!checkInput(ARGUMENTS).valid || !checkOutput(output).valid) throw new Error("the bench's own call must be valid");
+  }
+  return Number(process.hrtime.bigint() - begin) / 1e3 / count;
+}
+
 const summary = (samples: number[]) => {
   const sorted = [...samples].sort((a, b) => a - b);
   return { min: sorted[0]!, median: sorted[Math.floor(sorted.length / 2)]! };
@@ -148,9 +163,11 @@ const fmt = (rate: number) => `${Math.round(rate).toLocaleString("en-US")}/s`.pa
 const http: Record<Kind, number[]> = { runtime: [], "runtime-unvalidated": [], sdk: [] };
 for (let round = 0; round < ROUNDS; round++) for (const kind of KINDS) http[kind].push(await httpRound(kind));
 const local = { validated: [] as number[], unvalidated: [] as number[] };
+const checks: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   local.validated.push(await inProcessRound(true));
   local.unvalidated.push(await inProcessRound(false));
+  checks.push(checksOnly());
 }
 
 console.log(`tools/call over Streamable HTTP, ${CALLS} calls x ${ROUNDS} rounds, ${CONCURRENCY} in flight (calls per second, min / median):`);
@@ -166,4 +183,6 @@ for (const [name, samples] of Object.entries(local)) {
   console.log(`  ${name.padEnd(20)} ${fmt(min)} ${fmt(median)}`);
 }
 const perCall = 1e6 / summary(local.validated).median - 1e6 / summary(local.unvalidated).median;
-console.log(`  validation adds ${perCall.toFixed(2)} µs per call (medians)`);
+console.log(`  validation adds ${perCall.toFixed(2)} µs per call (difference of medians; noisy on a loaded machine)`);
+const alone = summary(checks);
+console.log(`  the checks alone (input + output, ${CALLS * 20} calls): ${alone.min.toFixed(3)} / ${alone.median.toFixed(3)} µs per call (min / median)`);

@@ -62,7 +62,7 @@ const INDENT = "  ";
 
 /** The import of the definitions methods.ts names: on one line when it fits, else one per line. */
 function importTypes(names: readonly string[]): string {
-  const flat = `import type { ${names.join(", ")} } from "./types.js";`;
+  const flat = names.length === 0 ? 'import type {} from "./types.js";' : `import type { ${names.join(", ")} } from "./types.js";`;
   return flat.length <= WIDTH ? flat : `import type {\n${names.map((name) => `${INDENT}${name},\n`).join("")}} from "./types.js";`;
 }
 
@@ -103,6 +103,7 @@ function interfaceOf(name: string, docs: string, members: readonly string[]): st
 function docComment(text: string): string {
   return `/** ${text} */\n`;
 }
+
 function methodsOf(entries: ReadonlyArray<{ method: string }>): string[] {
   return sorted(entries.map((entry) => entry.method));
 }

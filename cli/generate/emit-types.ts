@@ -31,6 +31,10 @@ export async function emitTypes(ir: SchemaIR): Promise<string> {
     additionalProperties: false,
     declareExternallyReferenced: true,
     strictIndexSignatures: true,
+    // Every $ref is already a named tsType (refsAsNamedTypes), so the library's reference
+    // resolution has nothing to find; skip its two walks over the whole schema, which cost
+    // more than the rest of the compile.
+    $refOptions: { resolve: { external: false }, dereference: { excludedPathMatcher: () => true } },
   });
   const declarations = declarationsByName(code);
   assertDeclaresExactly([...declarations.keys()], [...names, root]);

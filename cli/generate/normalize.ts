@@ -49,57 +49,64 @@ export function normalizeSchema(loaded: LoadedSchema): NormalizedSchema {
       throw new CliError(`${at} is named after an Object.prototype member, which the type generator cannot declare`, { hint: "rename the definition" });
     }
     if (!isObject(def)) throw new CliError(`${at} is not a schema object`, { hint: "fix the schema or use a pinned one" });
-    inspect(def, { location: loaded.location, path: `$defs.${name}`, depth: 0, known });
+    inspect(def, { location: loaded.location, definition: name, trail: [], known });
     definitions.set(name, repairDescriptions(def, names) as JsonObject);
   }
   refuseAliasCycles(definitions, loaded.location);
   return { definitions };
 }
 
+/** Where a walk is: the schema (for messages), the definition's name, and the keys from it down. */
 interface Position {
-  /** The schema's path or URL, for messages. */
   location: string;
-  /** Where inside it, from `$defs.<Name>` on, for messages. */
-  path: string;
-  depth: number;
+  definition: string;
+  /** Keys and indexes from the definition down to the node; its length is the nesting depth. */
+  trail: Array<string | number>;
   known: ReadonlySet<string>;
 }
 
 /** One walk over a definition: nesting depth, property names, and that every $ref resolves. */
 function inspect(node: JsonValue, position: Position): void {
-  if (position.depth > MAX_NESTING) {
-    throw new CliError(`${definitionAt(position)} is nested deeper than ${MAX_NESTING} levels`, { hint: "split it into named definitions joined by $ref" });
+  if (position.trail.length > MAX_NESTING) {
+    throw new CliError(`${position.location}: $defs.${position.definition} is nested deeper than ${MAX_NESTING} levels`, {
+      hint: "split it into named definitions joined by $ref",
+    });
   }
-  const child = (key: string | number, value: JsonValue) =>
-    inspect(value, { ...position, path: `${position.path}${typeof key === "number" ? `[${key}]` : `.${key}`}`, depth: position.depth + 1 });
-  if (Array.isArray(node)) return node.forEach((item, index) => child(index, item));
+  if (Array.isArray(node)) {
+    node.forEach((item, index) => inspectChild(item, index, position));
+    return;
+  }
   if (!isObject(node)) return;
   for (const keyword of PROPERTY_MAPS) {
     const map = node[keyword];
     const clash = isObject(map) ? Object.keys(map).find((key) => PROTOTYPE_NAMES.has(key)) : undefined;
     if (clash !== undefined) {
       throw new CliError(
-        `${definitionAt(position)} has a property named "${clash}" (at ${position.path}.${keyword}), which the type generator cannot declare`,
-        {
-          hint: "rename the property",
-        },
+        `${position.location}: $defs.${position.definition} has a property named "${clash}" (at ${pathOf(position)}.${keyword}), which the type generator cannot declare`,
+        { hint: "rename the property" },
       );
     }
   }
   if (typeof node.$ref === "string") {
     const target = DEF_REF.exec(node.$ref)?.[1];
     if (!target || !position.known.has(target)) {
-      throw new CliError(`${position.location}: $ref ${JSON.stringify(node.$ref)} at ${position.path} points to a missing definition`, {
+      throw new CliError(`${position.location}: $ref ${JSON.stringify(node.$ref)} at ${pathOf(position)} points to a missing definition`, {
         hint: "add the definition to $defs or fix the reference (only #/$defs/<Name> references are supported)",
       });
     }
   }
-  for (const [key, value] of Object.entries(node)) child(key, value);
+  for (const key of Object.keys(node)) inspectChild(node[key], key, position);
 }
 
-/** "schema.json: $defs.Name", for messages: the definition a position is in. */
-function definitionAt(position: Position): string {
-  return `${position.location}: ${position.path.split(/[.[]/, 2).join(".")}`;
+function inspectChild(node: JsonValue, key: string | number, position: Position): void {
+  position.trail.push(key);
+  inspect(node, position);
+  position.trail.pop();
+}
+
+/** `$defs.Tool.properties.icons`, for messages. */
+function pathOf(position: Position): string {
+  return `$defs.${position.definition}${position.trail.map((key) => (typeof key === "number" ? `[${key}]` : `.${key}`)).join("")}`;
 }
 
 /** Keywords whose members stand for the schema itself: a $ref there makes the definition an alias. */

@@ -1,13 +1,13 @@
 import { readdirSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { join } from "node:path";
 import { sorted } from "./sort.js";
 
 /**
- * Every file below `dir` as a path relative to `root` with `/` separators, in sorted order;
- * an empty list when `dir` does not exist. Symbolic links are listed as files and never
- * followed, so a link loop cannot make the walk endless.
+ * Every entry below `dir` that is not a folder, as sorted `/`-separated paths relative to
+ * `dir` (each after `prefix`); none when `dir` does not exist. Symbolic links are listed
+ * and never followed, so a link loop cannot make the walk endless.
  */
-export function listFiles(dir: string, root = dir): string[] {
+export function listFiles(dir: string, prefix = ""): string[] {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -15,9 +15,6 @@ export function listFiles(dir: string, root = dir): string[] {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
-  const kinds = new Map(entries.map((entry) => [entry.name, entry.isDirectory()]));
-  return sorted(kinds.keys()).flatMap((name) => {
-    const path = join(dir, name);
-    return kinds.get(name) ? listFiles(path, root) : [relative(root, path).split(sep).join("/")];
-  });
+  const isFolder = new Map(entries.map((entry) => [entry.name, entry.isDirectory()]));
+  return sorted(isFolder.keys()).flatMap((name) => (isFolder.get(name) ? listFiles(join(dir, name), `${prefix}${name}/`) : [`${prefix}${name}`]));
 }

@@ -28,6 +28,7 @@ import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
 import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
+import { StreamTable } from "./subscriptions/stream-table.js";
 import { SlowConsumerEvicted, supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
 
 export const LISTEN_METHOD = "subscriptions/listen";
@@ -60,7 +61,7 @@ export interface ConnectionHost {
 export class Connection implements StreamHost, EraConnection {
   legacySession: LegacySession | undefined;
   modernSeen = false;
-  readonly #streams = new Map<RequestId, ListenStream>();
+  readonly #streams = new StreamTable<ListenStream>();
   #shutdown: Promise<void> | undefined;
   /** Requests being handled, for cancellation; made on first use (listen-only connections never need it). */
   #inFlight: Map<RequestId, AbortController> | undefined;
@@ -81,7 +82,8 @@ export class Connection implements StreamHost, EraConnection {
   }
 
   async start(): Promise<void> {
-    if (supportsPush(this.transport)) this.transport.subscribe!(this.#onEvent);
+    // An inline arrow, not a class-field one: per connection it is the cheapest closure.
+    if (supportsPush(this.transport)) this.transport.subscribe!((event) => this.#onEvent(event));
     else void this.#pull();
     await this.transport.connect();
   }
@@ -96,8 +98,7 @@ export class Connection implements StreamHost, EraConnection {
   }
 
   ended(stream: ListenStream): void {
-    if (this.#streams.get(stream.id) === stream) {
-      this.#streams.delete(stream.id);
+    if (this.#streams.delete(stream)) {
       this.host.slots.release(stream.client);
     }
   }
@@ -105,19 +106,19 @@ export class Connection implements StreamHost, EraConnection {
   /** Server shutdown: every stream gets its complete result, then the transport closes. Idempotent. */
   shutdown(): Promise<void> {
     this.#shutdown ??= (async () => {
-      await Promise.all([...this.#streams.values()].map((stream) => stream.teardown({ why: "shutdown" })));
+      await Promise.all(this.#streams.list().map((stream) => stream.teardown({ why: "shutdown" })));
       await this.transport.close();
       this.#end("client-gone");
     })();
     return this.#shutdown;
   }
 
-  readonly #onEvent = (event: TransportEvent): void => {
+  #onEvent(event: TransportEvent): void {
     if (event.type === "message") this.#receive(event);
     else if (event.type === "closed") this.#end(event.reason instanceof SlowConsumerEvicted ? "evicted" : "client-gone");
     else if (event.type === "input-ended") void this.#finishThenClose();
     else this.host.emit({ type: "transport-error", error: event.error });
-  };
+  }
 
   async #pull(): Promise<void> {
     while (!this.#closed) {
@@ -203,7 +204,7 @@ export class Connection implements StreamHost, EraConnection {
   }
 
   #refuseIdInUse(id: RequestId): boolean {
-    if (!this.#inFlight?.has(id) && !this.#streams.has(id)) return false;
+    if (!this.#inFlight?.has(id) && this.#streams.get(id) === undefined) return false;
     this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
     return true;
   }
@@ -221,7 +222,7 @@ export class Connection implements StreamHost, EraConnection {
       return;
     }
     const stream = new ListenStream(this, request.id, meta, filter as SubscriptionFilter, client);
-    this.#streams.set(request.id, stream);
+    this.#streams.add(stream);
     try {
       await stream.open(this.host.subscriptionHandlers);
     } catch (error) {
@@ -231,7 +232,7 @@ export class Connection implements StreamHost, EraConnection {
 
   /** The peer sent its last message: streams end, answers still due are written, then the transport closes. */
   async #finishThenClose(): Promise<void> {
-    for (const stream of [...this.#streams.values()]) void stream.teardown({ why: "client-gone" });
+    for (const stream of this.#streams.list()) void stream.teardown({ why: "client-gone" });
     if (this.#inFlight !== undefined && this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
     await this.transport.close();
   }
@@ -242,7 +243,7 @@ export class Connection implements StreamHost, EraConnection {
    */
   #end(why: "client-gone" | "evicted"): void {
     if (this.#closed) return;
-    for (const stream of [...this.#streams.values()]) void stream.teardown({ why });
+    for (const stream of this.#streams.list()) void stream.teardown({ why });
     this.#closed = true;
     for (const controller of this.#inFlight?.values() ?? []) controller.abort();
     this.#inFlight = undefined;

@@ -77,7 +77,7 @@ type Phase = "subscribing" | "open" | "closed";
 export class ListenStream implements WorkerOwner {
   #phase: Phase = "subscribing";
   readonly #host: StreamHost;
-  readonly #workers: Worker[] = [];
+  #workers: Worker[] = [];
   #ended: Promise<void> | undefined;
 
   constructor(
@@ -129,6 +129,8 @@ export class ListenStream implements WorkerOwner {
       void this.teardown({ why: "rejected", refusal });
       return;
     }
+    // An array grown by push keeps room for 17; the stream keeps an exact-size copy for life.
+    this.#workers = this.#workers.slice();
     const honored = unionFilters(this.#workers.map((worker) => worker.honored));
     this.#phase = "open";
     this.#host.send({

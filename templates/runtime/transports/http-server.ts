@@ -29,6 +29,7 @@ import {
   checkMcpHeaders,
   checkOrigin,
   checkVerb,
+  discardRest,
   isLocalhostOrigin,
   parseBody,
   readBody,
@@ -36,6 +37,7 @@ import {
   statusForErrorCode,
   type HttpRejection,
 } from "./http-request.js";
+import { corsHeaders, preflightHeaders } from "./http-cors.js";
 import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
 import { SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
@@ -125,8 +127,16 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     const era = server.legacySessions;
     const sessionId = header(req, SESSION_HEADER);
     const legacy = isLegacyTransportRequest(era, sessionId);
-    const refused = (legacy ? undefined : checkVerb(req.method)) ?? checkOrigin(header(req, "origin"), allowedOrigins);
+    const origin = header(req, "origin");
+    const refused = checkOrigin(origin, allowedOrigins);
     if (refused !== undefined) return reject(res, refused);
+    if (origin !== undefined) {
+      // An allowed browser origin: its preflight is answered, and every answer names it.
+      if (req.method === "OPTIONS") return void res.writeHead(204, preflightHeaders(origin, era?.enabled === true)).end();
+      for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
+    }
+    const wrongVerb = legacy ? undefined : checkVerb(req.method);
+    if (wrongVerb !== undefined) return reject(res, wrongVerb);
     const context = await authenticate(req);
     if ("status" in context) return reject(res, context);
     if (legacy) return serveSessionRequest(era!, legacyExchange(req, res, sessionId, context.context));
@@ -150,7 +160,10 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
 
   async function readMessage(req: IncomingMessage, res: ServerResponse): Promise<Exclude<ReturnType<typeof parseBody>, HttpRejection> | undefined> {
     const body = await readBody(req, maxBodyBytes);
-    if (typeof body !== "string") return void reject(res, body);
+    if (typeof body !== "string") {
+      reject(res, body);
+      return void discardRest(req);
+    }
     const parsed = parseBody(body);
     if ("status" in parsed) return void reject(res, parsed);
     return parsed;
@@ -222,7 +235,8 @@ export class HttpExchange implements Transport {
     this.#res = res;
     this.#options = options;
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
-    res.once("close", this.#onClose);
+    // "close" fires once; `on` spares the once-wrapper, an inline arrow a named closure.
+    res.on("close", () => this.#onClose());
     this.#inbox.deliver(context === undefined ? { type: "message", message } : { type: "message", message, context });
   }
 
@@ -281,7 +295,7 @@ export class HttpExchange implements Transport {
     else this.#res.end();
   }
 
-  readonly #onClose = (): void => {
+  #onClose(): void {
     const abrupt = !this.#res.writableFinished;
     this.#ended = true;
     const writer = this.#writer;
@@ -296,7 +310,7 @@ export class HttpExchange implements Transport {
     }
     const reason = writer?.eviction !== undefined ? new SlowConsumerEvicted() : abrupt ? "client closed the response" : undefined;
     this.#inbox.deliver(reason === undefined ? { type: "closed" } : { type: "closed", reason });
-  };
+  }
 }
 
 export interface ServeHttpOptions extends HttpHandlerOptions {

@@ -19,8 +19,9 @@
  * "evicted", and handleClose runs) when
  * - it would hold more than `maxBufferedBytes` (per-stream cap), or
  * - it stayed congested for `maxStalledMs` (a client that reads nothing), or
- * - all streams together hold more than the server-wide budget and it is among the most
- *   congested (see sse-budget.ts; streams that keep up are never evicted for the budget).
+ * - all streams together hold more than the server-wide budget and it is among those
+ *   holding the most (see sse-budget.ts; streams whose writes the socket took are never
+ *   evicted for the budget).
  */
 import type { ServerResponse } from "node:http";
 import { SseBudget, type BudgetedStream } from "./sse-budget.js";
@@ -73,14 +74,18 @@ export class SseWriter implements BudgetedStream {
   readonly #maxBuffered: number;
   readonly #maxStalledMs: number;
   readonly #budget: SseBudget | undefined;
-  #keepAlive: NodeJS.Timeout | undefined;
+  /** The streams this one shares a keep-alive timer with. */
+  #keepAlive: KeepAliveGroup | undefined;
+  readonly #onDrain: () => void;
   /** This turn's frames, written together when the turn ends. */
   #batch = "";
   #inTurn = false;
   #congested = false;
+  /** Marked in the budget as holding more than Node's high-water mark. */
+  #candidate = false;
   #congestedSince = 0;
-  #pending: string[] = [];
-  #pendingSet = new Set<string>();
+  /** Frames waiting while congested, in order; a Set, so an identical frame is not queued twice. Made when first needed. */
+  #pending: Set<string> | undefined;
   /** Waiting frames' bytes, bookkeeping included. */
   #pendingBytes = 0;
   /** Writes made while Node's buffer was not empty: each costs bookkeeping until it drains. */
@@ -104,13 +109,11 @@ export class SseWriter implements BudgetedStream {
     // No flushHeaders: the writer exists because a frame is about to be written, and the
     // headers travel with it.
     res.writeHead(200, SSE_HEADERS);
+    // Per-stream closures are the cheap kind: one inline arrow, the rest static methods.
+    this.#onDrain = () => this.#drained();
     res.on("drain", this.#onDrain);
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
-    if (keepAliveMs > 0) {
-      // Not unref'd: the open socket keeps the process alive anyway, and a ref'd timer is
-      // visible to leak checks (process.getActiveResourcesInfo).
-      this.#keepAlive = setInterval(this.#sendKeepAlive, keepAliveMs);
-    }
+    if (keepAliveMs > 0) (this.#keepAlive = keepAliveGroup(keepAliveMs)).add(this);
   }
 
   /** Whether the stream is over (ended, evicted or closed by the peer). */
@@ -138,14 +141,14 @@ export class SseWriter implements BudgetedStream {
       this.#batch += frame;
       return true;
     }
-    if (this.#pendingSet.has(frame)) {
+    const pending = (this.#pending ??= new Set());
+    if (pending.has(frame)) {
       this.coalescedFrames++;
       return true;
     }
     const size = Buffer.byteLength(frame) + PENDING_FRAME_OVERHEAD;
     if (this.#held + size > this.#maxBuffered) return this.evict("stream-cap");
-    this.#pending.push(frame);
-    this.#pendingSet.add(frame);
+    pending.add(frame);
     this.#pendingBytes += size;
     this.#setHeld(this.#held + size); // may evict this stream to keep the budget
     return !this.done;
@@ -155,7 +158,7 @@ export class SseWriter implements BudgetedStream {
   end(frame?: string): void {
     if (this.done) return;
     if (frame !== undefined && !this.write(frame)) return;
-    if (this.#pending.length > 0) {
+    if (this.#pending !== undefined) {
       this.#endAfterFlush = true;
       return;
     }
@@ -180,12 +183,11 @@ export class SseWriter implements BudgetedStream {
   #finish(): void {
     if (this.#done) return;
     this.#done = true;
-    if (this.#keepAlive !== undefined) clearInterval(this.#keepAlive);
+    this.#keepAlive?.delete(this);
     this.#keepAlive = undefined;
     this.#res.off("drain", this.#onDrain);
     this.#batch = "";
-    this.#pending = [];
-    this.#pendingSet.clear();
+    this.#pending = undefined;
     this.#pendingBytes = 0;
     this.#budget?.setCongested(this, false);
     this.#budget?.charge(-this.#held);
@@ -200,23 +202,22 @@ export class SseWriter implements BudgetedStream {
    */
   #startTurn(): boolean {
     this.#inTurn = true;
-    process.nextTick(this.#endTurn);
+    process.nextTick(SseWriter.#endTurn, this);
     this.#account();
-    const congested = this.#pending.length > 0 || this.#res.writableLength > this.#highWater;
+    const congested = this.#pending !== undefined || this.#res.writableLength > this.#highWater;
     if (congested !== this.#congested) {
       this.#congested = congested;
       this.#congestedSince = congested ? Date.now() : 0;
-      this.#budget?.setCongested(this, congested);
     } else if (congested && this.#maxStalledMs > 0 && Date.now() - this.#congestedSince > this.#maxStalledMs) {
       return this.evict("stalled");
     }
     return true;
   }
 
-  readonly #endTurn = (): void => {
-    this.#inTurn = false;
-    if (!this.done) this.#flushBatch();
-  };
+  static #endTurn(writer: SseWriter): void {
+    writer.#inTurn = false;
+    if (!writer.done) writer.#flushBatch();
+  }
 
   #flushBatch(): void {
     if (this.#batch.length === 0) return;
@@ -243,39 +244,81 @@ export class SseWriter implements BudgetedStream {
     if (delta === 0) return;
     this.#held = held;
     if (held > this.peakBufferedBytes) this.peakBufferedBytes = held;
-    this.#budget?.charge(delta);
+    if (this.#budget === undefined) return;
+    // Holding more than Node's own high-water mark for the socket (where `write` starts
+    // returning false), the client has not taken what it was sent: an eviction candidate,
+    // marked before the charge so that a stream pushing the total over can go. Not our
+    // higher `highWaterBytes`: 256 streams just under it would already fill the budget.
+    const candidate = held > this.#res.writableHighWaterMark;
+    if (candidate !== this.#candidate) this.#budget.setCongested(this, (this.#candidate = candidate));
+    this.#budget.charge(delta);
   }
 
-  readonly #onDrain = (): void => {
+  #drained(): void {
     if (this.done) return;
     this.#writesBuffered = 0;
     const pending = this.#pending;
-    this.#pending = [];
-    this.#pendingSet.clear();
-    this.#pendingBytes = 0;
     // Refill up to the high-water mark, in one write; the rest waits for the next drain.
-    let index = 0;
     let refill = "";
-    const room = this.#highWater - this.#res.writableLength;
-    while (index < pending.length && refill.length < room) refill += pending[index++]!;
-    for (; index < pending.length; index++) {
-      const frame = pending[index]!;
-      this.#pending.push(frame);
-      this.#pendingSet.add(frame);
-      this.#pendingBytes += Buffer.byteLength(frame) + PENDING_FRAME_OVERHEAD;
+    if (pending !== undefined) {
+      const room = this.#highWater - this.#res.writableLength;
+      for (const frame of pending) {
+        if (refill.length >= room) break;
+        refill += frame;
+        pending.delete(frame);
+        this.#pendingBytes -= Buffer.byteLength(frame) + PENDING_FRAME_OVERHEAD;
+      }
+      if (pending.size === 0) this.#pending = undefined;
     }
     if (refill.length > 0) this.#write(refill);
     else this.#account();
-    if (this.#pending.length === 0 && this.#endAfterFlush) {
+    if (this.#pending === undefined && this.#endAfterFlush) {
       this.#finish();
       this.#res.end();
     }
-  };
+  }
 
-  readonly #sendKeepAlive = (): void => {
-    // A comment line: ignored by SSE parsers, keeps proxies from timing the stream out. On
-    // a congested stream it waits like any frame (at most one: identical ones coalesce),
-    // and the turn it starts checks how long the stream has been congested.
+  /**
+   * A comment line: ignored by SSE parsers, keeps proxies from timing the stream out. On
+   * a congested stream it waits like any frame (at most one: identical ones coalesce),
+   * and the turn it starts checks how long the stream has been congested.
+   */
+  sendKeepAlive(): void {
     if (!this.done) this.write(KEEP_ALIVE_FRAME);
-  };
+  }
+}
+
+/**
+ * One keep-alive timer per interval for all streams, not one per stream: a timer costs
+ * more than a Set entry, and 10,000 streams share one. The timer stops with its last
+ * stream. Not unref'd: the open sockets keep the process alive anyway, and a ref'd timer
+ * is visible to leak checks (process.getActiveResourcesInfo).
+ */
+class KeepAliveGroup {
+  readonly #writers = new Set<SseWriter>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly intervalMs: number) {}
+
+  add(writer: SseWriter): void {
+    this.#writers.add(writer);
+    this.#timer ??= setInterval(() => {
+      for (const member of this.#writers) member.sendKeepAlive();
+    }, this.intervalMs);
+  }
+
+  delete(writer: SseWriter): void {
+    this.#writers.delete(writer);
+    if (this.#writers.size > 0 || this.#timer === undefined) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+const keepAliveGroups = new Map<number, KeepAliveGroup>();
+
+function keepAliveGroup(intervalMs: number): KeepAliveGroup {
+  let group = keepAliveGroups.get(intervalMs);
+  if (group === undefined) keepAliveGroups.set(intervalMs, (group = new KeepAliveGroup(intervalMs)));
+  return group;
 }

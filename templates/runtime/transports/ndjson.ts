@@ -14,6 +14,7 @@ import {
   type TransportListener,
 } from "../transport.js";
 import { Inbox } from "./inbox.js";
+import { LineSplitter } from "./lines.js";
 
 export interface NdjsonOptions {
   /** Attached to every received message (merged into `channel.meta` by the server). */
@@ -38,10 +39,7 @@ export class NdjsonTransport implements Transport {
   readonly #output: Writable;
   readonly #options: NdjsonOptions;
   readonly #inbox = new Inbox();
-  /** The pieces of the line under way (it spans chunks), joined when its newline arrives. */
-  #parts: string[] = [];
-  #partsLength = 0;
-  #discarding = false;
+  readonly #lines: LineSplitter;
   #drainTimer: NodeJS.Timeout | undefined;
   #started = false;
   #closed = false;
@@ -51,6 +49,7 @@ export class NdjsonTransport implements Transport {
     this.#input = pair ? (pair as { readable: Readable }).readable : (stream as Duplex);
     this.#output = pair ? (pair as { writable: Writable }).writable : (stream as Duplex);
     this.#options = options;
+    this.#lines = new LineSplitter(options.maxLineLength ?? DEFAULT_MAX_LINE);
   }
 
   async connect(): Promise<void> {
@@ -91,56 +90,28 @@ export class NdjsonTransport implements Transport {
   }
 
   async close(): Promise<void> {
+    this.#close("closed locally");
+  }
+
+  #close(reason: string): void {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#drainTimer);
     this.#detach();
     if (this.#options.endOutputOnClose !== false && !this.#output.writableEnded) this.#output.end();
-    this.#inbox.deliver({ type: "closed", reason: "closed locally" });
+    this.#inbox.deliver({ type: "closed", reason });
   }
 
-  /**
-   * Linear in the input: only the new chunk is searched for newlines, and the pieces of a
-   * line that spans chunks are joined once, when its newline arrives.
-   */
   readonly #onData = (chunk: string): void => {
-    let start = 0;
-    for (let newline = chunk.indexOf("\n"); newline !== -1; newline = chunk.indexOf("\n", start)) {
-      const tail = chunk.slice(start, newline);
-      start = newline + 1;
-      if (this.#discarding)
-        this.#discarding = false; // the end of an over-long line
-      else if (this.#fits(tail.length, true)) this.#deliverLine(this.#joinLine(tail));
-    }
-    if (start === chunk.length || this.#discarding) return;
-    const rest = start === 0 ? chunk : chunk.slice(start);
-    if (!this.#fits(rest.length, false)) return;
-    this.#parts.push(rest);
-    this.#partsLength += rest.length;
+    this.#lines.push(chunk, this.#onLine, this.#onTooLong);
   };
 
-  /**
-   * Whether the line under way stays within the limit with `more` characters. If not, it
-   * is dropped, and when its newline has not come yet the rest is skipped up to it.
-   */
-  #fits(more: number, complete: boolean): boolean {
-    const limit = this.#options.maxLineLength ?? DEFAULT_MAX_LINE;
-    if (this.#partsLength + more <= limit) return true;
-    this.#inbox.deliver({ type: "error", error: new Error(`dropped an input line longer than ${limit} characters`) });
-    this.#parts = [];
-    this.#partsLength = 0;
-    this.#discarding = !complete;
-    return false;
-  }
+  readonly #onLine = (line: string): void => this.#deliverLine(line);
 
-  #joinLine(tail: string): string {
-    if (this.#parts.length === 0) return tail;
-    this.#parts.push(tail);
-    const line = this.#parts.join("");
-    this.#parts = [];
-    this.#partsLength = 0;
-    return line;
-  }
+  readonly #onTooLong = (): void => {
+    const error = new Error(`dropped an input line longer than ${this.#lines.maxLineLength} characters`);
+    this.#inbox.deliver({ type: "error", error });
+  };
 
   /**
    * The peer sent its last message, but answers may still be due: the output stays open,
@@ -148,14 +119,14 @@ export class NdjsonTransport implements Transport {
    * does not within `drainTimeoutMs`, the transport closes itself.
    */
   readonly #onEnd = (): void => {
-    if (this.#parts.length > 0 && !this.#discarding) this.#deliverLine(this.#joinLine(""));
-    this.#parts = [];
+    const last = this.#lines.end();
+    if (last !== undefined) this.#deliverLine(last);
     this.#detach();
     this.#inbox.deliver({ type: "input-ended" });
     const drainTimeoutMs = this.#options.drainTimeoutMs ?? 0;
     if (this.#closed) return;
-    if (drainTimeoutMs <= 0) return void this.close();
-    this.#drainTimer = setTimeout(() => void this.close(), drainTimeoutMs);
+    if (drainTimeoutMs <= 0) return this.#close("input ended");
+    this.#drainTimer = setTimeout(() => this.#close(`input ended; answers still due after ${drainTimeoutMs} ms were dropped`), drainTimeoutMs);
     this.#drainTimer.unref(); // the bound must not by itself keep the process alive
   };
 

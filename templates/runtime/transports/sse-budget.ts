@@ -4,9 +4,10 @@
  * the bookkeeping of each), summed over all streams of one HTTP handler.
  *
  * Policy: while the sum is within the budget nothing happens. When a stream's growth takes
- * it over, congested streams (those whose client is not keeping up) are evicted, the one
- * holding the most first, until the sum is back within the budget. A stream that keeps up
- * is never evicted by the budget: its bytes leave with the next socket write. Eviction
+ * it over, congested streams (those holding more than Node's high-water mark for their
+ * socket, 16 KiB by default: the client has not taken what it was sent) are evicted, the
+ * one holding the most first, until the sum is back within the budget. A stream whose
+ * writes the socket took is never evicted by the budget. Eviction
  * cuts the response (the client sees the connection end without the `complete` result;
  * it should listen again and re-fetch); the server reports the stream as "evicted".
  */
@@ -44,7 +45,7 @@ export class SseBudget {
     if (this.#used > this.peakBytes) this.peakBytes = this.#used;
   }
 
-  /** Marks a stream as congested (an eviction candidate) or not. */
+  /** Marks a stream as congested (holding more than Node's high-water mark: an eviction candidate) or not. */
   setCongested(stream: BudgetedStream, congested: boolean): void {
     if (congested) this.#congested.add(stream);
     else this.#congested.delete(stream);

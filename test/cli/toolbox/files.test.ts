@@ -14,7 +14,7 @@ test("every file is listed once, relative with /, in code-unit order, without fo
   for (const path of ["Z.ts", "a.ts", "b/deep/c.ts", "b/x.ts"]) writeFileSync(join(temp.dir, path), "");
   symlinkSync(temp.dir, join(temp.dir, "b", "loop"));
   assert.deepEqual(listFiles(temp.dir), ["Z.ts", "a.ts", "b/deep/c.ts", "b/loop", "b/x.ts"]);
-  assert.deepEqual(listFiles(join(temp.dir, "b"), temp.dir), ["b/deep/c.ts", "b/loop", "b/x.ts"]);
+  assert.deepEqual(listFiles(join(temp.dir, "b"), "b/"), ["b/deep/c.ts", "b/loop", "b/x.ts"]);
 });
 
 test("a missing folder lists nothing", () => {

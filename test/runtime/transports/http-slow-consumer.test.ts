@@ -150,6 +150,27 @@ describe("Streamable HTTP: the server-wide buffered-output budget", () => {
     }
   });
 
+  it("large frames written while a stream still looked healthy count too: the budget holds after each one", { timeout: 60_000 }, async () => {
+    const app = countingApp({ limits: { mailboxSize: 10_000, maxStreamsPerClient: 100 } });
+    const budget = new SseBudget(1024 * 1024);
+    const handle = await serveHttp(app.server, { budget, highWaterBytes: HIGH_WATER, maxBufferedBytes: 4 * 1024 * 1024, maxStalledMs: 0 });
+    const stalled = await Promise.all(Array.from({ length: 12 }, (_, i) => stalledListen(handle.url, `big-${i}`, { resourceSubscriptions: ["file:///a"] })));
+    try {
+      while (app.counts.subscribe < 12) await tick();
+      const big = "z".repeat(200 * 1024);
+      for (let round = 0; round < 100 && app.counts.handleClose < 12; round++) {
+        await app.events.publish("resources", { uri: "file:///a", pad: `${round}${big}` });
+        await tick();
+        assert.ok(budget.usedBytes <= budget.maxBytes, `round ${round}: ${budget.usedBytes} bytes held, budget ${budget.maxBytes}`);
+      }
+      await app.closed(12);
+      assert.ok(budget.evictions > 0, "the budget evicted");
+    } finally {
+      for (const socket of stalled) socket.destroy();
+      await handle.close();
+    }
+  });
+
   it("a stream that stays congested longer than maxStalledMs is evicted within the budget and its cap", { timeout: 60_000 }, async () => {
     const app = countingApp({ limits: { mailboxSize: 10_000 } });
     const reports: SseStreamReport[] = [];

@@ -20,13 +20,21 @@ import {
 } from "../transport.js";
 import { Inbox } from "./inbox.js";
 import { mcpRequestHeaders } from "./http-request.js";
+import { LineSplitter } from "./lines.js";
 
 export interface HttpClientTransportOptions {
   /** Extra headers on every POST (for example `authorization`). */
   readonly headers?: Readonly<Record<string, string>>;
   /** The fetch to use; default the global one. */
   readonly fetch?: typeof fetch;
+  /**
+   * The largest JSON answer (bytes) or SSE event (characters) accepted from the server;
+   * a larger one fails that exchange and its response is cancelled. Default 16 MiB.
+   */
+  readonly maxMessageBytes?: number;
 }
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 /** A request's response stream ended (or failed) before the request was answered. */
 export class HttpStreamClosedError extends Error {
@@ -43,6 +51,7 @@ export class HttpClientTransport implements Transport {
   readonly url: URL;
   readonly #headers: Readonly<Record<string, string>>;
   readonly #fetch: typeof fetch;
+  readonly #maxMessageBytes: number;
   readonly #inbox = new Inbox();
   /** Requests whose response is still open, by id: aborting one closes its stream. */
   readonly #open = new Map<RequestId, AbortController>();
@@ -52,6 +61,7 @@ export class HttpClientTransport implements Transport {
     this.url = new URL(url);
     this.#headers = options.headers ?? {};
     this.#fetch = options.fetch ?? fetch;
+    this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
   async connect(): Promise<void> {}
@@ -87,7 +97,7 @@ export class HttpClientTransport implements Transport {
       return;
     }
     if (id !== undefined) this.#open.delete(id);
-    const text = await response.text();
+    const text = await readText(response, this.#maxMessageBytes);
     if (type.startsWith("application/json") && text.length > 0) {
       this.#receive(text);
       return;
@@ -133,10 +143,11 @@ export class HttpClientTransport implements Transport {
   async #pump(body: ReadableStream<Uint8Array>, id: RequestId | undefined, abort: AbortController): Promise<void> {
     let failure: unknown;
     try {
-      for await (const data of sseMessages(body)) this.#receive(data);
+      for await (const data of sseMessages(body, this.#maxMessageBytes)) this.#receive(data);
     } catch (error) {
       failure = error;
     }
+    if (failure !== undefined && !abort.signal.aborted) void body.cancel().catch(() => {});
     // Still open here means the stream ended without the request's answer: an abrupt close.
     if (id !== undefined && this.#open.get(id) === abort) {
       this.#open.delete(id);
@@ -146,26 +157,60 @@ export class HttpClientTransport implements Transport {
   }
 }
 
-/** The `data` of each SSE event in a byte stream; comments and other fields are skipped. */
-export async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+/**
+ * The `data` of each SSE event in a byte stream; comments and other fields are skipped.
+ * Linear in what arrives; a line or an event longer than `maxEventLength` characters
+ * throws (the caller drops the stream).
+ */
+export async function* sseMessages(body: ReadableStream<Uint8Array>, maxEventLength = DEFAULT_MAX_MESSAGE_BYTES): AsyncGenerator<string> {
   const decoder = new TextDecoder();
-  let buffer = "";
+  const lines = new LineSplitter(maxEventLength);
+  const tooLong = (): never => {
+    throw new Error(`an SSE event exceeds ${maxEventLength} characters`);
+  };
   let data: string[] = [];
+  let dataLength = 0;
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, newline).replace(/\r$/, "");
-      buffer = buffer.slice(newline + 1);
+    const complete: string[] = [];
+    lines.push(decoder.decode(chunk, { stream: true }), (line) => complete.push(line), tooLong);
+    for (const raw of complete) {
+      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
       if (line === "") {
         if (data.length > 0) yield data.join("\n");
         data = [];
+        dataLength = 0;
       } else if (line.startsWith("data:")) {
-        data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+        const value = line.slice(line.startsWith("data: ") ? 6 : 5);
+        dataLength += value.length + 1;
+        if (dataLength > maxEventLength) tooLong();
+        data.push(value);
       }
     }
   }
   if (data.length > 0) yield data.join("\n");
+}
+
+/** A response body as text, refused (and cancelled) once it would exceed `limit` bytes. */
+async function readText(response: Response, limit: number): Promise<string> {
+  const body = response.body;
+  if (body === null) return "";
+  const tooLarge = () => new Error(`the answer from ${response.url || "the server"} exceeds ${limit} bytes; raise maxMessageBytes to accept it`);
+  if (Number(response.headers.get("content-length")) > limit) {
+    await body.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(read.value);
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
 }
 
 registerTransport("http", HttpClientTransport);

@@ -73,10 +73,12 @@ export function checkVerb(method: string | undefined): HttpRejection | undefined
   };
 }
 
+/** After a 413, how long the rest of the body is read and dropped before the connection is closed. */
+export const BODY_DISCARD_MS = 2000;
+
 function tooLarge(limit: number): HttpRejection {
   return {
     status: 413,
-    headers: { connection: "close" },
     body: errorResponse(null, ERROR_CODES.InvalidRequestError, `request body exceeds ${limit} bytes`),
   };
 }
@@ -84,7 +86,8 @@ function tooLarge(limit: number): HttpRejection {
 /**
  * Reads the whole body, refusing (413) as soon as it would exceed `limit`: a declared
  * Content-Length over the limit is refused before a byte is read, a chunked body as soon
- * as it crosses it. The refused body is never parsed.
+ * as it crosses it. The refused body is never parsed; the caller drops the rest of it
+ * with `discardRest` once the refusal is sent.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<string | HttpRejection> {
   const declared = Number(req.headers["content-length"]);
@@ -119,6 +122,21 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string | 
     req.on("end", onEnd);
     req.on("error", onError);
   });
+}
+
+/**
+ * The rest of a refused body is read and dropped (never buffered), so that the refusal
+ * reaches the client: a socket closed with unread data answers with a reset, which makes
+ * the client lose the response. A body still coming after `ms` has its connection closed.
+ */
+export function discardRest(req: IncomingMessage, ms = BODY_DISCARD_MS): void {
+  if (req.readableEnded) return;
+  const timer = setTimeout(() => req.socket.destroy(), ms);
+  timer.unref();
+  const stop = () => clearTimeout(timer);
+  req.once("end", stop);
+  req.once("close", stop);
+  req.resume();
 }
 
 /**

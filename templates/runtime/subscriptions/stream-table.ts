@@ -1,0 +1,47 @@
+/**
+ * A connection's open streams by id. Most connections carry one (over HTTP each listen is
+ * its own POST), so the first stream sits in a field and a Map is made only for a second:
+ * with 10,000 streams that spares 10,000 Maps.
+ */
+import type { RequestId } from "../jsonrpc.js";
+
+interface Keyed {
+  readonly id: RequestId;
+}
+
+export class StreamTable<S extends Keyed> {
+  #only: S | undefined;
+  #many: Map<RequestId, S> | undefined;
+
+  get(id: RequestId): S | undefined {
+    if (this.#many !== undefined) return this.#many.get(id);
+    return this.#only !== undefined && this.#only.id === id ? this.#only : undefined;
+  }
+
+  add(stream: S): void {
+    if (this.#many === undefined && this.#only === undefined) {
+      this.#only = stream;
+      return;
+    }
+    this.#many ??= new Map([[this.#only!.id, this.#only!]]);
+    this.#only = undefined;
+    this.#many.set(stream.id, stream);
+  }
+
+  /** Removes `stream` if it is the one held under its id; true when it was. */
+  delete(stream: S): boolean {
+    if (this.#only === stream) {
+      this.#only = undefined;
+      return true;
+    }
+    if (this.#many?.get(stream.id) !== stream) return false;
+    this.#many.delete(stream.id);
+    return true;
+  }
+
+  /** A snapshot, safe to iterate while streams end. */
+  list(): S[] {
+    if (this.#many !== undefined) return [...this.#many.values()];
+    return this.#only === undefined ? [] : [this.#only];
+  }
+}

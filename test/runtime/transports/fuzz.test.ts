@@ -1,0 +1,29 @@
+/**
+ * The fuzz pass on a small fixed seed set (bench/fuzz/run.ts runs many more): random and
+ * mutated JSON-RPC frames, headers and bodies against the HTTP and stdio entry points.
+ * No crash, no unhandled rejection, every request answered or refused per the spec.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { fuzzHttp } from "../../../bench/fuzz/http.js";
+import { fuzzStdio } from "../../../bench/fuzz/stdio.js";
+
+const SEEDS = [1, 2, 3];
+const FRAMES = 150;
+const T = { timeout: 120_000 };
+
+describe("fuzz: every frame answered or refused per the spec, nothing crashes", () => {
+  for (const seed of SEEDS) {
+    it(`HTTP entry point, seed ${seed}`, T, async () => {
+      const report = await fuzzHttp(seed, FRAMES);
+      assert.deepEqual(report.failures, []);
+      assert.equal(report.answered, FRAMES, "each frame got an answer that fits it");
+    });
+
+    it(`stdio entry point, seed ${seed}`, T, async () => {
+      const report = await fuzzStdio(seed, FRAMES);
+      assert.deepEqual(report.failures, []);
+      assert.ok(report.requests > 0 && report.answered >= report.requests, "requests were sent and answered");
+    });
+  }
+});
