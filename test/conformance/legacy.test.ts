@@ -21,7 +21,6 @@ const GAPS: Readonly<Record<string, string>> = {
   "elicitation-sep1034-general": "server-to-client requests (elicitation/create) are not yet sent to legacy sessions",
   "elicitation-sep1330-general": "server-to-client requests (elicitation/create) are not yet sent to legacy sessions",
   "tools-call-with-logging": "the conformance catalog has no test_tool_with_logging (the 2025-11-25 name of its logging tool)",
-  "json-schema-2020-12-$defs": "the conformance catalog's 2020-12 tool defines $defs.contact, the 2025-11-25 scenario expects $defs.address",
   "server-sse-test-reconnection-tool": "no test_reconnection tool: SSE polling and resumption (Last-Event-ID) are not implemented",
 };
 /** Statuses that report rather than judge. */

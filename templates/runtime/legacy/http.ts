@@ -11,6 +11,7 @@ import { ERROR_CODES } from "../protocol.js";
 import { errorResponse, type JsonRpcMessage } from "../jsonrpc.js";
 import type { HttpRejection } from "../transports/http-request.js";
 import { SseWriter, sseFrame, type SseOptions } from "../transports/http-sse.js";
+import type { MessageContext } from "../transport.js";
 import type { LegacyEra } from "./era.js";
 import type { LegacySession, SessionOutput } from "./session.js";
 import { SESSION_METHODS } from "./translate.js";
@@ -23,6 +24,8 @@ export interface LegacyHttpExchange {
   readonly res: ServerResponse;
   readonly sessionId: string | undefined;
   readonly sse: SseOptions;
+  /** The transport's context for this request (the authenticated principal, when there is one). */
+  readonly context: MessageContext | undefined;
   reject(rejection: HttpRejection): void;
   /** Reads and parses the body; a rejection is already answered. */
   readMessage(): Promise<{ message: JsonRpcMessage; isRequest: boolean } | undefined>;
@@ -52,7 +55,8 @@ export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchan
 export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpExchange): Promise<void> {
   const { req, res, sessionId } = exchange;
   const session = era.get(sessionId!);
-  if (session === undefined || session.closed) {
+  // A session belongs to whoever opened it: another principal is told it does not exist.
+  if (session === undefined || session.closed || !samePrincipal(session.context?.principal, exchange.context?.principal)) {
     return exchange.reject({
       status: 404,
       body: errorResponse(null, ERROR_CODES.InvalidRequestError, "Unknown or expired Mcp-Session-Id; send initialize to start a new session"),
@@ -112,4 +116,13 @@ function openNotificationStream(session: LegacySession, exchange: LegacyHttpExch
       session.lastActive = Date.now();
     }
   });
+}
+
+function samePrincipal(owner: unknown, caller: unknown): boolean {
+  if (owner === caller) return true;
+  try {
+    return JSON.stringify(owner) === JSON.stringify(caller);
+  } catch {
+    return false;
+  }
 }

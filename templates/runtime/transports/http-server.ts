@@ -174,13 +174,14 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
       req,
       res,
       sessionId,
-      sse: options,
+      context,
+      sse: exchangeOptions,
       reject: (rejection) => reject(res, rejection),
       readMessage: async () => {
         const parsed = await readMessage(req, res);
         return parsed && { message: parsed.message, isRequest: parsed.kind === "request" };
       },
-      serve: (message, session) => server.legacySessions!.host.connect(new HttpExchange(res, message, context, options), session),
+      serve: (message, session) => server.legacySessions!.host.connect(new HttpExchange(res, message, context, exchangeOptions), session),
     };
   }
 

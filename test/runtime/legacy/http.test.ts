@@ -147,4 +147,29 @@ describe("legacy sessions over Streamable HTTP", () => {
       await server.close();
     }
   });
+
+  it("a session belongs to the principal that opened it: another one gets 404", async () => {
+    const server = createServer({ name: "owned", version: "1" });
+    const handle = await serveHttp(server, { authenticate: (req) => req.headers.authorization });
+    try {
+      const opened = await fetch(handle.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: ACCEPT, authorization: "alice" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE }),
+      });
+      const id = opened.headers.get("mcp-session-id")!;
+      await opened.json();
+      const ping = (who: string) =>
+        fetch(handle.url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: ACCEPT, authorization: who, "mcp-session-id": id },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+        });
+      assert.equal((await ping("mallory")).status, 404);
+      assert.equal((await ping("alice")).status, 200);
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
 });

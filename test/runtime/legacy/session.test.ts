@@ -241,3 +241,21 @@ describe("an answer a legacy client cannot take", () => {
     await server.close();
   });
 });
+
+describe("server shutdown", () => {
+  it("ends every legacy session: each implicit stream gets handleClose once, the registry is empty", async () => {
+    const server = createServer({ name: "shutdown", version: "1" });
+    const { handler, log } = recordingHandler();
+    server.addSubscriptionHandler(handler);
+    const peers = [await LegacyPeer.open(server), await LegacyPeer.open(server)];
+    for (const peer of peers) {
+      await peer.initialize();
+      await peer.call("resources/subscribe", { uri: "file:///a" });
+    }
+    await until(() => log.calls.filter((call) => call === "subscribe").length === 4, "two implicit streams per session");
+    assert.equal(server.legacySessions.size, 2);
+    await server.close();
+    assert.equal(log.closes, 4);
+    assert.equal(server.legacySessions.size, 0);
+  });
+});

@@ -92,6 +92,10 @@ export class LegacySession implements ImplicitStreamOwner {
   get mailboxSize(): number {
     return this.host.mailboxSize;
   }
+  /** The transport's context of the `initialize` that opened the session (e.g. the principal). */
+  get context(): MessageContext | undefined {
+    return this.#context;
+  }
   get closed(): boolean {
     return this.#phase === "closed";
   }
