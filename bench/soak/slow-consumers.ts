@@ -10,7 +10,10 @@
  *   collection), plus 64 MB of slack for the fan-out's own garbage (--rss-slack-mb);
  * - every reading stream gets every tick, in order, stamped with its own id;
  * - every stuck stream ends by the documented policy: evicted (the server reports it), by
- *   the budget or after staying congested for maxStalledMs;
+ *   the budget or after staying congested for maxStalledMs. A stuck stream whose bytes the
+ *   kernel still takes (loopback socket buffers grow to several MB) holds nothing in the
+ *   server and is not congested in its view: it is evicted only once the kernel stops
+ *   taking, so with little data per stuck stream this check can fail while memory holds;
  * - the server keeps answering: a `stats` call each second, its latency printed.
  *
  *   node --import tsx bench/soak/slow-consumers.ts [--streams 10000] [--stuck 1000]

@@ -8,6 +8,7 @@ import { packageRoot } from "../toolbox/package.js";
 import { sortedBy } from "../toolbox/sort.js";
 import type { PlannedFile } from "../toolbox/write.js";
 import type { NameForms } from "./names.js";
+import { handlerClassName, handlerLandings, refuseCollisions, renderHandler, type ProjectReader } from "./handler.js";
 import { generatorDependencySpec, packageInfo } from "./package-root.js";
 import { renderTemplateTree } from "./render.js";
 
@@ -33,10 +34,11 @@ export const PROJECT_REVISION = "v2607";
 /** The legacy revision the runtime binds beside it (runtime/legacy/protocol.ts), copied too. */
 const LEGACY_REVISION = "v2511";
 
-/** The class of a handler named `Audit` (or `AuditHandler`): `AuditHandler`. */
-export function handlerClassName(name: NameForms): string {
-  return name.pascal.endsWith("Handler") ? name.pascal : `${name.pascal}Handler`;
-}
+/**
+ * Where a project keeps generated code: beside src/, not in it, so that src/mcp.ts is the
+ * one file under src/ and test/ that names the revision.
+ */
+export const GENERATED_FOLDER = "generated";
 
 /** The npm package name for a project folder: its base name, checked against npm's rules. */
 export function projectPackageName(dir: string): string {
@@ -64,7 +66,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     handlerClass: handlerClassName(options.handler),
     generatorName: generator.name,
     generatorVersion: generator.version,
-    generatorSpec: generatorDependencySpec(root),
+    generatorSpec: dependencySpecFor(options.pm, generatorDependencySpec(root)),
     revision: PROJECT_REVISION,
     pm: options.pm,
     redis: options.eventSource === "redis",
@@ -75,23 +77,53 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     include: (path) => (view.http || !path.endsWith("http.ts")) && (view.stdio || !path.endsWith("stdio.ts")),
   });
   const config = JSON.parse(rendered.find((file) => file.path === ".prettierrc.json")!.content) as Record<string, unknown>;
-  // Templates are kept formatted, and render formatted for any name up to
-  // PREFORMATTED_NAME_LENGTH (a test checks it), which spares loading prettier (most of
-  // the command's time). Only a longer name can move a line break.
-  const templated = rendered.filter((file) => isTemplated(file.path));
+  // The first handler comes from the same template as `mcp-gen handler`'s; the project
+  // templates list it (src/handlers/index.ts, src/events.ts). Templates are kept formatted,
+  // and render formatted for any name up to PREFORMATTED_NAME_LENGTH (the handler's for its
+  // `tools` kind; a test checks it), which spares loading prettier. Only a longer name can
+  // move a line break.
+  const handler = await renderHandler(options.handler, ["tools"]);
+  const templated = [...rendered.filter((file) => isTemplated(file.path)), ...handler];
   const formatted = options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
   const plain = rendered.filter((file) => !isTemplated(file.path));
-  const files = [...plain, ...formatted, ...generatedCopy(root, PROJECT_REVISION), ...generatedCopy(root, LEGACY_REVISION)];
+  const generated = [...generatedCopy(root, PROJECT_REVISION), ...generatedCopy(root, LEGACY_REVISION)];
+  const planned = new Map([...plain, ...formatted, ...generated].map((file) => [file.path, file]));
+  await refuseProjectCollisions(root, options.handler, handler[0]!, (path) => planned.get(path)?.content);
   if (options.eventSource === "redis") {
-    const planned = new Map(files.map((file) => [file.path, file]));
     const changes = await eventSourceChanges(options.dir, "redis", (path) => planned.get(path)!.content);
     for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);
-    return sortedBy(planned.values(), (file) => file.path);
   }
-  return sortedBy(files, (file) => file.path);
+  return sortedBy(planned.values(), (file) => file.path);
 }
 
-const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts"]);
+/**
+ * Refuses a handler name that collides with the project's own names, as `mcp-gen handler`
+ * does. The exact check parses with ts-morph, which takes seconds to load, so it runs only
+ * when one of the handler's exported names occurs in the template sources at all (their
+ * placeholders unrendered, so a name found there is the templates' own: `AppEvents`,
+ * `SubscriptionHandler`); for any other name no collision is possible.
+ */
+async function refuseProjectCollisions(root: string, names: NameForms, source: PlannedFile, read: ProjectReader): Promise<void> {
+  const exported = [...source.content.matchAll(/^export (?:class|interface|type|const|function) ([\w$]+)/gm)].map((match) => match[1]!);
+  const templates = ["project", "handler"].flatMap((dir) =>
+    listFiles(join(root, "templates", dir)).map((file) => readFileSync(join(root, "templates", dir, file), "utf8")),
+  );
+  const mentioned = exported.some((name) => templates.some((text) => new RegExp(`(?<![\\w$])${name.replace(/\$/g, "\\$")}(?![\\w$])`).test(text)));
+  if (mentioned) await refuseCollisions(names, source, handlerLandings(names, read));
+}
+
+/**
+ * The generator dependency as `pm` should write it. A `file:` folder (a checkout) is a link
+ * under npm; pnpm copies it instead (a snapshot that misses later edits of the checkout), so
+ * pnpm gets `link:`. Yarn 1 keeps `file:` (a copy): it gives linked packages no bins, and
+ * the project's `generate` script runs the `mcp-gen` bin.
+ */
+function dependencySpecFor(pm: PackageManager, spec: string): string {
+  if (pm !== "pnpm" || !spec.startsWith("file:") || spec.endsWith(".tgz")) return spec;
+  return `link:${spec.slice("file:".length)}`;
+}
+
+const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts", "src/tools.ts"]);
 function isTemplated(path: string): boolean {
   return TEMPLATED.has(path) || path.startsWith("src/handlers/") || path.startsWith("test/");
 }
@@ -105,5 +137,5 @@ function generatedCopy(root: string, revision: string): PlannedFile[] {
       hint: "run `mcp-gen types` in the generator's checkout (or reinstall the package)",
     });
   }
-  return files.map((file) => ({ path: `src/generated/${revision}/${file}`, content: readFileSync(join(source, file), "utf8") }));
+  return files.map((file) => ({ path: `${GENERATED_FOLDER}/${revision}/${file}`, content: readFileSync(join(source, file), "utf8") }));
 }

@@ -3,7 +3,7 @@ import { CliError } from "../errors.js";
 export interface Registration {
   /** The class to import and construct, e.g. `AuditHandler`. */
   className: string;
-  /** The import path from the server file, e.g. `./handlers/audit.js`. */
+  /** The import path from src/handlers/index.ts, e.g. `./audit.js`. */
   moduleSpecifier: string;
 }
 
@@ -28,6 +28,8 @@ export function lineEnd(text: string, offset: number): number {
 interface Edit {
   at: number;
   text: string;
+  /** How many characters from `at` the text replaces; none by default. */
+  replace?: number;
 }
 
 /**
@@ -39,53 +41,94 @@ function importEdit(text: string, lastImportEnd: number | undefined, statement: 
 }
 
 /** Applies edits from the last offset to the first, so earlier offsets stay valid. */
-function applyEdits(file: { insertText(at: number, text: string): unknown; getFullText(): string }, edits: Edit[]): string {
-  for (const edit of [...edits].sort((a, b) => b.at - a.at)) file.insertText(edit.at, edit.text);
-  return file.getFullText();
+function applyEdits(file: { getFullText(): string }, edits: Edit[]): string {
+  let text = file.getFullText();
+  for (const edit of [...edits].sort((a, b) => b.at - a.at)) text = text.slice(0, edit.at) + edit.text + text.slice(edit.at + (edit.replace ?? 0));
+  return text;
 }
 
+/** The file that lists a project's subscription handlers, and the array it exports. */
+export const HANDLER_LIST_PATH = "src/handlers/index.ts";
+const HANDLER_LIST_NAME = "handlers";
+
 /**
- * Adds `server.addSubscriptionHandler(new <Class>(...))` to a server source file, right
- * after the last existing registration (with the same constructor arguments), and the
+ * Adds `(events) => new <Class>(events)` to the `handlers` array of src/handlers/index.ts,
+ * after its last entry (on the same line when the array is written on one line), and the
  * import after the last import. The places come from the syntax tree; every other byte
- * stays as it was, and the new lines follow the file's quotes, semicolons and indentation.
- * Returns the text unchanged when the class is already registered.
+ * stays as it was, and the new text follows the file's quotes, semicolons and indentation.
+ * Returns the text unchanged when the class is already in the list.
  */
-export async function registerHandler(serverText: string, serverPath: string, registration: Registration): Promise<string> {
+export async function registerHandler(listText: string, registration: Registration): Promise<string> {
   const { Project, SyntaxKind } = await import("ts-morph");
-  const file = new Project({ useInMemoryFileSystem: true }).createSourceFile("server.ts", serverText);
-  const calls = file
-    .getDescendantsOfKind(SyntaxKind.CallExpression)
-    .filter((call) => call.getExpression().asKind(SyntaxKind.PropertyAccessExpression)?.getName() === "addSubscriptionHandler");
-  const constructed = (call: (typeof calls)[number]) => call.getArguments()[0]?.asKind(SyntaxKind.NewExpression);
-  if (calls.some((call) => constructed(call)?.getExpression().getText() === registration.className)) return serverText;
-  const last = calls.at(-1);
-  const statement = last?.getFirstAncestorByKind(SyntaxKind.ExpressionStatement);
-  if (!last || !statement) {
-    throw new CliError(`found no \`server.addSubscriptionHandler(...)\` call in ${serverPath} to register beside`, {
-      hint: `register it by hand: server.addSubscriptionHandler(new ${registration.className}(...))`,
+  const file = new Project({ useInMemoryFileSystem: true }).createSourceFile("index.ts", listText);
+  const list = file.getVariableDeclaration(HANDLER_LIST_NAME)?.getInitializer()?.asKind(SyntaxKind.ArrayLiteralExpression);
+  if (!list) {
+    throw new CliError(`found no \`export const ${HANDLER_LIST_NAME} = [...]\` in ${HANDLER_LIST_PATH} to register ${registration.className} in`, {
+      hint: `add (events) => new ${registration.className}(events) to the server's handlers by hand`,
     });
   }
-  const imports = file.getImportDeclarations();
-  if (imports.some((declaration) => declaration.getNamedImports().some((named) => named.getName() === registration.className))) {
-    throw new CliError(`${serverPath} already imports a ${registration.className}`, { hint: "choose another name" });
+  const entries = list.getElements();
+  const constructs = (entry: (typeof entries)[number]) =>
+    entry.getDescendantsOfKind(SyntaxKind.NewExpression).some((made) => made.getExpression().getText() === registration.className);
+  if (entries.some(constructs)) return listText;
+  const { quote, semicolon } = importStyle(listText);
+  const entry = `(events) => new ${registration.className}(events)`;
+  const open = list.getStart();
+  const close = list.getEnd() - 1;
+  const last = entries.at(-1);
+  const indent = /^[ \t]*/.exec(listText.slice(listText.lastIndexOf("\n", open) + 1))![0];
+  const closeLine = listText.lastIndexOf("\n", close) + 1;
+  const edits: Edit[] = [];
+  if (!last && listText.slice(closeLine, close).trim() === "" && closeLine > open) {
+    // An empty list written over several lines (around a comment, say): a line before `]`.
+    edits.push({ at: closeLine, text: `${indent}  ${entry},\n` });
+  } else if (!last) {
+    edits.push({ at: open + 1, text: `\n${indent}  ${entry},\n${indent}`, replace: close - open - 1 });
+  } else if (!listText.slice(open, close).includes("\n")) {
+    edits.push({ at: last.getEnd(), text: `, ${entry}` });
+  } else {
+    // On a line of its own after the last entry's line (past any comment on it), at its indentation.
+    const trailingComma = listText.slice(last.getEnd(), close).trimStart().startsWith(",");
+    const entryIndent = /[ \t]*$/.exec(listText.slice(0, last.getStart()))![0];
+    if (!trailingComma) edits.push({ at: last.getEnd(), text: "," });
+    // (Before the `]` when it shares that line.)
+    edits.push({ at: Math.min(lineEnd(listText, last.getEnd()), close), text: `\n${entryIndent}${entry}${trailingComma ? "," : ""}` });
   }
-  const { quote, semicolon } = importStyle(serverText);
-  const receiver = last.getExpression().asKindOrThrow(SyntaxKind.PropertyAccessExpression).getExpression().getText();
-  const args =
-    constructed(last)
-      ?.getArguments()
-      .map((arg) => arg.getText())
-      .join(", ") ?? "";
-  const indent = /[ \t]*$/.exec(serverText.slice(0, statement.getStart()))![0];
   return applyEdits(file, [
-    // After the end of the registration's line, so a trailing comment stays with it.
-    {
-      at: lineEnd(serverText, statement.getEnd()),
-      text: `\n${indent}${receiver}.addSubscriptionHandler(new ${registration.className}(${args}))${semicolon}`,
-    },
-    importEdit(serverText, imports.at(-1)?.getEnd(), `import { ${registration.className} } from ${quote}${registration.moduleSpecifier}${quote}${semicolon}`),
+    ...edits,
+    importEdit(
+      listText,
+      file.getImportDeclarations().at(-1)?.getEnd(),
+      `import { ${registration.className} } from ${quote}${registration.moduleSpecifier}${quote}${semicolon}`,
+    ),
   ]);
+}
+
+/** A top-level name of a file, and the module it is imported from (none when declared there). */
+export interface ScopeName {
+  name: string;
+  from?: string;
+}
+
+/** Every top-level name a source file imports or declares, in order, repeats included. */
+export async function namesInScope(text: string): Promise<ScopeName[]> {
+  const { Node, Project } = await import("ts-morph");
+  const file = new Project({ useInMemoryFileSystem: true }).createSourceFile("scope.ts", text);
+  const names: ScopeName[] = [];
+  for (const declaration of file.getImportDeclarations()) {
+    const from = declaration.getModuleSpecifierValue();
+    const local = [
+      declaration.getDefaultImport(),
+      declaration.getNamespaceImport(),
+      ...declaration.getNamedImports().map((named) => named.getAliasNode() ?? named.getNameNode()),
+    ];
+    for (const node of local) if (node) names.push({ name: node.getText(), from });
+  }
+  for (const statement of file.getStatements()) {
+    if (Node.isVariableStatement(statement)) names.push(...statement.getDeclarations().map((variable) => ({ name: variable.getName() })));
+    else if (!Node.isImportDeclaration(statement) && Node.hasName(statement)) names.push({ name: statement.getName() });
+  }
+  return names;
 }
 
 /**

@@ -50,7 +50,6 @@ export { StdioClientTransport, StdioServerTransport } from "./transports/stdio.j
 export type { StdioClientOptions, StdioServerOptions } from "./transports/stdio.js";
 export { createInProcessTransportPair, createTestTransportPair, InProcessTransport, TestTransport } from "./transports/memory.js";
 export type { MemoryPairOptions, TransportPair } from "./transports/memory.js";
-export { transportContractSuite } from "./transports/contract.js";
 export { InProcessEventSource } from "./events.js";
 export type { EventListener, EventSource, EventTopics, Unsubscribe } from "./events.js";
 export { createHttpHandler, serveHttp, HttpAuthError, HttpExchange } from "./transports/http-server.js";

@@ -39,7 +39,7 @@ describe("a project made with --event-source redis, run as two processes on one 
     listener.setNotificationHandler("notifications/tools/list_changed", (notification) => void changed.push(notification));
     const subscription = await listener.listen({ toolsListChanged: true });
     // The handler acks only once Redis has B's subscription: no waiting needed before the call.
-    assert.equal(await subscriberCount(redis.url, "mcp:events:tools"), 1);
+    assert.equal(await subscriberCount(redis.url, "mcp:events:tool-changes"), 1); // the sample handler's topic
 
     const result = await caller.callTool({ name: "toggle_greet", arguments: {} });
     assert.equal(result.isError ?? false, false);

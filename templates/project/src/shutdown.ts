@@ -1,4 +1,4 @@
-import type { Server } from "./generated/v2607/runtime/index.js";
+import type { Server } from "./mcp.js";
 
 export interface ShutdownOptions {
   /** Stops taking new connections (an HTTP listener, say) before the streams end. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { explain, runCreate, runMcpGen, tempFolder } from "./helpers.js";
@@ -34,6 +34,29 @@ test("bad handler names are refused before any file is touched", SLOW, () => {
   assert.deepEqual(snapshot(), before);
 });
 
+test("a name whose identifiers the project already holds is refused in one line, before any file is touched", SLOW, () => {
+  // The user's own AuditHandler, listed from another module: `handler Audit` would shadow it.
+  writeFileSync(join(app, "src", "handlers", "audit-log.ts"), "export class AuditHandler {}\n");
+  const listPath = join(app, "src", "handlers", "index.ts");
+  const list = readFileSync(listPath, "utf8");
+  writeFileSync(listPath, `import { AuditHandler } from "./audit-log.js";\n${list}`);
+  const before = snapshot();
+  const cases: Array<[string, RegExp]> = [
+    ["App", /AppEvents is already a name in src\/events\.ts/],
+    ["Subscription", /SubscriptionHandler is already a name in src\/handlers\/subscription\.ts/],
+    ["Audit", /AuditHandler is already a name in src\/handlers\/index\.ts/],
+  ];
+  for (const [name, message] of cases) {
+    const run = runMcpGen(["handler", name], app);
+    assert.equal(run.status, 2, explain(run));
+    assert.match(run.stderr, new RegExp(`^error: invalid handler name "${name}": ${message.source}`));
+    assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+  }
+  assert.deepEqual(snapshot(), before);
+  writeFileSync(listPath, list);
+  rmSync(join(app, "src", "handlers", "audit-log.ts"));
+});
+
 test("an unknown notification kind is refused, listing the known ones", SLOW, () => {
   const run = runMcpGen(["handler", "Audit", "--notifications", "tools,logs"], app);
   assert.equal(run.status, 2, explain(run));
@@ -50,21 +73,24 @@ test("--dry-run lists what would be written and writes nothing", SLOW, () => {
   const before = snapshot();
   const run = runMcpGen(["handler", "Audit", "--notifications", "resources", "--dry-run"], app);
   assert.equal(run.status, 0, explain(run));
-  assert.equal(run.stdout, "would create src/handlers/audit.ts\nwould create test/audit.test.ts\nwould update src/server.ts\nwould update src/events.ts\n");
+  assert.equal(
+    run.stdout,
+    "would create src/handlers/audit.ts\nwould create test/audit.test.ts\nwould update src/handlers/index.ts\nwould update src/events.ts\n",
+  );
   assert.deepEqual(snapshot(), before);
 });
 
-test("new files follow the project's prettier config; the edited server keeps its own formatting", SLOW, () => {
+test("new files follow the project's prettier config; the edited handler list keeps its own formatting", SLOW, () => {
   writeFileSync(join(app, ".prettierrc.json"), JSON.stringify({ singleQuote: true, useTabs: true }));
-  const serverBefore = readFileSync(join(app, "src", "server.ts"), "utf8");
+  const listBefore = readFileSync(join(app, "src", "handlers", "index.ts"), "utf8");
   const run = runMcpGen(["handler", "Styled", "--notifications", "prompts"], app);
   assert.equal(run.status, 0, explain(run));
   const handler = readFileSync(join(app, "src", "handlers", "styled.ts"), "utf8");
-  assert.match(handler, /^import type \{ SubscriptionCapabilities \} from '\.\.\/generated\/v2607\/capabilities\.js';$/m);
+  assert.match(handler, /^\} from '\.\.\/mcp\.js';$/m);
   assert.match(handler, /^\tconstructor\(/m);
-  const server = readFileSync(join(app, "src", "server.ts"), "utf8");
-  const added = server.split("\n").filter((line) => !serverBefore.split("\n").includes(line));
-  assert.deepEqual(added, ['import { StyledHandler } from "./handlers/styled.js";', "  server.addSubscriptionHandler(new StyledHandler(events));"]);
+  const list = readFileSync(join(app, "src", "handlers", "index.ts"), "utf8");
+  const added = list.split("\n").filter((line) => !listBefore.split("\n").includes(line));
+  assert.deepEqual(added, ['import { StyledHandler } from "./styled.js";', "  (events) => new StyledHandler(events),"]);
 });
 
 test("existing files are never overwritten without --force, and nothing else is written", SLOW, () => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -157,6 +158,42 @@ test("over HTTP the 1.x SDK client does the same while a 2026-07-28 client liste
   assert.equal(await modern.toggleAndAwaitListChanged(), "greet was removed");
 });
 
+test("npm start right after an edit builds and runs the edited code", E2E, async () => {
+  const main = join(app, "src", "main.ts");
+  const original = readFileSync(main, "utf8");
+  appendFileSync(main, 'console.error("edited: start builds first");\n');
+  try {
+    const port = await freePort();
+    const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
+    stops.push(() => server.stop("SIGKILL"));
+    await server.waitFor(/edited: start builds first/, 60_000);
+    await server.stop("SIGTERM");
+  } finally {
+    writeFileSync(main, original);
+  }
+});
+
+test("npm run dev rebuilds and restarts the server when a source file changes", E2E, async () => {
+  const port = await freePort();
+  const main = join(app, "src", "main.ts");
+  const original = readFileSync(main, "utf8");
+  const server = startProcess("npm", ["run", "dev"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
+  stops.push(() => server.stop("SIGKILL"));
+  try {
+    await server.waitFor(/serving MCP on http:/, 60_000);
+    appendFileSync(main, 'console.error("edited: dev restarted");\n');
+    await server.waitFor(/edited: dev restarted/, 60_000);
+    // The restarted server serves again on the same port.
+    const session = await openDemoSession(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+    stops.push(() => session.client.close());
+    assert.equal(await session.toggleAndAwaitListChanged(), "greet is now available");
+    await session.client.close();
+  } finally {
+    await server.stop("SIGTERM");
+    writeFileSync(main, original);
+  }
+});
+
 test("after `mcp-gen handler Audit --notifications resources` and `mcp-gen transport Socket` it still type-checks and passes", E2E, () => {
   const handler = runMcpGen(["handler", "Audit", "--notifications", "resources"], app);
   assert.equal(handler.status, 0, explain(handler));
@@ -176,6 +213,9 @@ test("after `mcp-gen handler Audit --notifications resources` and `mcp-gen trans
   assert.match(tests.stdout, /receives notifications\/resources\/list_changed/);
   assert.match(tests.stdout, /resource updates reach only the URIs the stream subscribed to/);
   assert.match(tests.stdout, /transport contract: WireTransport/);
+  // Whatever the generators added imports the protocol through src/mcp.ts too.
+  const naming = runIn(app, "grep", ["-rl", "v2607", "src", "test"]);
+  assert.equal(naming.stdout, "src/mcp.ts\n", explain(naming));
   // Only the pull-only Socket skips the push check; Wire (--push) runs it.
   assert.match(tests.stdout, /# skipped 1\n/);
 });

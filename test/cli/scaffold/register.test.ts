@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
-import { extendEventTopics, registerHandler } from "../../../cli/scaffold/register.js";
+import { extendEventTopics, namesInScope, registerHandler } from "../../../cli/scaffold/register.js";
 
-const audit = { className: "AuditHandler", moduleSpecifier: "./handlers/audit.js" };
+const audit = { className: "AuditHandler", moduleSpecifier: "./audit.js" };
 
 /** The text with the given whole lines removed, to compare everything else byte for byte. */
 function without(text: string, ...lines: string[]): string {
@@ -13,46 +13,82 @@ function without(text: string, ...lines: string[]): string {
     .join("\n");
 }
 
-const userStyled = `import {createServer} from './generated/v2607/runtime/index.js'
-import { ToolChangesHandler } from './handlers/tool-changes.js' // the sample
+const userStyled = `import type {HandlerFactory} from './types.js'
+import { ToolChangesHandler } from './tool-changes.js' // the sample
 
 // odd   spacing   kept
-export function createAppServer(events = makeEvents()) {
-    const server = createServer({name: 'x', version: '1'})
-    server.addSubscriptionHandler(new ToolChangesHandler(events, {verbose: true}))   // keep me here
-    const   untouched =   [1,2,
-      3]
-    return server
-}
+export const handlers: HandlerFactory[] = [
+    (events) => new ToolChangesHandler(events, {verbose: true})   // keep me here
+]
+const   untouched =   [1,2,
+  3]
 `;
 
-test("registration adds one import and one call and leaves every other byte as it was", async () => {
-  const edited = await registerHandler(userStyled, "src/server.ts", audit);
-  const importLine = "import { AuditHandler } from './handlers/audit.js'";
-  const callLine = "    server.addSubscriptionHandler(new AuditHandler(events, {verbose: true}))";
-  assert.equal(without(edited, importLine, callLine), userStyled);
+test("registration adds one import and one list entry and leaves every other byte as it was", async () => {
+  const edited = await registerHandler(userStyled, audit);
+  const importLine = "import { AuditHandler } from './audit.js'";
+  assert.equal(
+    without(edited, importLine, "    (events) => new AuditHandler(events)"),
+    userStyled.replace("true})   // keep me here", "true}),   // keep me here"),
+  );
   const lines = edited.split("\n");
   assert.equal(lines.indexOf(importLine), 2, "the import goes after the last import");
-  assert.equal(lines.indexOf(callLine), 8, "the call goes after the last registration, past its comment");
+  assert.equal(lines[7], "    (events) => new AuditHandler(events)", "the entry goes after the last one, at its indentation");
 });
 
-test("registration follows the file's quotes and semicolons", async () => {
-  const prettierStyled = `import { createServer } from "./runtime.js";\n\nexport function make() {\n  const server = createServer();\n  server.addSubscriptionHandler(new First());\n  return server;\n}\n`;
-  const edited = await registerHandler(prettierStyled, "src/server.ts", audit);
-  assert.match(edited, /^import \{ AuditHandler \} from "\.\/handlers\/audit\.js";$/m);
-  assert.match(edited, /^ {2}server\.addSubscriptionHandler\(new AuditHandler\(\)\);$/m);
-});
-
-test("a handler already registered leaves the file unchanged", async () => {
-  const once = await registerHandler(userStyled, "src/server.ts", audit);
-  assert.equal(await registerHandler(once, "src/server.ts", audit), once);
-});
-
-test("a server without any registration to follow is refused with a hint", async () => {
-  await assert.rejects(
-    registerHandler(`export const server = 1;\n`, "src/server.ts", audit),
-    (error: unknown) => error instanceof CliError && /addSubscriptionHandler/.test(error.message) && /by hand/.test(error.hint ?? ""),
+test("registration follows the file's quotes, semicolons and trailing commas", async () => {
+  const prettierStyled = `import { First } from "./first.js";\n\nexport const handlers = [\n  (events) => new First(events),\n];\n`;
+  const edited = await registerHandler(prettierStyled, audit);
+  assert.equal(
+    edited,
+    `import { First } from "./first.js";\nimport { AuditHandler } from "./audit.js";\n\nexport const handlers = [\n  (events) => new First(events),\n  (events) => new AuditHandler(events),\n];\n`,
   );
+});
+
+test("an empty list gets its first entry before the closing bracket, keeping a comment in it", async () => {
+  const empty = `export const handlers = [\n  // add handlers here\n];\n`;
+  assert.equal(
+    await registerHandler(empty, audit),
+    `import { AuditHandler } from "./audit.js";\nexport const handlers = [\n  // add handlers here\n  (events) => new AuditHandler(events),\n];\n`,
+  );
+  assert.equal(
+    await registerHandler(`export const handlers = [];\n`, audit),
+    `import { AuditHandler } from "./audit.js";\nexport const handlers = [\n  (events) => new AuditHandler(events),\n];\n`,
+  );
+});
+
+test("a list written on one line grows on that line", async () => {
+  const oneLine = `import { A } from "./a.js";\nexport const handlers = [(events) => new A(events)];\n`;
+  assert.match(
+    await registerHandler(oneLine, audit),
+    /^export const handlers = \[\(events\) => new A\(events\), \(events\) => new AuditHandler\(events\)\];$/m,
+  );
+});
+
+test("a handler already in the list leaves the file unchanged", async () => {
+  const once = await registerHandler(userStyled, audit);
+  assert.equal(await registerHandler(once, audit), once);
+});
+
+test("a file without a handlers list is refused with a hint", async () => {
+  await assert.rejects(
+    registerHandler(`export const server = 1;\n`, audit),
+    (error: unknown) => error instanceof CliError && /export const handlers = \[\.\.\.\]/.test(error.message) && /by hand/.test(error.hint ?? ""),
+  );
+});
+
+test("the names in scope are every import and top-level declaration, repeats included", async () => {
+  const text = `import type { A, B as C } from "./a.js";\nimport D from "d";\nimport * as E from "e";\nexport class F {}\nconst G = 1, H = 2;\nexport type A = string;\n`;
+  assert.deepEqual(await namesInScope(text), [
+    { name: "A", from: "./a.js" },
+    { name: "C", from: "./a.js" },
+    { name: "D", from: "d" },
+    { name: "E", from: "e" },
+    { name: "F" },
+    { name: "G" },
+    { name: "H" },
+    { name: "A" },
+  ]);
 });
 
 test("the handler's topics are added to AppEvents, and only once", async () => {

@@ -44,6 +44,13 @@ test("--push adds the push side of the contract; without it the transport is pul
   assert.match(pushSource, /return \["push"\];/);
 });
 
+test("the transport reuses the runtime's NDJSON framing and its line limit instead of its own copy", SLOW, () => {
+  const source = readFileSync(join(app, "src", "transports", "pipe.ts"), "utf8");
+  assert.match(source, /new NdjsonTransport\(streams, \{ maxLineLength: MAX_LINE_LENGTH, \.\.\.options \}\)/);
+  assert.doesNotMatch(source, /split\("\\n"\)|indexOf\("\\n"\)/, "no framing of its own");
+  assert.match(source, /from "\.\.\/mcp\.js";/, "the protocol through the project's import point");
+});
+
 test("an existing transport file is never overwritten without --force", SLOW, () => {
   const path = join(app, "src", "transports", "pipe.ts");
   writeFileSync(path, "// mine\n");

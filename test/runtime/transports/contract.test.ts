@@ -1,6 +1,7 @@
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
-import { createInProcessTransportPair, createTestTransportPair, NdjsonTransport, transportContractSuite } from "../../../templates/runtime/index.js";
+import { createInProcessTransportPair, createTestTransportPair, NdjsonTransport } from "../../../templates/runtime/index.js";
+import { transportContractSuite } from "../../../templates/runtime/testing/index.js";
 
 transportContractSuite("test", () => createTestTransportPair());
 transportContractSuite("inprocess", () => createInProcessTransportPair());

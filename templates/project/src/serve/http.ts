@@ -1,18 +1,56 @@
-import { serveHttp, type Server } from "../generated/v2607/runtime/index.js";
+import { serveHttp, type Server } from "../mcp.js";
 import { installGracefulShutdown } from "../shutdown.js";
+
+/** A reason the server cannot start that the person starting it can fix: one line says how. */
+export class StartupError extends Error {}
 
 /** Serves Streamable HTTP on HOST:PORT (default 127.0.0.1:3000), endpoint /mcp. */
 export async function serveHttpFromEnv(server: Server): Promise<void> {
   const host = process.env.HOST || "127.0.0.1";
-  const port = Number(process.env.PORT || 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`PORT must be a port number, not ${JSON.stringify(process.env.PORT)}`);
-  }
-  const handle = await serveHttp(server, { host, port });
+  const port = portFromEnv(process.env.PORT);
+  const handle = await serveHttp(server, { host, port }).catch((error: unknown) => {
+    throw listenFailure(error, host, port) ?? error;
+  });
   installGracefulShutdown(server, {
     // Refuse new connections at once; open listen streams end with server.close().
     stopAccepting: () => handle.httpServer.close(),
     afterClose: () => handle.close(),
   });
   console.error(`serving MCP on ${handle.url}`);
+}
+
+function portFromEnv(value: string | undefined): number {
+  if (value === undefined || value === "") return 3000;
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 0 && port <= 65535)) {
+    throw new StartupError(
+      `PORT=${JSON.stringify(value)} is not a port number: set PORT to one from 1 to 65535, or unset it for 3000`,
+    );
+  }
+  return port;
+}
+
+/** The one-line explanation for a listen error someone can fix by changing PORT or HOST. */
+function listenFailure(error: unknown, host: string, port: number): StartupError | undefined {
+  const where = `${host}:${port}`;
+  switch ((error as NodeJS.ErrnoException).code) {
+    case "EADDRINUSE":
+      return new StartupError(
+        `${where} is already in use: stop what listens there, or set PORT to another port`,
+      );
+    case "EACCES":
+      return new StartupError(`no permission to listen on ${where}: set PORT to a port above 1023`);
+    case "EADDRNOTAVAIL":
+      return new StartupError(
+        `HOST=${host} is not an address of this machine: set HOST to one, e.g. 127.0.0.1`,
+      );
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+    case "EAI_NONAME":
+      return new StartupError(
+        `HOST=${JSON.stringify(host)} does not resolve: set HOST to an IP address or a known host name`,
+      );
+    default:
+      return undefined;
+  }
 }

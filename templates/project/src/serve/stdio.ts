@@ -1,4 +1,4 @@
-import { StdioServerTransport, type Server } from "../generated/v2607/runtime/index.js";
+import { StdioServerTransport, type Server } from "../mcp.js";
 import { installGracefulShutdown } from "../shutdown.js";
 
 /** Serves one client on this process's stdin/stdout; the client closing stdin ends it. */

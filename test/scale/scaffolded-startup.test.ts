@@ -1,0 +1,49 @@
+import assert from "node:assert/strict";
+import { createServer, type Server } from "node:net";
+import { after, before, test } from "node:test";
+import { scaffoldProject, startProject, type ScaffoldedProject } from "./scaffolded.js";
+
+// A server that cannot start because of how it was started says so in one line, naming
+// the variable to change, and exits 1: no stack trace.
+let project: ScaffoldedProject;
+before(() => (project = scaffoldProject(["--transport", "http"])), { timeout: 240_000 });
+after(() => project?.remove());
+
+const BOUNDED = { timeout: 60_000 };
+
+async function startupFailure(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const server = startProject(project, [], env);
+  const code = await Promise.race([server.exited, new Promise<string>((resolve) => setTimeout(() => resolve("still running"), 20_000).unref())]);
+  if (code === "still running") server.child.kill("SIGKILL");
+  return { code: typeof code === "string" ? null : code, stderr: server.stderr() };
+}
+
+function assertOneLine(result: { code: number | null; stderr: string }, message: RegExp): void {
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, message);
+  assert.equal(result.stderr.trim().split("\n").length, 1, `one line: ${result.stderr}`);
+  assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+}
+
+test("an invalid PORT is one line saying what to set", BOUNDED, async () => {
+  for (const port of ["abc", "70000", "-1", "3000x"]) {
+    assertOneLine(await startupFailure({ PORT: port }), new RegExp(`^error: PORT="${port}" is not a port number: set PORT to one from 1 to 65535`));
+  }
+});
+
+test("a port in use is one line saying to free it or choose another PORT", BOUNDED, async () => {
+  const blocker: Server = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+  const { port } = blocker.address() as { port: number };
+  try {
+    assertOneLine(await startupFailure({ PORT: String(port) }), new RegExp(`^error: 127\\.0\\.0\\.1:${port} is already in use: .*set PORT to another port`));
+  } finally {
+    await new Promise((resolve) => blocker.close(resolve));
+  }
+});
+
+test("a HOST that is not an address of this machine, or does not resolve, is one line saying what to set", BOUNDED, async () => {
+  // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
+  assertOneLine(await startupFailure({ HOST: "192.0.2.1", PORT: "0" }), /^error: HOST=192\.0\.2\.1 is not an address of this machine: set HOST/);
+  assertOneLine(await startupFailure({ HOST: "no-such-host.invalid", PORT: "0" }), /^error: HOST="no-such-host\.invalid" does not resolve: set HOST/);
+});
