@@ -8,6 +8,9 @@ import { after, before, test } from "node:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { explain, npmEnv, runCreate, runIn, runMcpGen, startProcess, tempFolder, within } from "./helpers.js";
+import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { legacyRoundTrip } from "./legacy-client.js";
 import { openDemoSession, type DemoSession } from "./mcp-client.js";
 
 // One project for the whole file, scaffolded with both transports and installed (from the
@@ -133,6 +136,26 @@ test("SIGTERM ends every open HTTP listen stream with its complete result and ex
   }
   assert.equal(code, 0, server.stderr);
   assert.match(server.stderr, /shutting down \(SIGTERM\)/);
+});
+
+test("over stdio the 1.x SDK client (2025-11-25, defaults) calls toggle_greet and receives tools/list_changed", E2E, async () => {
+  const transport = new LegacyStdio({ command: process.execPath, args: ["dist/src/main.js", "--stdio"], cwd: app, stderr: "pipe" });
+  const client = await legacyRoundTrip(transport);
+  stops.push(() => client.close());
+});
+
+test("over HTTP the 1.x SDK client does the same while a 2026-07-28 client listens on the same server", E2E, async () => {
+  const port = await freePort();
+  const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
+  stops.push(() => server.stop("SIGKILL"));
+  await server.waitFor(new RegExp(`serving MCP on http://127\\.0\\.0\\.1:${port}/mcp`));
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  const modern = await openDemoSession(new StreamableHTTPClientTransport(url));
+  stops.push(() => modern.client.close());
+  const legacy = await legacyRoundTrip(new LegacyHttp(url));
+  stops.push(() => legacy.close());
+  // The legacy toggle reached the modern listen stream too; the modern client toggles back.
+  assert.equal(await modern.toggleAndAwaitListChanged(), "greet was removed");
 });
 
 test("npm start right after an edit builds and runs the edited code", E2E, async () => {
