@@ -1,5 +1,5 @@
 import type { MapsIR, NotificationEntry, RequestEntry } from "./ir-model.js";
-import { sorted, sortedBy } from "./sort.js";
+import { sorted, sortedBy } from "../toolbox/sort.js";
 
 export interface MapFiles {
   "methods.ts": string;

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { listFiles } from "./files.js";
+import { listFiles } from "../toolbox/files.js";
 
 /**
  * The runtime's sources, as they are under templates/runtime/, keyed by their path inside

@@ -1,6 +1,6 @@
 import { CliError } from "../errors.js";
 import { isObject, type JsonObject, type JsonValue } from "./normalize.js";
-import { sorted, sortedBy } from "./sort.js";
+import { sorted, sortedBy } from "../toolbox/sort.js";
 
 type Definitions = ReadonlyMap<string, JsonObject>;
 

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import { CliError } from "../errors.js";
 import { isObject, refName, type JsonObject } from "./normalize.js";
 import type { NotificationEntry, RequestEntry } from "./ir-model.js";
-import { sortedBy } from "./sort.js";
+import { sortedBy } from "../toolbox/sort.js";
 
 type Definitions = ReadonlyMap<string, JsonObject>;
 

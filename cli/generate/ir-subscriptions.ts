@@ -2,7 +2,7 @@ import { CliError } from "../errors.js";
 import { isObject, refName, type JsonObject, type JsonValue } from "./normalize.js";
 import type { DerivedMethods } from "./ir-methods.js";
 import type { SubscriptionKind } from "./ir-model.js";
-import { sorted, sortedBy } from "./sort.js";
+import { sorted, sortedBy } from "../toolbox/sort.js";
 
 type Definitions = ReadonlyMap<string, JsonObject>;
 

@@ -8,7 +8,7 @@ import { emitTypes } from "./emit-types.js";
 import { emitMaps } from "./emit-maps.js";
 import { emitRuntime } from "./emit-runtime.js";
 import { loadFormatter } from "./format.js";
-import { sortedBy } from "./sort.js";
+import { sortedBy } from "../toolbox/sort.js";
 
 /**
  * Makes every output file from a verified schema, one stage after the other: normalize it,

@@ -1,8 +1,9 @@
 import { dirname, join } from "node:path";
 import { generatorVersion, packageRoot } from "./paths.js";
 import { sha256Hex } from "./load.js";
-import { listFiles, readRegularFile } from "./files.js";
-import { sorted } from "./sort.js";
+import { listFiles } from "../toolbox/files.js";
+import { readRegularFile } from "./files.js";
+import { sorted } from "../toolbox/sort.js";
 import type { MapsIR, SchemaIR } from "./ir-model.js";
 
 /**

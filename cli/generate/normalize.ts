@@ -1,6 +1,6 @@
 import { CliError } from "../errors.js";
 import type { LoadedSchema } from "./load.js";
-import { sorted } from "./sort.js";
+import { sorted } from "../toolbox/sort.js";
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
 export interface JsonObject {

@@ -2,9 +2,10 @@ import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { CliError } from "../errors.js";
-import { listFiles, readRegularFile } from "./files.js";
+import { listFiles } from "../toolbox/files.js";
+import { readRegularFile } from "./files.js";
 import { MANIFEST_FILE } from "./manifest.js";
-import { sorted } from "./sort.js";
+import { sorted } from "../toolbox/sort.js";
 
 /**
  * Writes the whole output into a temp folder beside the target, then swaps it in: the target

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import { BINDING_FILE, emitRuntime, LEGACY_BINDING_FILE, readRuntimeSource } from "../../../cli/generate/emit-runtime.js";
-import { listFiles } from "../../../cli/generate/files.js";
+import { listFiles } from "../../../cli/toolbox/files.js";
 import { runtimeSourceDir } from "../../../cli/generate/paths.js";
 import { repoRoot } from "../../support/schemas.js";
 import { put, tempFolder } from "./helpers.js";

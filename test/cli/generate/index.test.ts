@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { generateTypes } from "../../../cli/generate/index.js";
-import { listFiles } from "../../../cli/generate/files.js";
+import { listFiles } from "../../../cli/toolbox/files.js";
 import { repoRoot, schemaPath } from "../../support/schemas.js";
 import { editedSchema, explain, tempFolder, tscStrict } from "./helpers.js";
 
