@@ -34,10 +34,10 @@ test("concurrent handler runs on one project take turns: every one that reports 
   const names = ["Alpha", "Bravo", "Charlie", "Delta"];
   const runs = await Promise.all(names.map((name) => handlerRun([name])));
   for (const run of runs) assert.equal(run.status, 0, explain(run));
-  const server = readFileSync(join(app, "src", "server.ts"), "utf8");
+  const list = readFileSync(join(app, "src", "handlers", "index.ts"), "utf8");
   for (const name of names) {
-    assert.match(server, new RegExp(`import \\{ ${name}Handler \\} from "\\./handlers/${name.toLowerCase()}\\.js"`), `${name} imported`);
-    assert.match(server, new RegExp(`addSubscriptionHandler\\(new ${name}Handler\\(`), `${name} registered`);
+    assert.match(list, new RegExp(`import \\{ ${name}Handler \\} from "\\./${name.toLowerCase()}\\.js"`), `${name} imported`);
+    assert.match(list, new RegExp(`\\(events\\) => new ${name}Handler\\(events\\)`), `${name} registered`);
   }
   assert.ok(!readdirSync(app).includes(".mcp-gen.lock"), "the lock is gone once all have finished");
 });
