@@ -181,8 +181,14 @@ test("npm run dev rebuilds and restarts the server when a source file changes", 
   stops.push(() => server.stop("SIGKILL"));
   try {
     await server.waitFor(/serving MCP on http:/, 60_000);
-    appendFileSync(main, 'console.error("edited: dev restarted");\n');
-    await server.waitFor(/edited: dev restarted/, 60_000);
+    // tsc --watch may still be in its first pass, whose watchers miss an edit made meanwhile:
+    // edit again every 10 s until the restarted server says so (each edit is a real change).
+    let restarted: RegExpMatchArray | undefined;
+    for (let attempt = 1; attempt <= 6 && restarted === undefined; attempt++) {
+      appendFileSync(main, `console.error("edited: dev restarted (${attempt})");\n`);
+      restarted = await server.waitFor(/edited: dev restarted/, 10_000).catch(() => undefined);
+    }
+    assert.ok(restarted, `npm run dev never restarted with the edit:\n${server.stderr}`);
     // The restarted server serves again on the same port.
     const session = await openDemoSession(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
     stops.push(() => session.client.close());
