@@ -50,8 +50,10 @@ describe("every schema in ../shared/schemas generates code that compiles under t
   }
 });
 
+// The pinned revisions are committed under generated/ and checked byte for byte above; only
+// the draft, which nothing commits, keeps golden maps of its own.
 describe("method and capability maps match their golden files", () => {
-  for (const { revision } of REVISIONS.filter((r) => r.revision !== "2026-07-28")) {
+  for (const { revision } of REVISIONS.filter((r) => r.revision.startsWith("draft"))) {
     for (const file of ["methods.ts", "capabilities.ts"]) {
       test(`${revision} ${file}`, () => {
         const golden = join(goldenDir, revision, file);
