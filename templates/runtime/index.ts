@@ -42,7 +42,7 @@ export type {
   SubscriptionHandler,
 } from "./subscriptions/types.js";
 export { stampNotification } from "./subscriptions/stream.js";
-export { getTransport, registerTransport, supportsPush, TransportClosedError } from "./transport.js";
+export { getTransport, registerTransport, SlowConsumerEvicted, supportsPush, TransportClosedError } from "./transport.js";
 export type { MessageContext, ReceivedMessage, Transport, TransportCapability, TransportClass, TransportEvent, TransportListener } from "./transport.js";
 export { NdjsonTransport } from "./transports/ndjson.js";
 export type { NdjsonOptions } from "./transports/ndjson.js";
@@ -53,6 +53,8 @@ export type { MemoryPairOptions, TransportPair } from "./transports/memory.js";
 export { InProcessEventSource } from "./events.js";
 export type { EventListener, EventSource, EventTopics, Unsubscribe } from "./events.js";
 export { createHttpHandler, serveHttp, HttpAuthError, HttpExchange } from "./transports/http-server.js";
+// One budget shared by several HTTP handlers (`budget` option), and the constant it defaults to.
+export { DEFAULT_MAX_TOTAL_BUFFERED_BYTES, SseBudget } from "./transports/sse-budget.js";
 export type { ConnectableServer, HttpHandler, HttpHandlerOptions, HttpServerHandle, ServeHttpOptions } from "./transports/http-server.js";
 export { HttpClientTransport, HttpStreamClosedError } from "./transports/http-client.js";
 export type { HttpClientTransportOptions } from "./transports/http-client.js";

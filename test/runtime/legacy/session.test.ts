@@ -226,6 +226,18 @@ describe("errors whose code moved between the revisions", () => {
     assert.deepEqual(error.data, { uri: "file:///missing" });
     await server.close();
   });
+
+  it("only the not-found answer moves: any other -32602 from resources/read stays -32602", async () => {
+    const server = createServer({ name: "codes", version: "1" });
+    server.setRequestHandler("resources/read", () => {
+      throw new McpError(-32602, "uri must be an absolute URI");
+    });
+    const peer = await LegacyPeer.open(server);
+    await peer.initialize();
+    const { error } = await peer.call("resources/read", { uri: "relative" });
+    assert.equal(error.code, -32602);
+    await server.close();
+  });
 });
 
 describe("an answer a legacy client cannot take", () => {

@@ -8,7 +8,7 @@
  */
 import * as Modern from "../protocol.js";
 import * as Legacy from "./protocol.js";
-import { errorResponse, INTERNAL_ERROR, isObject, type JsonObject, type JsonRpcResponse } from "../jsonrpc.js";
+import { errorResponse, INTERNAL_ERROR, isObject, type JsonObject, type JsonRpcErrorObject, type JsonRpcResponse } from "../jsonrpc.js";
 
 const COMPLETE = "complete";
 
@@ -47,19 +47,27 @@ const DROPPED_KEYS = Object.keys(MODERN_ONLY_RESULT_KEYS);
 const MODERN_META_KEYS: ReadonlySet<string> = new Set(Object.values(Modern.META_KEYS));
 
 /**
- * Error codes that moved between the revisions, per method (from the spec's error table;
- * the schemas do not name them): a resource that does not exist is -32002 for a legacy
- * client, -32602 (invalid params) for a newer one.
+ * A resource that does not exist moved error codes between the revisions (the spec's error
+ * table; the schemas do not say it): -32602 (invalid params) with the `uri` as data for a
+ * newer client, -32002 for a legacy one. Only that answer moves: any other -32602 from
+ * `resources/read` (malformed params, say) stays what it is.
  */
-const LEGACY_ERROR_CODES: Readonly<Partial<Record<SharedMethod, Readonly<Record<number, number>>>>> = {
-  "resources/read": { [Modern.ERROR_CODES.InvalidParamsError]: -32002 },
-};
+const LEGACY_RESOURCE_NOT_FOUND = -32002;
+
+function isResourceNotFound(method: string, error: JsonRpcErrorObject): boolean {
+  return (
+    method === ("resources/read" satisfies SharedMethod) &&
+    error.code === Modern.ERROR_CODES.InvalidParamsError &&
+    isObject(error.data) &&
+    typeof error.data.uri === "string"
+  );
+}
 
 /** The legacy shape of a shared method's answer. */
 export function toLegacyResponse(method: string, response: JsonRpcResponse): JsonRpcResponse {
   if ("error" in response) {
-    const moved = LEGACY_ERROR_CODES[method as SharedMethod]?.[response.error.code];
-    return moved === undefined ? response : { ...response, error: { ...response.error, code: moved } };
+    if (!isResourceNotFound(method, response.error)) return response;
+    return { ...response, error: { ...response.error, code: LEGACY_RESOURCE_NOT_FOUND } };
   }
   const kind = response.result.resultType;
   if (kind !== undefined && kind !== COMPLETE) {
