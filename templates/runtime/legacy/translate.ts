@@ -62,11 +62,11 @@ export function toLegacyResponse(method: string, response: JsonRpcResponse): Jso
   }
   const kind = response.result.resultType;
   if (kind !== undefined && kind !== COMPLETE) {
-    // An input-required answer needs server-to-client requests, which legacy sessions do not carry yet.
+    // Input-required answers were served by asking the client (input-rounds.ts); any other kind has no legacy form.
     return errorResponse(
       response.id,
       INTERNAL_ERROR,
-      `${method} asked for more input (${String(kind)}), which this server cannot yet request from a ${LEGACY_VERSION} client`,
+      `${method} answered with a result of kind "${String(kind)}", which a ${LEGACY_VERSION} client cannot receive`,
     );
   }
   return { ...response, result: toLegacyResult(response.result) };
