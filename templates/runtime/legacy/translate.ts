@@ -94,12 +94,11 @@ const LEGACY_CAPABILITY_KEYS: Readonly<Record<keyof Legacy.ServerCapabilities, t
   tools: true,
 };
 
-/** What `initialize` advertises: the server's capabilities the legacy schema knows, plus logging (the session answers `logging/setLevel`). */
+/** What `initialize` advertises: the server's capabilities the legacy schema knows (`logging` by the same rule as server/discover, see discover.ts). */
 export function toLegacyCapabilities(capabilities: Modern.ServerCapabilities): Legacy.ServerCapabilities {
   const legacy: JsonObject = {};
   for (const [key, value] of Object.entries(capabilities)) {
     if (Object.hasOwn(LEGACY_CAPABILITY_KEYS, key)) legacy[key] = value;
   }
-  legacy.logging ??= {};
   return legacy as Legacy.ServerCapabilities;
 }
