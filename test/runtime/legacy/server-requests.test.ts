@@ -5,8 +5,10 @@
  * the answer. Over an in-memory pair (the stdio path) and over Streamable HTTP.
  */
 import assert from "node:assert/strict";
+import { createInterface } from "node:readline";
+import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";
-import { createServer, inputRequest, type LegacyOptions, type Server } from "../../../templates/runtime/index.js";
+import { createServer, inputRequest, MAX_INPUT_ROUNDS, NdjsonTransport, type LegacyOptions, type Server } from "../../../templates/runtime/index.js";
 import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
 import { LegacyPeer, LEGACY_INITIALIZE, openLegacySession, postLegacy, SseMessages } from "../../support/legacy-peer.js";
 import { deferred, until } from "../../support/runtime-peer.js";
@@ -115,6 +117,33 @@ describe("server-to-client requests for a legacy session over a message stream (
     await server.close();
   });
 
+  it("a prompt that asks is served the same way, and a handler that keeps asking stops after MAX_INPUT_ROUNDS rounds", async () => {
+    const { server } = askingServer();
+    server.addPrompt({ name: "greeting" }, (_args, _context, input) => {
+      const answer = input.response("name", "elicitation/create");
+      if (answer === undefined) return input.ask({ name: nameQuestion });
+      return { messages: [{ role: "user", content: { type: "text", text: `Greet ${String(answer.content?.name)}` } }] };
+    });
+    server.addTool({ name: "ask_forever", inputSchema: { type: "object" } }, (_args, _context, input) => input.ask({ again: nameQuestion }));
+    const peer = await LegacyPeer.open(server);
+    await peer.initialize(ELICITING);
+    const answerEvery = () => {
+      for (const asked of peer.messages.filter((m) => m.method === "elicitation/create" && !answered.has(m.id))) {
+        answered.add(asked.id);
+        peer.reply(asked.id, { action: "accept", content: { name: "Ada" } });
+      }
+    };
+    const answered = new Set<unknown>();
+    const prompt = peer.start("prompts/get", { name: "greeting" });
+    await until(() => (answerEvery(), peer.messages.some((m) => m.id === prompt)), "the prompt");
+    assert.equal((await peer.response(prompt)).result.messages[0].content.text, "Greet Ada");
+    const forever = peer.start("tools/call", { name: "ask_forever", arguments: {} });
+    await until(() => (answerEvery(), peer.messages.some((m) => m.id === forever)), "the endless tool's answer");
+    assert.match((await peer.response(forever)).error.message, new RegExp(`asked for more input ${MAX_INPUT_ROUNDS} times`));
+    assert.equal(answered.size, 1 + MAX_INPUT_ROUNDS, "one ask per round, no more");
+    await server.close();
+  });
+
   it("an input request the client did not declare the capability for is not sent: the call fails naming the capability", async () => {
     const { server, observed } = askingServer();
     const peer = await LegacyPeer.open(server);
@@ -190,14 +219,23 @@ describe("server-to-client requests for a legacy session over a message stream (
     await server.close();
   });
 
-  it("the session ending (input closed) fails the waiting requests", async () => {
-    const { server } = askingServer();
-    const peer = await LegacyPeer.open(server);
-    await peer.initialize(ELICITING);
-    peer.start("tools/call", { name: "ask_name", arguments: {} });
-    await peer.waitFor((m) => m.method === "elicitation/create", "the elicitation request");
-    assert.equal(server.legacySessions.size, 1);
-    await peer.transport.close();
+  it("the client's input ending (stdin EOF) fails the waiting request at once: the call is answered with why", async () => {
+    const { server, observed } = askingServer();
+    const input = new PassThrough();
+    const output = new PassThrough();
+    await server.connect(new NdjsonTransport({ readable: input, writable: output }, { drainTimeoutMs: 5000 })); // as stdio sets it
+    const lines = createInterface({ input: output });
+    const messages: any[] = [];
+    lines.on("line", (line) => void messages.push(JSON.parse(line)));
+    const write = (message: unknown) => input.write(`${JSON.stringify(message)}\n`);
+    write({ jsonrpc: "2.0", id: 1, method: "initialize", params: ELICITING });
+    write({ jsonrpc: "2.0", method: "notifications/initialized" });
+    write({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "ask_name", arguments: {} } });
+    await until(() => messages.some((m) => m.method === "elicitation/create"), "the elicitation request");
+    input.end();
+    await until(() => messages.some((m) => m.id === 2), "the call's answer");
+    assert.match(messages.find((m) => m.id === 2).error.message, /input ended before it answered/);
+    assert.equal(observed.runs, 1);
     await until(() => server.legacySessions.size === 0, "the session ended");
     await server.close();
   });
