@@ -169,7 +169,8 @@ export class LegacySession implements ImplicitStreamOwner {
     this.#phase = "closed";
     this.host.ended(this);
     this.#serverRequests.close("the session ended before the client answered");
-    for (const [id, connection] of this.#running) connection.cancelRequest(id);
+    // DELETE or the client gone: its running requests are aborted. At shutdown the connections end them, as for a modern request.
+    if (why !== "shutdown") for (const [id, connection] of this.#running) connection.cancelRequest(id);
     const streams = [...this.#resourceStreams.values(), ...(this.#listStream === undefined ? [] : [this.#listStream])];
     await Promise.all(streams.map((open) => open.stream.teardown({ why })));
     this.output?.close?.();
