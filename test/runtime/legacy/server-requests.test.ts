@@ -157,6 +157,13 @@ describe("server-to-client requests for a legacy session over a message stream (
     await urlMode.initialize({ ...LEGACY_INITIALIZE, capabilities: { elicitation: { url: {} } } });
     const formOnly = await urlMode.call("tools/call", { name: "ask_name", arguments: {} });
     assert.match(formOnly.error.message, /"elicitation\.form"/, "a client declaring url mode only is not sent a form");
+    server.addTool({ name: "ask_with_context", inputSchema: { type: "object" } }, (_args, _context, input) =>
+      input.ask({ model: inputRequest.sample({ messages: [], maxTokens: 5, includeContext: "thisServer" }) }),
+    );
+    const sampling = await LegacyPeer.open(server);
+    await sampling.initialize({ ...LEGACY_INITIALIZE, capabilities: { sampling: {} } });
+    const withContext = await sampling.call("tools/call", { name: "ask_with_context", arguments: {} });
+    assert.match(withContext.error.message, /"sampling\.context"/, "includeContext beyond none needs sampling.context");
     await server.close();
   });
 
