@@ -4,8 +4,8 @@
  * `Mcp-Session-Id`; every later request names it (404 for an unknown or expired one); a
  * GET opens the session's standalone SSE stream for server-initiated notifications; a
  * DELETE ends the session. A client's answer to a request the session sent it (see
- * server-requests.ts) is POSTed with the session id. Sessions are bounded in number, idle time and the bytes their
- * GET stream may hold (`LegacyOptions`).
+ * server-requests.ts) is POSTed with the session id. Sessions are bounded in number, idle
+ * time and the bytes their GET stream may hold (`LegacyOptions`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_CODES } from "../protocol.js";
