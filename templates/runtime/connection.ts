@@ -21,6 +21,7 @@ import {
   type RequestId,
 } from "./jsonrpc.js";
 import type { EraConnection, LegacyEra } from "./legacy/era.js";
+import type { Rounds } from "./legacy/input-rounds.js";
 import type { LegacySession } from "./legacy/session.js";
 import { checkRequestMeta, mergeMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
@@ -37,6 +38,9 @@ const SUBSCRIPTION_ID_KEY: string = META_KEYS.subscriptionId;
 const PRINCIPAL_KEY = "principal";
 
 export type { RequestContext } from "./request-notifications.js";
+
+/** A legacy session's last step before an answer leaves: more input rounds (see legacy/input-rounds.ts), then the legacy shape. */
+export type Translate = (response: JsonRpcResponse, rounds: Rounds) => Promise<JsonRpcResponse>;
 
 /** What a connection needs from its server. */
 export interface ConnectionHost {
@@ -115,8 +119,10 @@ export class Connection implements StreamHost, EraConnection {
   #onEvent(event: TransportEvent): void {
     if (event.type === "message") this.#receive(event);
     else if (event.type === "closed") this.#end(event.reason instanceof SlowConsumerEvicted ? "evicted" : "client-gone");
-    else if (event.type === "input-ended") void this.#finishThenClose();
-    else this.host.emit({ type: "transport-error", error: event.error });
+    else if (event.type === "input-ended") {
+      this.legacySession?.inputEnded(); // answers to its requests can no longer arrive
+      void this.#finishThenClose();
+    } else this.host.emit({ type: "transport-error", error: event.error });
   }
 
   async #pull(): Promise<void> {
@@ -182,20 +188,37 @@ export class Connection implements StreamHost, EraConnection {
     await this.serve(request, meta);
   }
 
-  /** Runs a request's handler, tracked for cancellation, and sends its response (translated for a legacy session). */
-  async serve(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, translate?: (response: JsonRpcResponse) => JsonRpcResponse): Promise<void> {
+  /**
+   * Runs a request's handler, tracked for cancellation, and sends its response; true when
+   * one was sent (a cancelled request gets none). A legacy session's `translate` may run
+   * more rounds of the handler (same context and signal) before the answer leaves.
+   */
+  async serve(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, translate?: Translate): Promise<boolean> {
     const { id } = request;
-    if (translate !== undefined && this.#refuseIdInUse(id)) return;
+    if (translate !== undefined && this.#refuseIdInUse(id)) return true;
     const controller = new AbortController();
     const inFlight = (this.#inFlight ??= new Map());
     inFlight.set(id, controller);
     const scope = new RequestScope(id, meta, controller.signal, this);
-    const response = await this.host.dispatch(request, scope);
+    let response = await this.host.dispatch(request, scope);
+    if (translate !== undefined) {
+      response = await translate(response, { signal: controller.signal, dispatch: (retry) => this.host.dispatch(retry, scope) }).catch((error: unknown) => {
+        this.host.emit({ type: "handler-error", id, callback: request.method, error });
+        return errorResponse(id, INTERNAL_ERROR, `Internal error while handling ${request.method}`);
+      });
+    }
     scope.finish(); // the result goes next: nothing about this request may follow it
     inFlight.delete(id);
     // A cancelled request gets no response: the client said it will not use one.
-    if (!controller.signal.aborted) this.send(translate === undefined ? response : translate(response));
+    const answered = !controller.signal.aborted;
+    if (answered) this.send(response);
     if (inFlight.size === 0) this.#idle?.();
+    return answered;
+  }
+
+  /** Ends a one-request transport whose request was cancelled (a legacy HTTP POST): no answer, no error. */
+  async abandon(): Promise<void> {
+    await (this.transport.abandon?.() ?? this.transport.close());
   }
 
   cancelRequest(id: RequestId): void {

@@ -5,6 +5,8 @@ export type { RequestContext } from "./connection.js";
 export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
 export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";
 export type { DiscoverOptions } from "./discover.js";
+export type { LegacyOptions } from "./legacy/era.js";
+export { MAX_INPUT_ROUNDS } from "./legacy/input-rounds.js";
 export { ToolOutputError } from "./tools.js";
 export type { RegistrySettings, ToolAnswer, ToolRunner } from "./tools.js";
 export { bindingOf, inputRequest, RequestStateSealer, STATE_TTL_MS } from "./input-required.js";

@@ -71,8 +71,13 @@ export interface ServerOptions {
   stateKey?: string | Uint8Array;
   /** Page size and cache hints per list (tools, resources, resourceTemplates, prompts). */
   lists?: ListsOptions;
-  /** Capabilities to advertise beyond those folded from handlers (e.g. `logging`, `extensions`). */
+  /** Capabilities to advertise beyond those folded from handlers (e.g. `extensions`). */
   capabilities?: ServerCapabilities;
+  /**
+   * `logging` is advertised once the server has a request handler, since each can send log
+   * messages (`context.sendLog`); `false` for a server whose handlers never log.
+   */
+  logging?: boolean;
   /**
    * Clients that open with `initialize` (2025-11-25): served by default on the same
    * handlers, with these limits; `false` makes a modern-only server (it answers
@@ -219,7 +224,7 @@ export class Server {
         return {};
       }
     });
-    return foldCapabilities(this.#handlers.keys(), declarations, this.#options.capabilities);
+    return foldCapabilities(this.#handlers.keys(), declarations, this.#options.capabilities, this.#options.logging !== false);
   }
 
   #discover(context: RequestContext): JsonObject {

@@ -55,6 +55,11 @@ export interface Transport {
   receiveMessage(): Promise<ReceivedMessage>;
   /** Closes the channel; the peer and the subscriber see a "closed" event. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Optional: ends a one-request transport whose request the client cancelled, so nothing
+   * answers it (HTTP: a response stream with no events, not an error). Without it, `close`.
+   */
+  abandon?(): Promise<void>;
   /** Push model: deliver every later event (and any still buffered) to `listener`. */
   subscribe?(listener: TransportListener): void;
   capabilities?(): readonly TransportCapability[];

@@ -44,7 +44,7 @@ describe("the official client over stdio against the generated runtime", () => {
       const { client, wire } = await connectOfficialClient();
       try {
         const discovered = await client.discover();
-        assert.deepEqual(discovered.capabilities, { tools: { listChanged: true }, prompts: { listChanged: true } });
+        assert.deepEqual(discovered.capabilities, { tools: { listChanged: true }, prompts: { listChanged: true }, logging: {} });
         assert.deepEqual(discovered.supportedVersions, ["2026-07-28"]);
 
         const heard: Array<{ method: string; id: unknown }> = [];

@@ -28,7 +28,7 @@ interface ReportArgs {
  */
 function reportingServer(): { server: Server; contexts: RequestContext[] } {
   const contexts: RequestContext[] = [];
-  const server = createServer({ name: "reporting", version: "1.0.0", capabilities: { logging: {} } });
+  const server = createServer({ name: "reporting", version: "1.0.0" });
   server.addTool({ name: "report", inputSchema: { type: "object" } }, (args, context) => {
     contexts.push(context);
     const { progress = [], levels = [] } = args as ReportArgs;

@@ -24,7 +24,6 @@ for (const kind of MEMORY_KINDS) {
         instructions: "be nice",
         supportedVersions: ["2026-07-28", "2026-09-01"],
         discover: { ttlMs: 60_000, cacheScope: "public" },
-        capabilities: { logging: {} },
       });
       echoTool(server);
       server.setRequestHandler("prompts/list", () => ({ prompts: [], cacheScope: "public" as const, ttlMs: 0 }));
@@ -242,3 +241,19 @@ for (const kind of MEMORY_KINDS) {
     });
   });
 }
+
+describe("capabilities follow what the server uses", () => {
+  it("logging is advertised once a request handler is registered (each can log), not before, and not with logging: false", async () => {
+    const bare = createServer({ name: "bare", version: "1" });
+    assert.equal(bare.capabilities().logging, undefined, "no handler, nothing to log from");
+    echoTool(bare);
+    assert.deepEqual(bare.capabilities(), { tools: {}, logging: {} });
+    const quiet = createServer({ name: "quiet", version: "1", logging: false });
+    echoTool(quiet);
+    assert.deepEqual(quiet.capabilities(), { tools: {} });
+    const peer = await Peer.connect(bare, "test");
+    assert.deepEqual((await peer.request("server/discover")).result.capabilities.logging, {});
+    await bare.close();
+    await quiet.close();
+  });
+});

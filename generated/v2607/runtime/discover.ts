@@ -4,6 +4,12 @@
  * registered request handlers (a `tools/...` handler means `tools`) and from every
  * subscription handler's `subscriptionCapabilities` (each true key sets the
  * `ServerCapabilities` flag the generated map names for it).
+ *
+ * `logging` follows one rule: it is advertised when the server has at least one request
+ * handler, because every handler is given `context.sendLog` and the runtime delivers what it
+ * sends at the level the client asked for (`_meta` log level, or a legacy session's
+ * `logging/setLevel`). A server whose handlers never log turns it off with
+ * `createServer({ logging: false })`.
  */
 import type { SubscriptionCapabilities, ServerCapabilities } from "./protocol.js";
 import { KINDS } from "./subscriptions/filter.js";
@@ -17,6 +23,8 @@ export interface DiscoverOptions {
 
 type CapabilityTree = Record<string, Record<string, unknown>>;
 
+const LOGGING = "logging" satisfies keyof ServerCapabilities;
+
 /** Feature groups a request method's first path segment announces. */
 const FEATURE_GROUPS: ReadonlyMap<string, string> = new Map([
   ...KINDS.flatMap((kind) => (kind.serverCapability === null ? [] : [[kind.serverCapability[0], kind.serverCapability[0]] as const])),
@@ -28,11 +36,13 @@ export function foldCapabilities(
   methods: Iterable<string>,
   declarations: readonly SubscriptionCapabilities[],
   extra: ServerCapabilities = {},
+  logs = true,
 ): ServerCapabilities {
   const tree: CapabilityTree = {};
   for (const method of methods) {
     const group = FEATURE_GROUPS.get(method.split("/")[0]);
     if (group !== undefined) tree[group] ??= {};
+    if (logs) tree[LOGGING] ??= {}; // a handler that can log (see the rule above)
   }
   for (const declared of declarations) {
     for (const kind of KINDS) {

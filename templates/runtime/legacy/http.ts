@@ -3,13 +3,14 @@
  * POST (it carries no `Mcp-Method` header) creates a session and answers with its
  * `Mcp-Session-Id`; every later request names it (404 for an unknown or expired one); a
  * GET opens the session's standalone SSE stream for server-initiated notifications; a
- * DELETE ends the session. Sessions are bounded in number, idle time and the bytes their
- * GET stream may hold (`LegacyOptions`).
+ * DELETE ends the session. A client's answer to a request the session sent it (see
+ * server-requests.ts) is POSTed with the session id. Sessions are bounded in number, idle
+ * time and the bytes their GET stream may hold (`LegacyOptions`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_CODES } from "../protocol.js";
 import { errorResponse, type JsonRpcMessage } from "../jsonrpc.js";
-import type { HttpRejection } from "../transports/http-request.js";
+import { refuseClientResponse, type HttpRejection } from "../transports/http-request.js";
 import { SseWriter, sseFrame, type SseOptions } from "../transports/http-sse.js";
 import type { MessageContext } from "../transport.js";
 import type { LegacyEra } from "./era.js";
@@ -89,6 +90,10 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
   }
   const read = await exchange.readMessage();
   if (read === undefined) return;
+  if (!("method" in read.message)) {
+    // Only an answer to a request this session sent and still waits for is taken; any other is refused as on the modern path.
+    return session.answer(read.message) ? void res.writeHead(202).end() : exchange.reject(refuseClientResponse(read.message));
+  }
   await exchange.serve(read.message, session);
   if (!read.isRequest) res.writeHead(202).end();
 }

@@ -4,7 +4,9 @@
  * (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`/`unsubscribe`), hands
  * the shared ones to the server's own handlers with the `_meta` a newer client would have
  * sent, and translates their answers. Server-initiated notifications come from implicit
- * streams on the application's subscription handlers (contract.md section 3).
+ * streams on the application's subscription handlers (contract.md section 3). A handler
+ * that asks for input (input-required.ts) is served by asking this client with
+ * server-to-client requests (input-rounds.ts), whose answers only this session takes.
  */
 import { META_KEYS, type Implementation, type ServerCapabilities, type SubscriptionFilter } from "../protocol.js";
 import type { EventHook } from "../hooks.js";
@@ -25,7 +27,10 @@ import {
 } from "../jsonrpc.js";
 import { isLoggingLevel, LOG_LEVEL_SEVERITY } from "../request-notifications.js";
 import type { HandlerEntry } from "../subscriptions/stream.js";
+import type { Translate } from "../connection.js";
 import type { MessageContext } from "../transport.js";
+import { serveInputRounds, type InputAsker } from "./input-rounds.js";
+import { ServerRequests } from "./server-requests.js";
 import { ImplicitStream, listChangedFilter, URI_KIND, type ImplicitStreamOwner } from "./implicit-stream.js";
 import { INITIALIZED_METHOD, SESSION_METHODS, SHARED_METHODS, toLegacyCapabilities, toLegacyResponse } from "./translate.js";
 
@@ -35,9 +40,11 @@ const LOWEST_LOG_LEVEL = Object.entries(LOG_LEVEL_SEVERITY).reduce((lowest, entr
 /** What a session needs from the connection a message arrived on. */
 export interface SessionConnection {
   send(message: JsonRpcMessage): void;
-  /** Runs a shared request's handler (tracked for cancellation) and sends the translated response. */
-  serve(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, translate: (response: JsonRpcResponse) => JsonRpcResponse): Promise<void>;
+  /** Runs a shared request's handler (tracked for cancellation) and sends the translated response; false when it was cancelled. */
+  serve(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, translate: Translate): Promise<boolean>;
   cancelRequest(id: RequestId): void;
+  /** Ends the connection's transport (an HTTP POST whose request was cancelled gets no answer). */
+  abandon(): Promise<void>;
 }
 
 /** Where a session's unsolicited notifications go: stdout, or the HTTP session's GET stream. */
@@ -54,6 +61,9 @@ export interface SessionHost {
   readonly versions: readonly string[];
   readonly info: Implementation;
   readonly instructions: string | undefined;
+  /** Requests to the client that may wait for answers at once, and how long each waits. */
+  readonly maxClientRequests: number;
+  readonly clientRequestTimeoutMs: number;
   capabilities(meta: Readonly<Record<string, unknown>>): ServerCapabilities;
   hasMethod(method: string): boolean;
   /** Takes one of the server's listen slots for this session's implicit stream. */
@@ -75,6 +85,9 @@ export class LegacySession implements ImplicitStreamOwner {
   #context: MessageContext | undefined;
   #listStream: ImplicitStream | undefined;
   readonly #resourceStreams = new Map<string, ImplicitStream>();
+  /** Shared requests being handled, with the connection running each (an HTTP POST may cancel another POST's request). */
+  readonly #running = new Map<RequestId, SessionConnection>();
+  readonly #serverRequests: ServerRequests;
   /** When the session last saw a message (for idle expiry). */
   lastActive = Date.now();
 
@@ -83,7 +96,9 @@ export class LegacySession implements ImplicitStreamOwner {
     readonly id: string,
     public output: SessionOutput | undefined,
     readonly ownedByConnection: boolean,
-  ) {}
+  ) {
+    this.#serverRequests = new ServerRequests(host.maxClientRequests, host.clientRequestTimeoutMs);
+  }
 
   get emit(): EventHook {
     return this.host.emit;
@@ -111,7 +126,7 @@ export class LegacySession implements ImplicitStreamOwner {
         if (classified.message.method === INITIALIZED_METHOD) void this.#ready();
         else if (classified.message.method === CANCELLED_METHOD) {
           const id = classified.message.params?.requestId;
-          if (typeof id === "string" || typeof id === "number") connection.cancelRequest(id);
+          if (typeof id === "string" || typeof id === "number") (this.#running.get(id) ?? connection).cancelRequest(id);
         }
         return;
       case "request":
@@ -121,8 +136,20 @@ export class LegacySession implements ImplicitStreamOwner {
         });
         return;
       case "response":
-        return; // the session sends no requests
+        this.answer(classified.message); // over stdio an answer nobody waits for is dropped: there is no one to refuse it to
+        return;
     }
+  }
+
+  /** A client's answer to one of this session's requests: true when one was waiting for it (HTTP refuses the rest). */
+  answer(response: JsonRpcResponse): boolean {
+    this.lastActive = Date.now();
+    return this.#serverRequests.settle(response);
+  }
+
+  /** The client's input ended (stdin EOF): no answer can arrive, so waiting requests fail now instead of at their timeout. */
+  inputEnded(): void {
+    if (this.ownedByConnection) this.#serverRequests.close("the client's input ended before it answered");
   }
 
   notify(notification: JsonRpcNotification): void {
@@ -140,6 +167,9 @@ export class LegacySession implements ImplicitStreamOwner {
     if (this.#phase === "closed") return;
     this.#phase = "closed";
     this.host.ended(this);
+    this.#serverRequests.close("the session ended before the client answered");
+    // DELETE or the client gone: its running requests are aborted. At shutdown the connections end them, as for a modern request.
+    if (why !== "shutdown") for (const [id, connection] of this.#running) connection.cancelRequest(id);
     const streams = [...this.#resourceStreams.values(), ...(this.#listStream === undefined ? [] : [this.#listStream])];
     await Promise.all(streams.map((open) => open.stream.teardown({ why })));
     this.output?.close?.();
@@ -167,8 +197,28 @@ export class LegacySession implements ImplicitStreamOwner {
     if (!SHARED_METHODS.has(method) || !this.host.hasMethod(method)) return connection.send(errorResponse(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
     const requestMeta = { ...(isObject(params._meta) ? params._meta : {}), ...this.#meta };
     const modern: JsonRpcRequest = { ...request, params: { ...params, _meta: requestMeta } };
-    // Transport facts win over what the client declares, as on the modern path.
-    await connection.serve(modern, Object.freeze({ ...requestMeta, ...this.#context }), (response) => toLegacyResponse(method, response));
+    if (this.#running.has(id)) return connection.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
+    this.#running.set(id, connection);
+    const asker = this.#asker(connection);
+    const translate: Translate = async (response, rounds) => toLegacyResponse(method, await serveInputRounds(modern, response, rounds, asker));
+    try {
+      // Transport facts win over what the client declares, as on the modern path.
+      const answered = await connection.serve(modern, Object.freeze({ ...requestMeta, ...this.#context }), translate);
+      // An HTTP POST whose request was cancelled ends without an answer; stdio's connection is the session's own.
+      if (!answered && !this.ownedByConnection) await connection.abandon();
+    } finally {
+      if (this.#running.get(id) === connection) this.#running.delete(id);
+    }
+  }
+
+  /** Asks go out on the connection of the request that needs them (an HTTP POST's own response stream). */
+  #asker(connection: SessionConnection): InputAsker {
+    const requests = this.#serverRequests;
+    return {
+      clientCapabilities: (isObject(this.#meta[META_KEYS.clientCapabilities]) ? this.#meta[META_KEYS.clientCapabilities] : {}) as Record<string, unknown>,
+      fits: (count) => requests.fits(count),
+      ask: (method, params, signal) => requests.ask(connection, method, params, signal),
+    };
   }
 
   #initialize(connection: SessionConnection, request: JsonRpcRequest): void {

@@ -68,6 +68,7 @@ describe("mcp-gen listen over Streamable HTTP", () => {
       assert.equal(await run.exit, 0, run.stderr());
       assert.deepEqual(run.stdout().trimEnd().split("\n"), [
         "server: http-test 1.0.0; protocol versions: 2026-07-28",
+        "advertises: logging", // the app has a request handler, which can log
         "advertises: resources (subscribe)",
         "advertises: tools (listChanged)",
         "listening for: promptsListChanged, resourceSubscriptions [file:///a], toolsListChanged",

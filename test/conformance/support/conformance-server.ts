@@ -6,13 +6,15 @@
  * - `test_missing_capability` needs the client's `sampling` capability (-32021 without it);
  * - `test_streaming_elicitation` answers with an InputRequiredResult asking for elicitation;
  * - `test_logging_tool` logs at debug, info and error; the runtime delivers only what the
- *   request's log level lets through, and nothing when it set none;
+ *   request's log level lets through, and nothing when it set none (`test_tool_with_logging`
+ *   is the 2025-11-25 catalog's: three info messages); `logging` is advertised because the
+ *   server has handlers, not declared by hand;
  * - `test_tool_with_progress` reports 0, 50 and 100 of 100 when the request carried a
  *   progressToken (the runtime refuses progress otherwise);
  * - `test_trigger_tool_change` / `test_trigger_prompt_change` really change the tool or
  *   prompt list and announce it to every listen stream that asked.
  * The content the `--requirements 2026-07-28` scenarios read lives in `everything.ts` and
- * `input-required.ts`.
+ * `input-required.ts`; the 2025-11-25 tools that ask the client, in `client-requests.ts`.
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import {
@@ -27,6 +29,7 @@ import {
 } from "../../../templates/runtime/index.js";
 import { ERROR_CODES, META_KEYS } from "../../../generated/v2607/capabilities.js";
 import { addEverything, text } from "./everything.js";
+import { addClientRequestTools } from "./client-requests.js";
 import { addInputRequired } from "./input-required.js";
 
 type Topics = { tools: Record<string, never>; prompts: Record<string, never> };
@@ -75,6 +78,13 @@ function addDiagnostics(server: Server, events: InProcessEventSource<Topics>): v
     );
     return text(sent.length === 0 ? "done (no log message sent)" : `done (sent ${sent.join(", ")})`);
   });
+  tool("test_tool_with_logging", "Logs three info messages about 50 ms apart (the 2025-11-25 catalog's logging tool)", async (_params, context) => {
+    for (const [index, data] of ["Tool execution started", "Tool processing data", "Tool execution completed"].entries()) {
+      if (index > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      context.sendLog({ level: "info", logger: "test_tool_with_logging", data });
+    }
+    return text("logged three messages");
+  });
   tool("test_tool_with_progress", "Reports progress 0, 50 and 100 of 100 when asked for progress", async (_params, context) => {
     for (const progress of [0, 50, 100]) {
       if (progress > 0) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -107,12 +117,12 @@ export function createConformanceServer(): ConformanceApp {
   const server = createServer({
     name: "mcp-gen-conformance",
     version: "1.0.0",
-    capabilities: { logging: {} },
     validator: ajvSchemaValidator(new Ajv2020({ strict: false })),
   });
   addDiagnostics(server, events);
   addEverything(server);
   addInputRequired(server);
+  addClientRequestTools(server);
   server.addSubscriptionHandler(listChangedHandler(events));
   return { server, events };
 }

@@ -5,36 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, createTestTransportPair, InProcessEventSource, McpError, type Server } from "../../../templates/runtime/index.js";
+import { createServer, InProcessEventSource, McpError } from "../../../templates/runtime/index.js";
 import { createFanoutServer, fanoutHandler, type FanoutTopics } from "../../support/fanout-app.js";
 import { recordingHandler } from "../../support/recording-handler.js";
-import { Peer, REQUEST_META, until } from "../../support/runtime-peer.js";
+import { LegacyPeer } from "../../support/legacy-peer.js";
+import { REQUEST_META, until } from "../../support/runtime-peer.js";
 
 const LEGACY = "2025-11-25";
 const INITIALIZE = { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: "legacy-test", version: "1" } };
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
-
-/** A peer speaking the legacy protocol: plain params, no per-request `_meta`. */
-class LegacyPeer extends Peer {
-  #id = 1;
-  static async open(server: Server): Promise<LegacyPeer> {
-    const pair = createTestTransportPair();
-    await server.connect(pair.server);
-    const peer = new LegacyPeer(pair.client);
-    await pair.client.connect();
-    return peer;
-  }
-  call(method: string, params: Record<string, unknown> = {}) {
-    const id = `legacy-${this.#id++}`;
-    void this.transport.sendMessage({ jsonrpc: "2.0", id, method, params });
-    return this.response(id);
-  }
-  async initialize(params: Record<string, unknown> = INITIALIZE) {
-    const response = await this.call("initialize", params);
-    this.notify("notifications/initialized", {});
-    return response;
-  }
-}
 
 describe("a legacy session", () => {
   it("initialize negotiates 2025-11-25 and advertises what the handlers fold, with logging", async () => {
@@ -241,7 +220,7 @@ describe("errors whose code moved between the revisions", () => {
 });
 
 describe("an answer a legacy client cannot take", () => {
-  it("an input-required result becomes an error naming why, not a half result", async () => {
+  it("an input-required result that asks for nothing becomes an error naming why, not a half result", async () => {
     const server = createServer({ name: "input", version: "1" });
     server.setRequestHandler("tools/call", () => ({ resultType: "input_required", inputRequests: {} }) as never);
     const peer = await LegacyPeer.open(server);
@@ -249,7 +228,7 @@ describe("an answer a legacy client cannot take", () => {
     const { error, result } = await peer.call("tools/call", { name: "ask", arguments: {} });
     assert.equal(result, undefined);
     assert.equal(error.code, -32603);
-    assert.match(error.message, /more input/);
+    assert.match(error.message, /input_required without inputRequests/);
     await server.close();
   });
 });

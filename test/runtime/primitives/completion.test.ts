@@ -72,7 +72,7 @@ describe("completion for prompt arguments and template variables", () => {
     const server = createServer({ name: "complete", version: "1" });
     server.addPrompt({ name: "p" }, () => ({ messages: [] }));
     const peer = await Peer.connect(server, "test");
-    assert.deepEqual((await peer.request("server/discover")).result.capabilities, { prompts: {} });
+    assert.deepEqual((await peer.request("server/discover")).result.capabilities, { prompts: {}, logging: {} });
     assert.equal((await peer.request("completion/complete", ask({ type: "ref/prompt", name: "p" }, "x", ""))).error?.code, -32601);
     await server.close();
   });

@@ -51,7 +51,7 @@ describe("the official client against the typed primitives over Streamable HTTP"
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
       const discovered = await client.discover();
-      assert.deepEqual(Object.keys(discovered.capabilities).sort(), ["completions", "prompts", "resources", "tools"]);
+      assert.deepEqual(Object.keys(discovered.capabilities).sort(), ["completions", "logging", "prompts", "resources", "tools"]);
 
       // Page size 1: the client walks both pages through nextCursor.
       const listed = await client.listResources();

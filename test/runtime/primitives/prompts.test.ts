@@ -75,7 +75,7 @@ describe("typed prompts", () => {
   it("server/discover advertises prompts, and completions because greet completes", T, async () => {
     const server = promptServer();
     const peer = await Peer.connect(server, "test");
-    assert.deepEqual((await peer.request("server/discover")).result.capabilities, { prompts: {}, completions: {} });
+    assert.deepEqual((await peer.request("server/discover")).result.capabilities, { prompts: {}, completions: {}, logging: {} });
     await server.close();
   });
 });

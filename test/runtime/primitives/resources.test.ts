@@ -76,9 +76,9 @@ describe("typed resources", () => {
   it("server/discover advertises resources once one is registered, and completions only with a completer", T, async () => {
     const server = resourceServer();
     const peer = await Peer.connect(server, "test");
-    assert.deepEqual((await peer.request("server/discover")).result.capabilities, { resources: {} });
+    assert.deepEqual((await peer.request("server/discover")).result.capabilities, { resources: {}, logging: {} });
     server.addResourceTemplate({ uriTemplate: "doc://{name}", name: "docs" }, () => "", { complete: { name: (value) => [value + "1"] } });
-    assert.deepEqual((await peer.request("server/discover")).result.capabilities, { resources: {}, completions: {} });
+    assert.deepEqual((await peer.request("server/discover")).result.capabilities, { resources: {}, completions: {}, logging: {} });
     await server.close();
   });
 

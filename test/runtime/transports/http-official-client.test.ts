@@ -34,7 +34,7 @@ describe("the official client over Streamable HTTP against the generated runtime
         };
 
         const discovered = await client.discover();
-        assert.deepEqual(discovered.capabilities, { tools: { listChanged: true }, resources: { subscribe: true } });
+        assert.deepEqual(discovered.capabilities, { tools: { listChanged: true }, resources: { subscribe: true }, logging: {} });
         assert.deepEqual(discovered.supportedVersions, ["2026-07-28"]);
 
         const heard: Array<{ method: string; id: unknown }> = [];

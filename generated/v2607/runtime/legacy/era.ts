@@ -23,10 +23,19 @@ export interface LegacyOptions {
   readonly idleMs?: number;
   /** Bytes one session's GET stream may hold for a slow client before it is ended. Default 1 MiB. */
   readonly maxBufferedBytes?: number;
+  /**
+   * Requests the server may have sent one session's client (elicitation, sampling, roots)
+   * and still wait for; a handler asking beyond it gets an error. Default 16.
+   */
+  readonly maxClientRequests?: number;
+  /** How long the server waits for the client's answer to one of them; then the handler's request fails and a late answer is dropped. Default 5 minutes (a person may be answering). */
+  readonly clientRequestTimeoutMs?: number;
 }
 
 export const DEFAULT_MAX_SESSIONS = 1000;
 export const DEFAULT_IDLE_MS = 30 * 60_000;
+export const DEFAULT_MAX_CLIENT_REQUESTS = 16;
+export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 5 * 60_000;
 
 /** A connection as the era sees it. */
 export interface EraConnection extends SessionConnection {
@@ -37,7 +46,7 @@ export interface EraConnection extends SessionConnection {
 }
 
 /** What the era needs from the server, beyond what each session needs. */
-export interface EraHost extends Omit<SessionHost, "versions" | "ended"> {
+export interface EraHost extends Omit<SessionHost, "versions" | "ended" | "maxClientRequests" | "clientRequestTimeoutMs"> {
   /** The versions of the newer revision, named when a modern-only server refuses `initialize`. */
   readonly modernVersions: readonly string[];
   /** Serves one transport whose messages all belong to `session`. */
@@ -68,6 +77,8 @@ export class LegacyEra {
     this.#sessionHost = {
       ...host,
       versions,
+      maxClientRequests: Math.max(1, chosen.maxClientRequests ?? DEFAULT_MAX_CLIENT_REQUESTS),
+      clientRequestTimeoutMs: Math.max(1, chosen.clientRequestTimeoutMs ?? DEFAULT_CLIENT_REQUEST_TIMEOUT_MS),
       capabilities: (meta) => host.capabilities(meta),
       hasMethod: (method) => host.hasMethod(method),
       reserveStream: (session) => host.reserveStream(session),

@@ -71,11 +71,11 @@ export function toLegacyResponse(method: string, response: JsonRpcResponse): Jso
   }
   const kind = response.result.resultType;
   if (kind !== undefined && kind !== COMPLETE) {
-    // An input-required answer needs server-to-client requests, which legacy sessions do not carry yet.
+    // Input-required answers were served by asking the client (input-rounds.ts); any other kind has no legacy form.
     return errorResponse(
       response.id,
       INTERNAL_ERROR,
-      `${method} asked for more input (${String(kind)}), which this server cannot yet request from a ${LEGACY_VERSION} client`,
+      `${method} answered with a result of kind "${String(kind)}", which a ${LEGACY_VERSION} client cannot receive`,
     );
   }
   return { ...response, result: toLegacyResult(response.result) };
@@ -103,12 +103,11 @@ const LEGACY_CAPABILITY_KEYS: Readonly<Record<keyof Legacy.ServerCapabilities, t
   tools: true,
 };
 
-/** What `initialize` advertises: the server's capabilities the legacy schema knows, plus logging (the session answers `logging/setLevel`). */
+/** What `initialize` advertises: the server's capabilities the legacy schema knows (`logging` by the same rule as server/discover, see discover.ts). */
 export function toLegacyCapabilities(capabilities: Modern.ServerCapabilities): Legacy.ServerCapabilities {
   const legacy: JsonObject = {};
   for (const [key, value] of Object.entries(capabilities)) {
     if (Object.hasOwn(LEGACY_CAPABILITY_KEYS, key)) legacy[key] = value;
   }
-  legacy.logging ??= {};
   return legacy as Legacy.ServerCapabilities;
 }

@@ -296,6 +296,13 @@ export class HttpExchange implements Transport {
     else this.#res.end();
   }
 
+  /** The request was cancelled: the response becomes an event stream that ends with no answer in it. */
+  async abandon(): Promise<void> {
+    if (this.#res.writableEnded || this.#res.destroyed) return;
+    this.#ended = true;
+    (this.#writer ??= new SseWriter(this.#res, this.#options)).end();
+  }
+
   #onClose(): void {
     const abrupt = !this.#res.writableFinished;
     this.#ended = true;
