@@ -25,17 +25,17 @@ export const commandLoaders: ReadonlyArray<{
   },
   {
     name: "tool",
-    describe: "Add a tool with input and output schemas, its test, and its entry in src/tools/index.ts",
+    describe: "Add a typed tool, its test, and its entry in src/tools/index.ts",
     load: async () => (await import("./tool.js")).default,
   },
   {
     name: "resource",
-    describe: "Add a resource (static, or a URI template with completion), its test, and its entry in src/resources/index.ts",
+    describe: "Add a resource or template, its test, and its entry in src/resources/index.ts",
     load: async () => (await import("./resource.js")).default,
   },
   {
     name: "prompt",
-    describe: "Add a prompt with typed arguments and completion, its test, and its entry in src/prompts/index.ts",
+    describe: "Add a typed prompt, its test, and its entry in src/prompts/index.ts",
     load: async () => (await import("./prompt.js")).default,
   },
   {

@@ -60,7 +60,10 @@ export interface ResourceChoice {
 
 export function resourceView(names: NameForms, choice: ResourceChoice): PrimitiveView {
   if (choice.uri !== undefined && choice.template !== undefined) {
-    throw new CliError("--uri and --template cannot be used together", { hint: "give --uri for a static resource or --template for a template, not both", exitCode: 2 });
+    throw new CliError("--uri and --template cannot be used together", {
+      hint: "give --uri for a static resource or --template for a template, not both",
+      exitCode: 2,
+    });
   }
   const title = titleOf(names);
   const base = { names, functionName: registrationName("resource", names), title };
@@ -79,14 +82,26 @@ export function resourceView(names: NameForms, choice: ResourceChoice): Primitiv
         exitCode: 2,
       });
     }
-    const uriClaim: Claim = { calls: ["addResource"], field: "uri", value: uri, describe: `the resource URI ${JSON.stringify(uri)}`, hint: "choose another --uri" };
+    const uriClaim: Claim = {
+      calls: ["addResource"],
+      field: "uri",
+      value: uri,
+      describe: `the resource URI ${JSON.stringify(uri)}`,
+      hint: "choose another --uri",
+    };
     return { view: { ...base, template: false, uri, staticText: `${title} is served by this server.` }, claims: [nameClaim, uriClaim] };
   }
   return { view: { ...base, template: true, ...templateFacts(choice.template) }, claims: [nameClaim, templateClaim(choice.template)] };
 }
 
 function templateClaim(template: string): Claim {
-  return { calls: ["addResourceTemplate"], field: "uriTemplate", value: template, describe: `the URI template ${JSON.stringify(template)}`, hint: "choose another --template" };
+  return {
+    calls: ["addResourceTemplate"],
+    field: "uriTemplate",
+    value: template,
+    describe: `the URI template ${JSON.stringify(template)}`,
+    hint: "choose another --template",
+  };
 }
 
 /**
@@ -114,7 +129,8 @@ function templateFacts(template: string) {
   const samples = Object.fromEntries(variables.map((name) => [name, sampleValue(name)]));
   const sampleUri = expand(template, samples);
   const matched = matcher.match(sampleUri);
-  if (matched === undefined || variables.some((name) => matched[name] !== samples[name])) invalid("the runtime could not match a URI made from it back to its variables");
+  if (matched === undefined || variables.some((name) => matched[name] !== samples[name]))
+    invalid("the runtime could not match a URI made from it back to its variables");
   const first = variables[0]!;
   return {
     uriTemplate: template,

@@ -14,7 +14,17 @@ import type { PlannedFile } from "../toolbox/write.js";
 import { applyFiles, requireProject, type ApplyOptions, type ApplyResult } from "./apply.js";
 import { refuseCollisions, type ProjectReader } from "./handler.js";
 import { validateName, type NameForms } from "./names.js";
-import { parsePromptArguments, promptView, registrationName, resourceView, toolView, type Claim, type PrimitiveKind, type PrimitiveView, type ResourceChoice } from "./primitive-views.js";
+import {
+  parsePromptArguments,
+  promptView,
+  registrationName,
+  resourceView,
+  toolView,
+  type Claim,
+  type PrimitiveKind,
+  type PrimitiveView,
+  type ResourceChoice,
+} from "./primitive-views.js";
 import { registeredPrimitives } from "./registered.js";
 import { addListEntry } from "./register.js";
 import { renderTemplateTree } from "./render.js";

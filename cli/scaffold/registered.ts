@@ -45,7 +45,8 @@ export async function registeredPrimitives(files: ReadonlyArray<{ path: string; 
       for (const field of REGISTERING_CALLS[method]) {
         const initializer = definition.getProperty(field)?.asKind(SyntaxKind.PropertyAssignment)?.getInitializer();
         if (initializer && Node.isStringLiteral(initializer)) found.push({ call: method, field, value: initializer.getLiteralValue(), path });
-        else if (initializer && Node.isNoSubstitutionTemplateLiteral(initializer)) found.push({ call: method, field, value: initializer.getLiteralValue(), path });
+        else if (initializer && Node.isNoSubstitutionTemplateLiteral(initializer))
+          found.push({ call: method, field, value: initializer.getLiteralValue(), path });
       }
     }
   }
