@@ -76,7 +76,8 @@ export function resourceView(names: NameForms, choice: ResourceChoice): Primitiv
   };
   if (choice.template === undefined) {
     const uri = choice.uri ?? `app://${names.kebab}`;
-    if (!/^[A-Za-z][A-Za-z0-9+.-]*:[^\s{}]*$/.test(uri)) {
+    // A scheme, then only characters a URI may hold (RFC 3986: unreserved, reserved, %).
+    if (!/^[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/.test(uri)) {
       throw new CliError(`invalid --uri ${JSON.stringify(uri)}: it is not an absolute URI`, {
         hint: "give one such as app://readme; for a URI with {variables} use --template",
         exitCode: 2,

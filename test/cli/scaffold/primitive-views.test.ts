@@ -60,7 +60,8 @@ test("a template the runtime would refuse, or one a skeleton cannot name, is ref
 test("a static resource defaults to app://<name>; --uri must be an absolute URI, and not given with --template", () => {
   assert.equal(resourceView(names("ReleaseNotes"), {}).view.uri, "app://release-notes");
   assert.equal(resourceView(names("Parts"), { uri: "file:///srv/parts.txt" }).view.uri, "file:///srv/parts.txt");
-  for (const uri of ["parts", "app://x/{id}", "app://a b"]) assert.match(refused(() => resourceView(names("Parts"), { uri })).message, /not an absolute URI/);
+  for (const uri of ["parts", "app://x/{id}", "app://a b", 'app://a"b'])
+    assert.match(refused(() => resourceView(names("Parts"), { uri })).message, /not an absolute URI/);
   assert.match(refused(() => resourceView(names("Parts"), { uri: "a:b", template: "a:{b}" })).message, /cannot be used together/);
 });
 
