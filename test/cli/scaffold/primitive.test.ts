@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
 import { generatePrompt, generateResource, generateTool } from "../../../cli/scaffold/primitive.js";
-import { explain, runCreate, runMcpGen, tempFolder } from "./helpers.js";
+import { explain, runCreate, runMcpGen, startMcpGen, tempFolder } from "./helpers.js";
 
 // One project (no install) for the whole file; each test leaves it as it found it or says
 // what it added. The generators run in this process where the exit code and the printed
@@ -182,4 +182,19 @@ test("--help describes the three commands and their options once each", SLOW, ()
   const resource = runMcpGen(["resource", "--help"], app);
   assert.match(resource.stdout, /--uri .*default app:\/\/<name>/);
   assert.match(resource.stdout, /--template .*RFC 6570/);
+});
+
+test("tool, resource and prompt runs started together take turns on the project lock: every one is registered", { timeout: 300_000 }, async () => {
+  const runs = await Promise.all([
+    startMcpGen(["tool", "First"], app),
+    startMcpGen(["tool", "Second"], app),
+    startMcpGen(["resource", "Third"], app),
+    startMcpGen(["prompt", "Fourth"], app),
+  ]);
+  for (const run of runs) assert.equal(run.status, 0, explain(run));
+  assert.match(read("src/tools/index.ts"), /^ {2}addFirstTool,$/m);
+  assert.match(read("src/tools/index.ts"), /^ {2}addSecondTool,$/m);
+  assert.match(read("src/resources/index.ts"), /^ {2}addThirdResource,$/m);
+  assert.match(read("src/prompts/index.ts"), /^ {2}addFourthPrompt,$/m);
+  assert.ok(!readdirSync(app).includes(".mcp-gen.lock"), "the lock is gone once all have finished");
 });
