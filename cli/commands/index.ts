@@ -1,6 +1,6 @@
 import type { CommandModule } from "yargs";
 
-export type CommandName = "types" | "handler" | "transport" | "listen";
+export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "transport" | "listen";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -20,8 +20,23 @@ export const commandLoaders: ReadonlyArray<{
   },
   {
     name: "handler",
-    describe: "Add a subscription handler, its test, and its registration in src/server.ts",
+    describe: "Add a subscription handler, its test, and its entry in src/handlers/index.ts",
     load: async () => (await import("./handler.js")).default,
+  },
+  {
+    name: "tool",
+    describe: "Add a typed tool, its test, and its entry in src/tools/index.ts",
+    load: async () => (await import("./tool.js")).default,
+  },
+  {
+    name: "resource",
+    describe: "Add a resource or template, its test, and its entry in src/resources/index.ts",
+    load: async () => (await import("./resource.js")).default,
+  },
+  {
+    name: "prompt",
+    describe: "Add a typed prompt, its test, and its entry in src/prompts/index.ts",
+    load: async () => (await import("./prompt.js")).default,
   },
   {
     name: "transport",

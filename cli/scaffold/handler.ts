@@ -135,14 +135,15 @@ export async function planHandler(read: ProjectReader, names: NameForms, kinds: 
 const EVENTS_PATH = "src/events.ts";
 
 /**
- * A handler's names must be new where they land: in its own file, none of its declarations
+ * A handler's (or tool's, resource's, prompt's: `what`) names must be new where they land:
+ * in its own file, none of its declarations
  * may shadow what it imports (`Subscription` makes a `SubscriptionHandler` class beside the
  * imported interface); in the project files it is imported into, the name must not already
  * be taken by something else (`App` makes `AppEvents`, which src/events.ts declares).
  */
-export async function refuseCollisions(names: NameForms, source: PlannedFile, targets: readonly CollisionTarget[]): Promise<void> {
+export async function refuseCollisions(names: NameForms, source: PlannedFile, targets: readonly CollisionTarget[], what = "handler"): Promise<void> {
   const refuse = (name: string, where: string): never => {
-    throw new CliError(`invalid handler name ${JSON.stringify(names.pascal)}: ${name} is already a name in ${where}`, {
+    throw new CliError(`invalid ${what} name ${JSON.stringify(names.pascal)}: ${name} is already a name in ${where}`, {
       hint: `choose another name, e.g. ${names.pascal}Feed`,
       exitCode: 2,
     });

@@ -6,8 +6,10 @@ export interface NameForms {
   pascal: string;
   /** `auditLog`: variables, functions. */
   camel: string;
-  /** `audit-log`: file names. */
+  /** `audit-log`: file names, resource names and URIs. */
   kebab: string;
+  /** `audit_log`: tool and prompt names, as MCP servers usually spell them. */
+  snake: string;
 }
 
 const PASCAL_CASE = /^[A-Z][A-Za-z0-9]*$/;
@@ -23,6 +25,11 @@ const RESERVED_WORDS = new Set(
     "arguments eval constructor prototype"
   ).split(" "),
 );
+
+/** True for an ECMAScript or TypeScript reserved word, which no generated identifier may be. */
+export function isReservedWord(word: string): boolean {
+  return RESERVED_WORDS.has(word);
+}
 
 // Globals and runtime exports a generated class would shadow in the files it lands in.
 const BUILT_IN_NAMES = new Set(
@@ -50,7 +57,8 @@ export function validateName(name: string, what: string): NameForms {
     const suggestion = toPascal(name);
     refuse("use PascalCase: a capital letter, then letters and digits", suggestion ? `try ${suggestion}` : "give a PascalCase name such as Audit");
   }
-  const forms: NameForms = { pascal: name, camel: name[0]!.toLowerCase() + name.slice(1), kebab: toKebab(name) };
+  const kebab = toKebab(name);
+  const forms: NameForms = { pascal: name, camel: name[0]!.toLowerCase() + name.slice(1), kebab, snake: kebab.replaceAll("-", "_") };
   if (RESERVED_WORDS.has(forms.camel) || RESERVED_WORDS.has(forms.pascal)) {
     refuse("it is a reserved word", `choose another name, e.g. ${name}Handler`);
   }

@@ -7,9 +7,11 @@ import { formatFiles } from "../toolbox/format.js";
 import { packageRoot } from "../toolbox/package.js";
 import { sortedBy } from "../toolbox/sort.js";
 import type { PlannedFile } from "../toolbox/write.js";
-import type { NameForms } from "./names.js";
+import { validateName, type NameForms } from "./names.js";
 import { handlerClassName, handlerLandings, refuseCollisions, renderHandler, type ProjectReader } from "./handler.js";
 import { generatorDependencySpec, packageInfo } from "./package-root.js";
+import { renderPrimitive } from "./primitive.js";
+import { parsePromptArguments, promptView, resourceView, type PrimitiveKind, type PrimitiveView } from "./primitive-views.js";
 import { renderTemplateTree } from "./render.js";
 
 export type TransportChoice = "stdio" | "http" | "both";
@@ -83,7 +85,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   // `tools` kind; a test checks it), which spares loading prettier. Only a longer name can
   // move a line break.
   const handler = await renderHandler(options.handler, ["tools"]);
-  const templated = [...rendered.filter((file) => isTemplated(file.path)), ...handler];
+  const templated = [...rendered.filter((file) => isTemplated(file.path)), ...handler, ...(await renderSamples())];
   const formatted = options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
   const plain = rendered.filter((file) => !isTemplated(file.path));
   const generated = [...generatedCopy(root, PROJECT_REVISION), ...generatedCopy(root, LEGACY_REVISION)];
@@ -94,6 +96,27 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);
   }
   return sortedBy(planned.values(), (file) => file.path);
+}
+
+/**
+ * The sample resources and prompt, from the same templates as `mcp-gen resource` and
+ * `mcp-gen prompt` (src/resources/index.ts and src/prompts/index.ts list them by name).
+ * Their names are fixed, so they render formatted like the rest.
+ */
+const SAMPLES: Array<{ kind: PrimitiveKind; name: string; view: (names: NameForms) => PrimitiveView }> = [
+  { kind: "resource", name: "About", view: (names) => resourceView(names, {}) },
+  { kind: "resource", name: "Greeting", view: (names) => resourceView(names, { template: "app://greetings/{language}" }) },
+  { kind: "prompt", name: "WriteGreeting", view: (names) => promptView(names, parsePromptArguments(["name,style?"])) },
+];
+
+async function renderSamples(): Promise<PlannedFile[]> {
+  const rendered = await Promise.all(
+    SAMPLES.map(({ kind, name, view }) => {
+      const names = validateName(name, kind);
+      return renderPrimitive(kind, names, view(names).view);
+    }),
+  );
+  return rendered.flat();
 }
 
 /**
@@ -123,7 +146,7 @@ function dependencySpecFor(pm: PackageManager, spec: string): string {
   return `link:${spec.slice("file:".length)}`;
 }
 
-const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts", "src/tools.ts"]);
+const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts", "src/tools/toggle-greet.ts"]);
 function isTemplated(path: string): boolean {
   return TEMPLATED.has(path) || path.startsWith("src/handlers/") || path.startsWith("test/");
 }

@@ -51,28 +51,58 @@ function applyEdits(file: { getFullText(): string }, edits: Edit[]): string {
 export const HANDLER_LIST_PATH = "src/handlers/index.ts";
 const HANDLER_LIST_NAME = "handlers";
 
+/** One entry to add to an exported array of a project file, and the import it needs. */
+export interface ListEntry {
+  /** The file, relative to the project (for messages), e.g. `src/tools/index.ts`. */
+  path: string;
+  /** The array's variable, e.g. `tools`. */
+  list: string;
+  /** The imported name the entry uses, e.g. `addLookupOrderTool`; an entry mentioning it counts as present. */
+  imported: string;
+  /** The import path from the list's file, e.g. `./lookup-order.js`. */
+  moduleSpecifier: string;
+  /** The entry's source text; the imported name alone by default. */
+  entry?: string;
+  /** How to register it by hand, for the error when the file has no such array. */
+  byHand: string;
+}
+
 /**
- * Adds `(events) => new <Class>(events)` to the `handlers` array of src/handlers/index.ts,
- * after its last entry (on the same line when the array is written on one line), and the
- * import after the last import. The places come from the syntax tree; every other byte
- * stays as it was, and the new text follows the file's quotes, semicolons and indentation.
- * Returns the text unchanged when the class is already in the list.
+ * Adds `(events) => new <Class>(events)` to the `handlers` array of src/handlers/index.ts
+ * (see `addListEntry`). Returns the text unchanged when the class is already in the list.
  */
-export async function registerHandler(listText: string, registration: Registration): Promise<string> {
+export function registerHandler(listText: string, registration: Registration): Promise<string> {
+  const entry = `(events) => new ${registration.className}(events)`;
+  return addListEntry(listText, {
+    path: HANDLER_LIST_PATH,
+    list: HANDLER_LIST_NAME,
+    imported: registration.className,
+    moduleSpecifier: registration.moduleSpecifier,
+    entry,
+    byHand: `add ${entry} to the server's handlers by hand`,
+  });
+}
+
+/**
+ * Adds an entry to the exported array `list` of a project file, after its last entry (on
+ * the same line when the array is written on one line), and its import after the last
+ * import. The places come from the syntax tree; every other byte stays as it was, and the
+ * new text follows the file's quotes, semicolons and indentation. Returns the text
+ * unchanged when an entry already mentions the imported name.
+ */
+export async function addListEntry(listText: string, target: ListEntry): Promise<string> {
   const { Project, SyntaxKind } = await import("ts-morph");
   const file = new Project({ useInMemoryFileSystem: true }).createSourceFile("index.ts", listText);
-  const list = file.getVariableDeclaration(HANDLER_LIST_NAME)?.getInitializer()?.asKind(SyntaxKind.ArrayLiteralExpression);
+  const list = file.getVariableDeclaration(target.list)?.getInitializer()?.asKind(SyntaxKind.ArrayLiteralExpression);
   if (!list) {
-    throw new CliError(`found no \`export const ${HANDLER_LIST_NAME} = [...]\` in ${HANDLER_LIST_PATH} to register ${registration.className} in`, {
-      hint: `add (events) => new ${registration.className}(events) to the server's handlers by hand`,
-    });
+    throw new CliError(`found no \`export const ${target.list} = [...]\` in ${target.path} to register ${target.imported} in`, { hint: target.byHand });
   }
   const entries = list.getElements();
-  const constructs = (entry: (typeof entries)[number]) =>
-    entry.getDescendantsOfKind(SyntaxKind.NewExpression).some((made) => made.getExpression().getText() === registration.className);
-  if (entries.some(constructs)) return listText;
+  const mentions = (entry: (typeof entries)[number]) =>
+    [entry, ...entry.getDescendantsOfKind(SyntaxKind.Identifier)].some((node) => node.getText() === target.imported);
+  if (entries.some(mentions)) return listText;
   const { quote, semicolon } = importStyle(listText);
-  const entry = `(events) => new ${registration.className}(events)`;
+  const entry = target.entry ?? target.imported;
   const open = list.getStart();
   const close = list.getEnd() - 1;
   const last = entries.at(-1);
@@ -99,7 +129,7 @@ export async function registerHandler(listText: string, registration: Registrati
     importEdit(
       listText,
       file.getImportDeclarations().at(-1)?.getEnd(),
-      `import { ${registration.className} } from ${quote}${registration.moduleSpecifier}${quote}${semicolon}`,
+      `import { ${target.imported} } from ${quote}${target.moduleSpecifier}${quote}${semicolon}`,
     ),
   ]);
 }

@@ -56,6 +56,16 @@ export function runMcpGen(args: string[], cwd: string): Run {
   );
 }
 
+/** Runs `mcp-gen` from this checkout as its own process, without waiting: for runs started together. */
+export function startMcpGen(args: string[], cwd: string, timeout = 240_000): Promise<Run> {
+  const child = spawn(process.execPath, ["--import", tsx, join(repoRoot, "cli", "main.ts"), ...args], { cwd, stdio: ["ignore", "pipe", "pipe"], timeout });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.once("close", (status) => resolve({ status, stdout, stderr })));
+}
+
 /** Runs a command (npm, npx, tsc) in `cwd`; the output is kept for assertion messages. */
 export function runIn(cwd: string, command: string, args: string[], timeout = 180_000): Run {
   return result(spawnSync(command, args, { cwd, encoding: "utf8", env: npmEnv, timeout }));

@@ -17,7 +17,7 @@ export async function legacyRoundTrip(transport: StdioClientTransport | Streamab
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
   await client.connect(transport);
   assert.equal(client.getServerCapabilities()?.tools?.listChanged, true);
-  assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["toggle_greet"]);
+  assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["ask_name", "toggle_greet"]);
   const result = await client.callTool({ name: "toggle_greet", arguments: {} });
   assert.equal((result.content as Array<{ text?: string }>)[0].text, "greet is now available");
   assert.equal(
@@ -28,6 +28,6 @@ export async function legacyRoundTrip(transport: StdioClientTransport | Streamab
     ),
     "heard",
   );
-  assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["greet", "toggle_greet"]);
+  assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["ask_name", "greet", "toggle_greet"]);
   return client;
 }

@@ -29,3 +29,53 @@ export async function openDemoSession(transport: Transport): Promise<DemoSession
     },
   };
 }
+
+/** What the official client saw of the scaffold's resources, prompt, completion and question. */
+export interface PrimitivesSeen {
+  resources: string[];
+  about: unknown;
+  templates: string[];
+  greeting: unknown;
+  prompt: unknown;
+  promptCompletion: string[];
+  templateCompletion: string[];
+  questions: string[];
+  answer: string;
+}
+
+/**
+ * The official client, pinned to 2026-07-28 and declaring form elicitation, against the
+ * scaffold's sample resources, prompt and ask_name tool: it lists and reads, gets the
+ * prompt, completes an argument and a template variable, and answers the tool's question
+ * (the client fulfils the input_required result through its elicitation handler and retries).
+ * Pinned because the client's default negotiation opens with `initialize` (2025-11-25),
+ * where this runtime cannot put the question to the client yet.
+ */
+export async function exercisePrimitives(transport: Transport): Promise<{ client: Client; seen: PrimitivesSeen }> {
+  const client = new Client(
+    { name: "scaffold-primitives", version: "0.0.0" },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  const questions: string[] = [];
+  client.setRequestHandler("elicitation/create", async (request) => {
+    questions.push(request.params.message);
+    return { action: "accept", content: { name: "Ada" } };
+  });
+  await client.connect(transport);
+  const text = (result: { content: unknown }) => (result.content as Array<{ text?: string }>)[0]?.text ?? "";
+  const seen: PrimitivesSeen = {
+    resources: (await client.listResources()).resources.map((resource) => resource.uri),
+    about: (await client.readResource({ uri: "app://about" })).contents,
+    templates: (await client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate),
+    greeting: (await client.readResource({ uri: "app://greetings/en" })).contents,
+    prompt: (await client.getPrompt({ name: "write_greeting", arguments: { name: "Ada", style: "warm" } })).messages,
+    promptCompletion: (await client.complete({ ref: { type: "ref/prompt", name: "write_greeting" }, argument: { name: "name", value: "sam" } })).completion
+      .values,
+    templateCompletion: (
+      await client.complete({ ref: { type: "ref/resource", uri: "app://greetings/{language}" }, argument: { name: "language", value: "sam" } })
+    ).completion.values,
+    questions,
+    answer: text(await client.callTool({ name: "ask_name", arguments: {} })),
+  };
+  return { client, seen };
+}

@@ -13,9 +13,9 @@ function refusal(name: string): CliError {
   assert.fail(`${JSON.stringify(name)} was accepted`);
 }
 
-test("a PascalCase name gives its camel and kebab spellings", () => {
-  assert.deepEqual(validateName("AuditLog", "handler"), { pascal: "AuditLog", camel: "auditLog", kebab: "audit-log" });
-  assert.deepEqual(validateName("HTTPBridge2", "handler"), { pascal: "HTTPBridge2", camel: "hTTPBridge2", kebab: "http-bridge2" });
+test("a PascalCase name gives its camel, kebab and snake spellings", () => {
+  assert.deepEqual(validateName("AuditLog", "handler"), { pascal: "AuditLog", camel: "auditLog", kebab: "audit-log", snake: "audit_log" });
+  assert.deepEqual(validateName("HTTPBridge2", "handler"), { pascal: "HTTPBridge2", camel: "hTTPBridge2", kebab: "http-bridge2", snake: "http_bridge2" });
 });
 
 test("names that are paths are refused", () => {

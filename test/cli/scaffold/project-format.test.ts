@@ -35,7 +35,7 @@ test("a handler name past that length is formatted by prettier", { timeout: 60_0
   const name = "VeryLongHandlerNameThatKeepsGoingAndGoingOn";
   assert.ok(name.length > PREFORMATTED_NAME_LENGTH);
   const files = await planProject({ dir: "/nowhere/app", transport: "stdio", handler: validateName(name, "handler"), pm: "npm", eventSource: "memory" });
-  const tools = files.find((file) => file.path === "src/tools.ts")!.content;
+  const tools = files.find((file) => file.path === "src/tools/toggle-greet.ts")!.content;
   assert.equal(tools, await prettier.format(tools, { printWidth: 100, parser: "typescript" }));
   assert.match(tools, /^import \{ veryLongHandlerNameThatKeepsGoingAndGoingOnTopic \} from/m);
 });

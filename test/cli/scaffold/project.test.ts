@@ -11,7 +11,7 @@ import { explain, npmEnv, runCreate, runIn, runMcpGen, startProcess, tempFolder,
 import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { legacyRoundTrip } from "./legacy-client.js";
-import { openDemoSession, type DemoSession } from "./mcp-client.js";
+import { exercisePrimitives, openDemoSession, type DemoSession, type PrimitivesSeen } from "./mcp-client.js";
 
 // One project for the whole file, scaffolded with both transports and installed (from the
 // npm cache) by create-mcp-handler itself; the tests run in order and build on it.
@@ -70,9 +70,9 @@ test("over stdio the official client calls toggle_greet and receives tools/list_
   stops.push(() => session.client.close());
   assert.deepEqual(session.subscription.honoredFilter, { toolsListChanged: true });
   assert.equal(await session.toggleAndAwaitListChanged(), "greet is now available");
-  assert.deepEqual(await toolNames(session), ["greet", "toggle_greet"]);
+  assert.deepEqual(await toolNames(session), ["ask_name", "greet", "toggle_greet"]);
   assert.equal(await session.toggleAndAwaitListChanged(), "greet was removed");
-  assert.deepEqual(await toolNames(session), ["toggle_greet"]);
+  assert.deepEqual(await toolNames(session), ["ask_name", "toggle_greet"]);
   // SIGTERM: the open listen stream ends with its complete result.
   process.kill(transport.pid!, "SIGTERM");
   assert.equal(await within(session.subscription.closed, 15_000, "no end within 15 s"), "graceful");
@@ -138,6 +138,35 @@ test("SIGTERM ends every open HTTP listen stream with its complete result and ex
   assert.match(server.stderr, /shutting down \(SIGTERM\)/);
 });
 
+/** What the scaffold's samples answer the official client (see exercisePrimitives). */
+const SAMPLES_SEEN: PrimitivesSeen = {
+  resources: ["app://about"],
+  about: [{ uri: "app://about", mimeType: "text/plain", text: "About is served by this server." }],
+  templates: ["app://greetings/{language}"],
+  greeting: [{ uri: "app://greetings/en", mimeType: "application/json", text: JSON.stringify({ uri: "app://greetings/en", language: "en" }) }],
+  prompt: [{ role: "user", content: { type: "text", text: "Write greeting. name: Ada; style: warm" } }],
+  promptCompletion: ["sample-name"],
+  templateCompletion: ["sample-language"],
+  questions: ["What is your name?"],
+  answer: "Nice to meet you, Ada!",
+};
+
+test("over stdio and HTTP the official client reads resources, gets the prompt, completes, and answers ask_name's question", E2E, async () => {
+  const stdio = new StdioClientTransport({ command: process.execPath, args: ["dist/src/main.js", "--stdio"], cwd: app, stderr: "pipe" });
+  const overStdio = await exercisePrimitives(stdio);
+  stops.push(() => overStdio.client.close());
+  assert.deepEqual(overStdio.seen, SAMPLES_SEEN);
+  const port = await freePort();
+  const server = startProcess(process.execPath, ["dist/src/main.js"], { cwd: app, env: { ...process.env, PORT: String(port) } });
+  stops.push(() => server.stop("SIGKILL"));
+  await server.waitFor(/serving MCP on http:/);
+  const overHttp = await exercisePrimitives(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+  stops.push(() => overHttp.client.close());
+  assert.deepEqual(overHttp.seen, SAMPLES_SEEN);
+  await overHttp.client.close();
+  assert.equal(await server.stop("SIGTERM"), 0, server.stderr);
+});
+
 test("over stdio the 1.x SDK client (2025-11-25, defaults) calls toggle_greet and receives tools/list_changed", E2E, async () => {
   const transport = new LegacyStdio({ command: process.execPath, args: ["dist/src/main.js", "--stdio"], cwd: app, stderr: "pipe" });
   const client = await legacyRoundTrip(transport);
@@ -200,7 +229,7 @@ test("npm run dev rebuilds and restarts the server when a source file changes", 
   }
 });
 
-test("after `mcp-gen handler Audit --notifications resources` and `mcp-gen transport Socket` it still type-checks and passes", E2E, () => {
+test("after `mcp-gen handler`, `transport`, `tool`, `resource` and `prompt` it still type-checks and passes", E2E, () => {
   const handler = runMcpGen(["handler", "Audit", "--notifications", "resources"], app);
   assert.equal(handler.status, 0, explain(handler));
   const transport = runMcpGen(["transport", "Socket"], app);
@@ -210,6 +239,17 @@ test("after `mcp-gen handler Audit --notifications resources` and `mcp-gen trans
   assert.equal(everything.status, 0, explain(everything));
   const push = runMcpGen(["transport", "Wire", "--push"], app);
   assert.equal(push.status, 0, explain(push));
+  // A tool, a static resource, a template with every kind of variable, prompts with and without arguments.
+  for (const args of [
+    ["tool", "LookupOrder"],
+    ["resource", "Catalog", "--uri", "shop://catalog"],
+    ["resource", "Orders", "--template", "app://orders/{id}{/part}{?fields,sort}"],
+    ["prompt", "Summarize", "--arguments", "topic,style?"],
+    ["prompt", "Plain"],
+  ]) {
+    const run = runMcpGen(args, app);
+    assert.equal(run.status, 0, explain(run));
+  }
   const check = tsc();
   assert.equal(check.status, 0, explain(check));
   const tests = runIn(app, "npm", ["test"]);
@@ -219,6 +259,15 @@ test("after `mcp-gen handler Audit --notifications resources` and `mcp-gen trans
   assert.match(tests.stdout, /receives notifications\/resources\/list_changed/);
   assert.match(tests.stdout, /resource updates reach only the URIs the stream subscribed to/);
   assert.match(tests.stdout, /transport contract: WireTransport/);
+  for (const passed of [
+    /ok \d+ - arguments that break lookup_order's inputSchema get an isError result/,
+    /ok \d+ - reading the catalog resource answers its text/,
+    /ok \d+ - reading a URI that matches the orders template passes its variables to the reader/,
+    /ok \d+ - getting summarize without its required arguments is refused/,
+    /ok \d+ - getting plain answers a message built from its arguments/,
+  ]) {
+    assert.match(tests.stdout, passed);
+  }
   // Whatever the generators added imports the protocol through src/mcp.ts too.
   const naming = runIn(app, "grep", ["-rl", "v2607", "src", "test"]);
   assert.equal(naming.stdout, "src/mcp.ts\n", explain(naming));

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
-import { extendEventTopics, namesInScope, registerHandler } from "../../../cli/scaffold/register.js";
+import { addListEntry, extendEventTopics, namesInScope, registerHandler } from "../../../cli/scaffold/register.js";
 
 const audit = { className: "AuditHandler", moduleSpecifier: "./audit.js" };
 
@@ -100,4 +100,19 @@ test("the handler's topics are added to AppEvents, and only once", async () => {
   );
   assert.equal(await extendEventTopics(edited, "AuditEvents", "./handlers/audit.js"), edited);
   assert.equal(await extendEventTopics("export const x = 1;\n", "AuditEvents", "./a.js"), "export const x = 1;\n");
+});
+
+test("a list of registration functions gets the bare name as its entry, and only once", async () => {
+  const tools = `import { addGreetTool } from "./greet.js";\n\nexport const tools: ToolRegistration[] = [\n  // comment\n  addGreetTool,\n];\n`;
+  const target = { path: "src/tools/index.ts", list: "tools", imported: "addLookupTool", moduleSpecifier: "./lookup.js", byHand: "by hand" };
+  const edited = await addListEntry(tools, target);
+  assert.equal(
+    edited,
+    `import { addGreetTool } from "./greet.js";\nimport { addLookupTool } from "./lookup.js";\n\nexport const tools: ToolRegistration[] = [\n  // comment\n  addGreetTool,\n  addLookupTool,\n];\n`,
+  );
+  assert.equal(await addListEntry(edited, target), edited);
+  await assert.rejects(
+    addListEntry("export const other = [];\n", target),
+    (error: unknown) => error instanceof CliError && /no `export const tools = \[\.\.\.\]` in src\/tools\/index\.ts/.test(error.message),
+  );
 });
