@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { loadSchema } from "./load.js";
 import { checkRevisionName, defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaIdentity } from "./verify.js";
-import { readRuntimeSource } from "./emit-runtime.js";
+import { CliError } from "../errors.js";
+import { DEFAULT_LEGACY_FOLDER, readRuntimeSource } from "./emit-runtime.js";
 import {
   describeChanges,
   generatorIdentity,
@@ -23,6 +24,14 @@ export interface TypesOptions {
   out: string;
   check?: boolean;
   protocolVersion?: string;
+  /** Extensions (names or paths) merged into this revision's schema, from `--extension` or the project config. */
+  extensions?: string[];
+  /**
+   * The sibling folder whose facts an emitted runtime serves `initialize` clients with
+   * (default v2511); null when the project lists no initialize-era revision, which makes a
+   * revision with a runtime an error.
+   */
+  legacyFolder?: string | null;
 }
 
 export interface TypesReport {
@@ -54,13 +63,19 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
   const identity = identifySchema(loaded, lock, requested);
   const outDir = join(options.out, versionFolder(identity.revision));
   const runtimeSource = readRuntimeSource(runtimeSourceDir);
-  const inputs = manifestInputs(identity, runtimeSource);
+  const legacyFolder = options.legacyFolder === undefined ? DEFAULT_LEGACY_FOLDER : options.legacyFolder;
+  const inputs = manifestInputs(identity, runtimeSource, legacyFolder ?? "none");
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
   if (options.check && isFresh(outDir, inputs)) return report;
 
   // Only now load the stages that make output, and through them the code-generation libraries.
   const { makeOutput } = await import("./make.js");
-  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource);
+  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, legacyFolder ?? undefined);
+  if (ir.withRuntime && legacyFolder === null) {
+    throw new CliError(`${identity.revision} has a runtime, which serves initialize clients from an initialize-era revision, and the project lists none`, {
+      hint: 'add one to "mcp-gen.revisions" in package.json, e.g. 2025-11-25',
+    });
+  }
   const summary = summarize(ir);
   files.set(MANIFEST_FILE, renderManifest(inputs, files, summary));
   const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.withRuntime };
@@ -73,11 +88,12 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
 }
 
 /** What identifies an output: never the generator's own source text (see generatorIdentity). */
-function manifestInputs(identity: SchemaIdentity, runtimeSource: ReadonlyMap<string, string>): ManifestInputs {
+function manifestInputs(identity: SchemaIdentity, runtimeSource: ReadonlyMap<string, string>, legacyFolder: string): ManifestInputs {
   return {
     generator: generatorIdentity(),
     revision: identity.revision,
     schemaSha256: identity.sha256,
     runtimeSourceSha256: runtimeSourceSha256(runtimeSource),
+    legacyFolder,
   };
 }

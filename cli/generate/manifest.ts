@@ -18,6 +18,8 @@ export interface ManifestInputs {
   revision: string;
   schemaSha256: string;
   runtimeSourceSha256: string;
+  /** The sibling folder an emitted runtime's legacy binding names (see emit-runtime.ts). */
+  legacyFolder: string;
 }
 
 /** What a regeneration compares against the previous output to report changes. */
