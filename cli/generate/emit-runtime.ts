@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CliError } from "../errors.js";
 import { listFiles } from "../toolbox/files.js";
 
 /**
@@ -25,6 +26,13 @@ export * from "../capabilities.js";
 export const LEGACY_BINDING_FILE = "runtime/legacy/protocol.ts";
 /** The sibling folder bound when nothing names another (a project binds the newest initialize-era revision it lists). */
 export const DEFAULT_LEGACY_FOLDER = "v2511";
+/** A runtime with nothing to bind: the project lists no initialize-era revision. */
+export function noLegacyRevision(revision: string): CliError {
+  return new CliError(`${revision} has a runtime, which serves initialize clients from an initialize-era revision, and the project lists none`, {
+    hint: 'add one to "mcp-gen.revisions" in package.json (or --revisions), e.g. 2025-11-25',
+  });
+}
+
 function legacyBinding(folder: string): string {
   return `/** The facts of the legacy revision, generated into the sibling folder ${folder}/ (see templates/runtime/legacy/protocol.ts). */
 export * from "../../../${folder}/types.js";

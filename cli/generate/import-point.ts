@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { CliError } from "../errors.js";
 import { writeFilesAtomically } from "../toolbox/write.js";
 import { readRegularFile } from "./files.js";
-import { readManifest } from "./manifest.js";
+import { readManifest, RUNTIME_ENTRY } from "./manifest.js";
 import { versionFolder } from "./verify.js";
 
 /**
@@ -28,7 +28,7 @@ export function readEras(revisions: readonly string[], outDir: string): Revision
     const folder = versionFolder(revision);
     const manifest = readManifest(join(outDir, folder));
     const methods = manifest?.summary?.methods ?? [];
-    const era = !manifest ? "unknown" : "runtime/index.ts" in manifest.outputs ? "listen" : methods.includes("initialize") ? "initialize" : "unknown";
+    const era = !manifest ? "unknown" : RUNTIME_ENTRY in manifest.outputs ? "listen" : methods.includes("initialize") ? "initialize" : "unknown";
     return { revision, folder, era };
   });
 }

@@ -1,8 +1,7 @@
 import { join } from "node:path";
 import { loadSchema } from "./load.js";
 import { checkRevisionName, defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaIdentity } from "./verify.js";
-import { CliError } from "../errors.js";
-import { DEFAULT_LEGACY_FOLDER, readRuntimeSource } from "./emit-runtime.js";
+import { DEFAULT_LEGACY_FOLDER, noLegacyRevision, readRuntimeSource } from "./emit-runtime.js";
 import {
   describeChanges,
   generatorIdentity,
@@ -64,20 +63,16 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
   const outDir = join(options.out, versionFolder(identity.revision));
   const runtimeSource = readRuntimeSource(runtimeSourceDir);
   const legacyFolder = options.legacyFolder === undefined ? DEFAULT_LEGACY_FOLDER : options.legacyFolder;
-  const inputs = manifestInputs(identity, runtimeSource, legacyFolder ?? "none");
+  const inputs = manifestInputs(identity, runtimeSource);
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
-  if (options.check && isFresh(outDir, inputs)) return report;
+  if (options.check && isFresh(outDir, inputs, legacyFolder ?? undefined)) return report;
 
   // Only now load the stages that make output, and through them the code-generation libraries.
   const { makeOutput } = await import("./make.js");
   const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, legacyFolder ?? undefined);
-  if (ir.withRuntime && legacyFolder === null) {
-    throw new CliError(`${identity.revision} has a runtime, which serves initialize clients from an initialize-era revision, and the project lists none`, {
-      hint: 'add one to "mcp-gen.revisions" in package.json, e.g. 2025-11-25',
-    });
-  }
+  if (ir.withRuntime && legacyFolder === null) throw noLegacyRevision(identity.revision);
   const summary = summarize(ir);
-  files.set(MANIFEST_FILE, renderManifest(inputs, files, summary));
+  files.set(MANIFEST_FILE, renderManifest(ir.withRuntime ? { ...inputs, legacyFolder: legacyFolder! } : inputs, files, summary));
   const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.withRuntime };
   const { replaceFolder, staleFiles } = await import("./write.js");
   if (options.check) return { ...made, stale: staleFiles(outDir, files) };
@@ -88,12 +83,11 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
 }
 
 /** What identifies an output: never the generator's own source text (see generatorIdentity). */
-function manifestInputs(identity: SchemaIdentity, runtimeSource: ReadonlyMap<string, string>, legacyFolder: string): ManifestInputs {
+function manifestInputs(identity: SchemaIdentity, runtimeSource: ReadonlyMap<string, string>): ManifestInputs {
   return {
     generator: generatorIdentity(),
     revision: identity.revision,
     schemaSha256: identity.sha256,
     runtimeSourceSha256: runtimeSourceSha256(runtimeSource),
-    legacyFolder,
   };
 }

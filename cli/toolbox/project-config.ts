@@ -117,15 +117,55 @@ export function withRevision(config: ProjectConfig, revision: string, schemaLoca
 }
 
 /**
- * Writes `config` under the "mcp-gen" key of `dir`/package.json, keeping every other key,
- * their order and the file's indentation; empty optional maps are left out.
+ * Writes `config` under the "mcp-gen" key of `dir`/package.json. Only that value's text is
+ * replaced (or added at the end), so every other key keeps its order and layout.
  */
 export function writeProjectConfig(dir: string, config: ProjectConfig): void {
   const text = readFileSync(join(dir, "package.json"), "utf8");
-  const manifest = JSON.parse(text) as Record<string, unknown>;
-  manifest[CONFIG_KEY] = renderConfig(config);
+  writeFilesAtomically(dir, [{ path: "package.json", content: withConfigText(text, renderConfig(config)) }]);
+}
+
+/** `text` (a package.json) with the "mcp-gen" value replaced by `value`, in the file's indentation. */
+export function withConfigText(text: string, value: Record<string, unknown>): string {
   const indent = /^[ \t]+(?=")/m.exec(text)?.[0] ?? "  ";
-  writeFilesAtomically(dir, [{ path: "package.json", content: `${JSON.stringify(manifest, null, indent)}\n` }]);
+  const rendered = JSON.stringify(value, null, indent)
+    .replace(/\[\s+("[^"\n]*"(?:,\s+"[^"\n]*")*)\s+\]/g, (_all, items: string) => `[${items.split(/,\s+/).join(", ")}]`)
+    .split("\n")
+    .join(`\n${indent}`);
+  const span = topLevelValueSpan(text, CONFIG_KEY);
+  if (span) return text.slice(0, span.start) + rendered + text.slice(span.end);
+  const close = text.lastIndexOf("}");
+  const body = text.slice(0, close).trimEnd();
+  const comma = body.endsWith("{") ? "" : ",";
+  return `${body}${comma}\n${indent}${JSON.stringify(CONFIG_KEY)}: ${rendered}\n${text.slice(close)}`;
+}
+
+/** Where the value of a top-level `key` starts and ends in a JSON object's text. */
+function topLevelValueSpan(text: string, key: string): { start: number; end: number } | undefined {
+  let depth = 0;
+  let stringStart = -1;
+  let lastString = "";
+  let valueStart = -1;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (stringStart >= 0) {
+      if (char === "\\") i++;
+      else if (char === '"') {
+        lastString = text.slice(stringStart, i + 1);
+        stringStart = -1;
+      }
+      continue;
+    }
+    if (char === '"') stringStart = i;
+    else if (char === "{" || char === "[") depth++;
+    else if (char === "}" || char === "]" || char === ",") {
+      if (valueStart >= 0 && depth === 1 && char !== "]") return { start: valueStart, end: text.slice(0, i).trimEnd().length };
+      if (char !== ",") depth--;
+    } else if (char === ":" && depth === 1 && valueStart < 0 && JSON.parse(lastString) === key) {
+      valueStart = i + 1 + (text.slice(i + 1).length - text.slice(i + 1).trimStart().length);
+    }
+  }
+  return undefined;
 }
 
 /** The config as package.json holds it. */

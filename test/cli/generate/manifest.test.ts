@@ -9,7 +9,7 @@ let temp: ReturnType<typeof tempFolder>;
 beforeEach(() => (temp = tempFolder("mcp-gen-manifest")));
 afterEach(() => temp.remove());
 
-const inputs: ManifestInputs = { generator: "g", revision: "2026-07-28", schemaSha256: "s", runtimeSourceSha256: "t", legacyFolder: "v2511" };
+const inputs: ManifestInputs = { generator: "g", revision: "2026-07-28", schemaSha256: "s", runtimeSourceSha256: "t" };
 const summary: Summary = { types: ["A"], methods: ["tools/list"], filterKeys: ["toolsListChanged"], flags: ["tools.listChanged"] };
 
 function writeOutput(files: Map<string, string>): string {
