@@ -90,7 +90,7 @@ function printProjectReport(project: ProjectReport, check: boolean): void {
   for (const report of project.reports) printReport(report, false);
   const { added } = project;
   if (added) {
-    process.stdout.write(`${added.listedBefore ? "replaced" : "added"} ${added.revision} in package.json "mcp-gen.revisions"\n`);
+    process.stdout.write(`${added.listedBefore ? "replaced" : "added"} ${added.revision} ${added.listedBefore ? "in" : "to"} package.json "mcp-gen.revisions"\n`);
     if (added.comparedWith) {
       const lines = added.changes.map((change) => `  ${change}\n`).join("");
       process.stdout.write(lines ? `changes against ${added.comparedWith}:\n${lines}` : `no changes against ${added.comparedWith}\n`);

@@ -51,7 +51,7 @@ export type { RequestId, ResourceContents } from ${from("runtime/index.js")};
 export type { ListenStream, TestClient } from ${from("runtime/testing/index.js")};
 
 /** Every listed revision served statelessly (request \`_meta\`), newest first: the server's \`supportedVersions\`. */
-export const SERVED_VERSIONS: readonly string[] = ${JSON.stringify(served.map((entry) => entry.revision))};
+export const SERVED_VERSIONS: readonly string[] = [${served.map((entry) => JSON.stringify(entry.revision)).join(", ")}];
 
 /** The listed revision whose facts answer clients that open with \`initialize\` (runtime/legacy/protocol.ts binds it). */
 export const LEGACY_VERSION: string | undefined = ${legacy ? JSON.stringify(legacy.revision) : "undefined"};
