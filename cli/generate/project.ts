@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import { readProjectConfig, withRevision, writeProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
@@ -46,11 +47,19 @@ export function legacyFolderOf(config: ProjectConfig, outDir: string, except?: s
 export async function regenerateProject(projectDir: string, config: ProjectConfig, check: boolean): Promise<ProjectReport> {
   const lock = readLock();
   const outDir = resolve(projectDir, config.out);
+  // Every schema is located before any folder is replaced, so a missing one changes nothing.
+  const sources = new Map(config.revisions.map((revision) => [revision, schemaSource(revision, config, projectDir, lock)]));
+  const missing = [...sources].find(([, location]) => !isUrl(location) && !existsSync(location));
+  if (missing) {
+    throw new CliError(`schema file not found for ${missing[0]}: ${missing[1]}`, {
+      hint: config.schemas[missing[0]] ? `fix "mcp-gen.schemas.${missing[0]}" in package.json` : "put it there, or unset MCP_SCHEMAS_DIR to download the pinned revision",
+    });
+  }
   const reports: TypesReport[] = [];
   for (const revision of config.revisions) {
     reports.push(
       await generateTypes({
-        schema: schemaSource(revision, config, projectDir, lock),
+        schema: sources.get(revision)!,
         protocolVersion: revision,
         out: outDir,
         check,

@@ -20,8 +20,8 @@ export const FUTURE_KIND = {
 
 type Json = Record<string, any>;
 
-/** The derived schema's JSON text. */
-export function futureSchemaText(): string {
+/** The derived schema's JSON text; `extraType` adds one more (trivial) definition, for a second edit of it. */
+export function futureSchemaText(extraType?: string): string {
   const schema = JSON.parse(readFileSync(schemaPath("2026-07-28"), "utf8")) as Json;
   const defs = schema.$defs as Json;
   const notification = structuredClone(defs.ToolListChangedNotification) as Json;
@@ -38,5 +38,6 @@ export function futureSchemaText(): string {
     properties: { listChanged: { description: "Whether this server supports notifications for changes to the widget list.", type: "boolean" } },
     type: "object",
   };
+  if (extraType !== undefined) defs[extraType] = { description: "A definition a later edit of the schema adds.", type: "object" };
   return `${JSON.stringify(schema, null, 2)}\n`;
 }
