@@ -149,7 +149,7 @@ function usage(): string {
     const words = wrap(`${spec.describe}${defaultText(spec)}`, USAGE_COLUMNS - 2 - width);
     return `  ${spelling(spec).padEnd(width)}${words.join(`\n${" ".repeat(width + 2)}`)}`;
   });
-  return `Usage: create-mcp-handler [dir] [options]\n\nCreates an MCP server project (protocol revisions ${DEFAULT_REVISIONS.join(" and ")} unless --revisions says otherwise) in dir.\n\nOptions:\n${lines.join("\n")}\n`;
+  return `Usage: create-mcp-handler [dir] [options]\n\nCreates an MCP server project in dir, serving protocol revisions ${DEFAULT_REVISIONS.join(" and ")}.\n\nOptions:\n${lines.join("\n")}\n`;
 }
 
 /** Parses argv strictly; flags that contradict or do not exist are one-line errors. */
