@@ -82,6 +82,18 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
   return { ...made, written: true, changes };
 }
 
+/**
+ * `--check` of a pinned revision without reading its schema: the lock's sha256 stands for the
+ * pinned bytes (a download is checked against it anyway), so fresh output needs no network.
+ */
+export function isPinnedOutputFresh(out: string, revision: string, legacyFolder: string | null): boolean {
+  const pin = readLock().revisions[revision];
+  if (!pin) return false;
+  const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
+  const inputs = manifestInputs(identity, readRuntimeSource(runtimeSourceDir));
+  return isFresh(join(out, versionFolder(revision)), inputs, legacyFolder ?? undefined);
+}
+
 /** What identifies an output: never the generator's own source text (see generatorIdentity). */
 function manifestInputs(identity: SchemaIdentity, runtimeSource: ReadonlyMap<string, string>): ManifestInputs {
   return {

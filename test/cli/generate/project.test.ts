@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readEras, renderImportPoint } from "../../../cli/generate/import-point.js";
+import { isPinnedOutputFresh } from "../../../cli/generate/index.js";
 import { schemaSource } from "../../../cli/generate/project.js";
 import { readLock } from "../../../cli/generate/verify.js";
 import { listFiles } from "../../../cli/toolbox/files.js";
@@ -143,4 +145,22 @@ test("the committed generated/index.ts is the import point this repository's lis
   const config = readProjectConfig(repoRoot)!;
   const out = join(repoRoot, config.out);
   assert.equal(readFileSync(join(out, "index.ts"), "utf8"), renderImportPoint(readEras(config.revisions, out)));
+});
+
+test("--check of pinned revisions reads no schema: the lock's sha256 stands for the pinned bytes", SLOW, async () => {
+  const temp = tempFolder("mcp-gen-project-offline");
+  try {
+    const app = project(temp.dir, { out: "generated", revisions: ["2025-11-25", "2026-07-28"] });
+    cpSync(join(repoRoot, "generated"), join(app, "generated"), { recursive: true });
+    assert.equal(isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511"), true);
+    assert.equal(isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2607"), false, "another legacy binding");
+    // Without $MCP_SCHEMAS_DIR the sources are the pinned URLs; nothing is downloaded for fresh output.
+    const { MCP_SCHEMAS_DIR: _unset, ...env } = process.env;
+    const run = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(repoRoot, "cli", "main.ts"), "types", "--check"], { cwd: app, env, encoding: "utf8", timeout: 60_000 });
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    writeFileSync(join(app, "generated", "v2607", "methods.ts"), "// edited\n");
+    assert.equal(isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511"), false, "an edited file");
+  } finally {
+    temp.remove();
+  }
 });
