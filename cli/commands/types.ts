@@ -1,5 +1,4 @@
 import type { CommandModule } from "yargs";
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { CliError, printError } from "../errors.js";
 import { describeCommand } from "./index.js";
@@ -55,23 +54,16 @@ async function runTypes(args: TypesArgs): Promise<void> {
   const { projectFor } = await import("../generate/project.js");
   const project = projectFor(process.cwd(), args.out);
   if (args.watch) {
-    const [{ watchTypes }, { isUrl }, { runtimeSourceDir }, { schemaSource }, { readLock }] = await Promise.all([
-      import("../generate/watch.js"),
-      import("../generate/load.js"),
-      import("../generate/paths.js"),
-      import("../generate/project.js"),
-      import("../generate/verify.js"),
-    ]);
-    const lock = readLock();
-    const listed = project ? project.revisions.map((revision) => schemaSource(revision, project, process.cwd(), lock)) : [];
-    const schemas = [...listed, ...(args.schema === undefined ? [] : [args.schema])].filter((location) => !isUrl(location));
-    const paths = [...new Set([...schemas.map((location) => resolve(location)), runtimeSourceDir])];
-    return watchTypes({ paths, run: () => runTypes({ ...args, watch: false }) });
+    const { watchTypes, watchedPaths } = await import("../generate/watch.js");
+    return watchTypes({ paths: watchedPaths(process.cwd(), project, args.schema), run: () => runTypes({ ...args, watch: false }) });
   }
   if (project) {
     const { addRevision, regenerateProject } = await import("../generate/project.js");
     const dir = process.cwd();
     const schema = args.schema;
+    if (schema === undefined && args["protocol-version"] !== undefined) {
+      throw new CliError("--protocol-version names the revision of a --schema file", { hint: "pass --schema too, or drop it to regenerate every listed revision" });
+    }
     const report = schema === undefined ? await regenerateProject(dir, project, args.check) : await addRevision(dir, project, schema, args["protocol-version"], args.check);
     return printProjectReport(report, args.check);
   }

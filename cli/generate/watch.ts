@@ -1,6 +1,11 @@
 import { statSync, watch, type FSWatcher } from "node:fs";
-import { basename, dirname } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { printError } from "../errors.js";
+import type { ProjectConfig } from "../toolbox/project-config.js";
+import { isUrl } from "./load.js";
+import { runtimeSourceDir } from "./paths.js";
+import { schemaSource } from "./project.js";
+import { readLock } from "./verify.js";
 
 export interface WatchOptions {
   /** Files and folders whose changes trigger a run (folders recursively). */
@@ -10,6 +15,17 @@ export interface WatchOptions {
   /** Quiet time after the last change before a run, so that one save is one run. Default 150 ms. */
   settleMs?: number;
   log?: (line: string) => void;
+}
+
+/**
+ * What `--watch` watches: every listed schema that is a local file (and a `--schema` file),
+ * and the runtime source the generator emits.
+ */
+export function watchedPaths(dir: string, project: ProjectConfig | undefined, schema: string | undefined): string[] {
+  const lock = readLock();
+  const listed = project ? project.revisions.map((revision) => schemaSource(revision, project, dir, lock)) : [];
+  const local = [...listed, ...(schema === undefined ? [] : [schema])].filter((location) => !isUrl(location));
+  return [...new Set([...local.map((location) => resolve(dir, location)), runtimeSourceDir])];
 }
 
 /**

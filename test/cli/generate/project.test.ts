@@ -164,3 +164,16 @@ test("--check of pinned revisions reads no schema: the lock's sha256 stands for 
     temp.remove();
   }
 });
+
+test("in a project --protocol-version without --schema is one line, nothing written", SLOW, async () => {
+  const temp = tempFolder("mcp-gen-project-version-only");
+  try {
+    const app = project(temp.dir, { revisions: ["2025-11-25", "2026-07-28"] });
+    const run = await runMcpGen(["types", "--protocol-version", "2026-07-28"], app);
+    assert.equal(run.status, 1, explain(run));
+    assert.equal(run.stderr, "error: --protocol-version names the revision of a --schema file (pass --schema too, or drop it to regenerate every listed revision)\n");
+    assert.equal(existsSync(join(app, "generated")), false);
+  } finally {
+    temp.remove();
+  }
+});
