@@ -74,9 +74,10 @@ async function runTypes(args: TypesArgs): Promise<void> {
 function printProjectReport(project: ProjectReport, check: boolean): void {
   if (check) {
     const stale = project.reports.filter((report) => report.stale.length > 0).map((report) => `${report.outDir}: ${report.stale.join(", ")}`);
-    if (project.importPoint === "stale") stale.push("index.ts");
+    if (project.importPoint === "stale") stale.push(project.importPointPath);
     if (stale.length > 0) throw new CliError(`stale: ${stale.join("; ")}`, { hint: "regenerate with `mcp-gen types` and commit the result" });
     for (const report of project.reports) printReport(report, true);
+    if (project.importPoint === "fresh") process.stdout.write(`${project.importPointPath} is up to date\n`);
     return;
   }
   for (const report of project.reports) printReport(report, false);
@@ -88,7 +89,8 @@ function printProjectReport(project: ProjectReport, check: boolean): void {
       process.stdout.write(lines ? `changes against ${added.comparedWith}:\n${lines}` : `no changes against ${added.comparedWith}\n`);
     }
   }
-  if (project.importPoint === "written") process.stdout.write("wrote the import point index.ts\n");
+  if (project.importPoint === "written") process.stdout.write(`wrote the import point ${project.importPointPath}\n`);
+  if (project.importPoint === "fresh") process.stdout.write(`the import point ${project.importPointPath} is up to date\n`);
   if (project.importPoint === "none") process.stdout.write("no import point: no listed revision has a runtime\n");
 }
 

@@ -11,8 +11,9 @@ import { readLock, versionFolder, type Lock } from "./verify.js";
 /** What `mcp-gen types` did in a project: one report per revision, and the import point. */
 export interface ProjectReport {
   reports: TypesReport[];
-  /** generated/index.ts: written, stale (--check), or absent because no listed revision has a runtime. */
+  /** <out>/index.ts: written, up to date, stale (--check), or absent because no listed revision has a runtime. */
   importPoint: "written" | "fresh" | "stale" | "none";
+  importPointPath: string;
   /** Set when a --schema added a revision to (or replaced one in) the list. */
   added?: { revision: string; listedBefore: boolean; comparedWith?: string; changes: string[] };
 }
@@ -75,7 +76,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
       }),
     );
   }
-  return { reports, importPoint: finishImportPoint(config, outDir, check) };
+  return { reports, importPoint: finishImportPoint(config, outDir, check), importPointPath: join(outDir, IMPORT_POINT_FILE) };
 }
 
 /** The report of a pinned revision found up to date without reading its schema. */
@@ -102,11 +103,12 @@ export async function addRevision(projectDir: string, config: ProjectConfig, sch
   const { revision, pinned } = report.identity;
   const listedBefore = config.revisions.includes(revision);
   const added = { revision, listedBefore, ...changesAgainstNewest(config, outDir, report) };
-  if (check) return { reports: [report], importPoint: finishImportPoint(config, outDir, true), added };
+  const importPointPath = join(outDir, IMPORT_POINT_FILE);
+  if (check) return { reports: [report], importPoint: finishImportPoint(config, outDir, true), importPointPath, added };
   const location = pinned ? undefined : isUrl(schema) ? schema : projectPath(projectDir, schema);
   const next = withRevision(config, revision, location);
   writeProjectConfig(projectDir, next);
-  return { reports: [report], importPoint: finishImportPoint(next, outDir, false), added };
+  return { reports: [report], importPoint: finishImportPoint(next, outDir, false), importPointPath, added };
 }
 
 /**
@@ -132,8 +134,7 @@ function finishImportPoint(config: ProjectConfig, outDir: string, check: boolean
   const text = renderImportPoint(readEras(config.revisions, outDir));
   if (text === undefined) return "none";
   if (check) return importPointUpToDate(outDir, text) ? "fresh" : "stale";
-  writeImportPoint(outDir, text);
-  return "written";
+  return writeImportPoint(outDir, text) ? "written" : "fresh";
 }
 
 /** The project config of the folder `mcp-gen types` runs in, when it applies to this `--out`. */

@@ -122,7 +122,8 @@ export function withRevision(config: ProjectConfig, revision: string, schemaLoca
  */
 export function writeProjectConfig(dir: string, config: ProjectConfig): void {
   const text = readFileSync(join(dir, "package.json"), "utf8");
-  writeFilesAtomically(dir, [{ path: "package.json", content: withConfigText(text, renderConfig(config)) }]);
+  const next = withConfigText(text, renderConfig(config));
+  if (next !== text) writeFilesAtomically(dir, [{ path: "package.json", content: next }]);
 }
 
 /** `text` (a package.json) with the "mcp-gen" value replaced by `value`, in the file's indentation. */
