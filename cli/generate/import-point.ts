@@ -68,15 +68,20 @@ export function importPointUpToDate(outDir: string, text: string): boolean {
   return readRegularFile(join(outDir, IMPORT_POINT_FILE))?.toString("utf8") === text;
 }
 
-/** Writes the import point, never over a file mcp-gen did not write; false when it was up to date. */
-export function writeImportPoint(outDir: string, text: string): boolean {
+/** Refuses, before anything is generated, an import point mcp-gen did not write. */
+export function assertImportPointOurs(outDir: string): void {
   const existing = readRegularFile(join(outDir, IMPORT_POINT_FILE))?.toString("utf8");
-  if (existing === text) return false;
   if (existing !== undefined && !existing.startsWith(HEADER)) {
     throw new CliError(`${join(outDir, IMPORT_POINT_FILE)} was not written by mcp-gen; refusing to replace it`, {
-      hint: "move it away, or set another \"mcp-gen.out\" folder",
+      hint: 'move it away, or set another "mcp-gen.out" folder',
     });
   }
+}
+
+/** Writes the import point, never over a file mcp-gen did not write; false when it was up to date. */
+export function writeImportPoint(outDir: string, text: string): boolean {
+  if (readRegularFile(join(outDir, IMPORT_POINT_FILE))?.toString("utf8") === text) return false;
+  assertImportPointOurs(outDir);
   writeFilesAtomically(outDir, [{ path: IMPORT_POINT_FILE, content: text }]);
   return true;
 }

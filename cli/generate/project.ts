@@ -5,7 +5,7 @@ import { readProjectConfig, withRevision, writeProjectConfig, type ProjectConfig
 import { generateTypes, isPinnedOutputFresh, type TypesReport } from "./index.js";
 import { isUrl } from "./load.js";
 import { describeChanges, readManifest } from "./manifest.js";
-import { IMPORT_POINT_FILE, importPointUpToDate, readEras, renderImportPoint, writeImportPoint } from "./import-point.js";
+import { assertImportPointOurs, IMPORT_POINT_FILE, importPointUpToDate, readEras, renderImportPoint, writeImportPoint } from "./import-point.js";
 import { readLock, versionFolder, type Lock } from "./verify.js";
 
 /** What `mcp-gen types` did in a project: one report per revision, and the import point. */
@@ -48,6 +48,7 @@ export function legacyFolderOf(config: ProjectConfig, outDir: string, except?: s
 export async function regenerateProject(projectDir: string, config: ProjectConfig, check: boolean): Promise<ProjectReport> {
   const lock = readLock();
   const outDir = resolve(projectDir, config.out);
+  assertImportPointOurs(outDir);
   // Every schema is located before any folder is replaced, so a missing one changes nothing.
   const sources = new Map(config.revisions.map((revision) => [revision, schemaSource(revision, config, projectDir, lock)]));
   const missing = [...sources].find(([, location]) => !isUrl(location) && !existsSync(location));
@@ -92,6 +93,7 @@ function upToDate(outDir: string, revision: string, lock: Lock): TypesReport {
  */
 export async function addRevision(projectDir: string, config: ProjectConfig, schema: string, protocolVersion: string | undefined, check: boolean): Promise<ProjectReport> {
   const outDir = resolve(projectDir, config.out);
+  assertImportPointOurs(outDir);
   const report = await generateTypes({
     schema,
     protocolVersion,

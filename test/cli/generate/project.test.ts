@@ -177,3 +177,20 @@ test("in a project --protocol-version without --schema is one line, nothing writ
     temp.remove();
   }
 });
+
+test("an index.ts in the generated folder that mcp-gen did not write is refused in one line before anything is generated", SLOW, async () => {
+  const temp = tempFolder("mcp-gen-project-foreign-index");
+  try {
+    const app = project(temp.dir, { revisions: ["2025-11-25", "2026-07-28"] });
+    mkdirSync(join(app, "generated"));
+    writeFileSync(join(app, "generated", "index.ts"), "export const mine = 1;\n");
+    const run = await runMcpGen(["types"], app);
+    assert.equal(run.status, 1, explain(run));
+    assert.match(run.stderr, /^error: .*generated\/index\.ts was not written by mcp-gen; refusing to replace it \(move it away/);
+    assert.equal(run.stderr.trimEnd().split("\n").length, 1, explain(run));
+    assert.equal(readFileSync(join(app, "generated", "index.ts"), "utf8"), "export const mine = 1;\n");
+    assert.deepEqual(listFiles(join(app, "generated")), ["index.ts"], "no revision folder was written");
+  } finally {
+    temp.remove();
+  }
+});
