@@ -62,9 +62,12 @@ async function runTypes(args: TypesArgs): Promise<void> {
     const dir = process.cwd();
     const schema = args.schema;
     if (schema === undefined && args["protocol-version"] !== undefined) {
-      throw new CliError("--protocol-version names the revision of a --schema file", { hint: "pass --schema too, or drop it to regenerate every listed revision" });
+      throw new CliError("--protocol-version names the revision of a --schema file", {
+        hint: "pass --schema too, or drop it to regenerate every listed revision",
+      });
     }
-    const report = schema === undefined ? await regenerateProject(dir, project, args.check) : await addRevision(dir, project, schema, args["protocol-version"], args.check);
+    const report =
+      schema === undefined ? await regenerateProject(dir, project, args.check) : await addRevision(dir, project, schema, args["protocol-version"], args.check);
     return printProjectReport(report, args.check);
   }
   const { generateTypes } = await import("../generate/index.js");
@@ -83,7 +86,9 @@ function printProjectReport(project: ProjectReport, check: boolean): void {
   for (const report of project.reports) printReport(report, false);
   const { added } = project;
   if (added) {
-    process.stdout.write(`${added.listedBefore ? "replaced" : "added"} ${added.revision} ${added.listedBefore ? "in" : "to"} package.json "mcp-gen.revisions"\n`);
+    process.stdout.write(
+      `${added.listedBefore ? "replaced" : "added"} ${added.revision} ${added.listedBefore ? "in" : "to"} package.json "mcp-gen.revisions"\n`,
+    );
     if (added.comparedWith) {
       const lines = added.changes.map((change) => `  ${change}\n`).join("");
       process.stdout.write(lines ? `changes against ${added.comparedWith}:\n${lines}` : `no changes against ${added.comparedWith}\n`);

@@ -54,7 +54,9 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
   const missing = [...sources].find(([, location]) => !isUrl(location) && !existsSync(location));
   if (missing) {
     throw new CliError(`schema file not found for ${missing[0]}: ${missing[1]}`, {
-      hint: config.schemas[missing[0]] ? `fix "mcp-gen.schemas.${missing[0]}" in package.json` : "put it there, or unset MCP_SCHEMAS_DIR to download the pinned revision",
+      hint: config.schemas[missing[0]]
+        ? `fix "mcp-gen.schemas.${missing[0]}" in package.json`
+        : "put it there, or unset MCP_SCHEMAS_DIR to download the pinned revision",
     });
   }
   const reports: TypesReport[] = [];
@@ -91,7 +93,13 @@ function upToDate(outDir: string, revision: string, lock: Lock): TypesReport {
  * lists it in package.json (recording where an unpinned schema lives, relative to the
  * project), and rewrites the import point.
  */
-export async function addRevision(projectDir: string, config: ProjectConfig, schema: string, protocolVersion: string | undefined, check: boolean): Promise<ProjectReport> {
+export async function addRevision(
+  projectDir: string,
+  config: ProjectConfig,
+  schema: string,
+  protocolVersion: string | undefined,
+  check: boolean,
+): Promise<ProjectReport> {
   const outDir = resolve(projectDir, config.out);
   assertImportPointOurs(outDir);
   const report = await generateTypes({

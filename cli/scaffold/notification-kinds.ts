@@ -68,7 +68,9 @@ export function projectKinds(root: string): readonly NotificationKind[] {
   const config = readProjectConfig(root);
   if (!config) return PACKAGE_KINDS;
   const outDir = join(root, config.out);
-  const newest = readEras(config.revisions, outDir).filter((entry) => entry.era === "listen").at(-1);
+  const newest = readEras(config.revisions, outDir)
+    .filter((entry) => entry.era === "listen")
+    .at(-1);
   if (!newest) return PACKAGE_KINDS;
   const path = join(outDir, newest.folder, "capabilities.ts");
   return notificationKinds(parseSubscriptionKinds(readRegularFile(path)?.toString("utf8") ?? "", path));

@@ -57,7 +57,7 @@ export function parseProjectConfig(value: unknown, where = "package.json"): Proj
 
   const out = config.out ?? "generated";
   if (typeof out !== "string" || out === "" || isAbsolute(out) || normalize(out).split(/[\\/]/).includes("..")) {
-    bad("out", "must be a folder inside the project, such as \"generated\"", "give a relative path without ..");
+    bad("out", 'must be a folder inside the project, such as "generated"', "give a relative path without ..");
   }
   const revisions = config.revisions;
   if (!Array.isArray(revisions) || revisions.length === 0) bad("revisions", "must be a non-empty list", 'e.g. ["2025-11-25", "2026-07-28"]');
@@ -98,7 +98,7 @@ function byRevision(value: unknown, key: string, listed: readonly string[], bad:
   if (!isRecord(value)) bad(key, "must be an object keyed by revision", `e.g. { "${listed.at(-1)}": ... }`);
   const entries = value as Record<string, unknown>;
   const stray = Object.keys(entries).find((revision) => !listed.includes(revision));
-  if (stray !== undefined) bad(`${key}.${stray}`, "names a revision that \"revisions\" does not list", `add ${stray} to revisions or remove this entry`);
+  if (stray !== undefined) bad(`${key}.${stray}`, 'names a revision that "revisions" does not list', `add ${stray} to revisions or remove this entry`);
   return { ...entries };
 }
 

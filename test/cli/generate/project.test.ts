@@ -113,7 +113,8 @@ test("a listed revision whose schema nothing locates is one line saying how to a
     assert.throws(
       () => schemaSource("2031-01-01", config, app, readLock(), {}),
       (error: Error & { hint?: string }) =>
-        /^revision 2031-01-01 has no schema/.test(error.message) && error.hint === "add it with `mcp-gen types --schema <file or URL> --protocol-version 2031-01-01`",
+        /^revision 2031-01-01 has no schema/.test(error.message) &&
+        error.hint === "add it with `mcp-gen types --schema <file or URL> --protocol-version 2031-01-01`",
     );
   } finally {
     temp.remove();
@@ -156,7 +157,12 @@ test("--check of pinned revisions reads no schema: the lock's sha256 stands for 
     assert.equal(isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2607"), false, "another legacy binding");
     // Without $MCP_SCHEMAS_DIR the sources are the pinned URLs; nothing is downloaded for fresh output.
     const { MCP_SCHEMAS_DIR: _unset, ...env } = process.env;
-    const run = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(repoRoot, "cli", "main.ts"), "types", "--check"], { cwd: app, env, encoding: "utf8", timeout: 60_000 });
+    const run = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(repoRoot, "cli", "main.ts"), "types", "--check"], {
+      cwd: app,
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
     writeFileSync(join(app, "generated", "v2607", "methods.ts"), "// edited\n");
     assert.equal(isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511"), false, "an edited file");
@@ -171,7 +177,10 @@ test("in a project --protocol-version without --schema is one line, nothing writ
     const app = project(temp.dir, { revisions: ["2025-11-25", "2026-07-28"] });
     const run = await runMcpGen(["types", "--protocol-version", "2026-07-28"], app);
     assert.equal(run.status, 1, explain(run));
-    assert.equal(run.stderr, "error: --protocol-version names the revision of a --schema file (pass --schema too, or drop it to regenerate every listed revision)\n");
+    assert.equal(
+      run.stderr,
+      "error: --protocol-version names the revision of a --schema file (pass --schema too, or drop it to regenerate every listed revision)\n",
+    );
     assert.equal(existsSync(join(app, "generated")), false);
   } finally {
     temp.remove();

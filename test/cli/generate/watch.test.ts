@@ -47,7 +47,11 @@ function startWatch(cwd: string) {
         child.stdout.on("data", check);
         check();
       });
-      const outcome = await within(reached.then(() => "reached"), timeoutMs, "timed out");
+      const outcome = await within(
+        reached.then(() => "reached"),
+        timeoutMs,
+        "timed out",
+      );
       assert.equal(outcome, "reached", `waiting for ${times} x ${pattern}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
     },
   };
@@ -56,30 +60,34 @@ function startWatch(cwd: string) {
 const WATCHING = /^watching for changes \(Ctrl-C stops\)$/;
 const WROTE_NEXT = /^wrote .*generated\/v2701 from MCP 2027-01-26/;
 
-test("--watch regenerates once per change of a listed schema file, prints one line for a failure and keeps watching, and stops on SIGTERM", { timeout: 300_000 }, async () => {
-  const watch = startWatch(app);
-  try {
-    await watch.until(WATCHING, 1);
-    assert.equal(watch.count(WROTE_NEXT), 1, "the first run at start");
-    assert.match(watch.stdout, /^watching .*next\.json, .*templates\/runtime$/m);
+test(
+  "--watch regenerates once per change of a listed schema file, prints one line for a failure and keeps watching, and stops on SIGTERM",
+  { timeout: 300_000 },
+  async () => {
+    const watch = startWatch(app);
+    try {
+      await watch.until(WATCHING, 1);
+      assert.equal(watch.count(WROTE_NEXT), 1, "the first run at start");
+      assert.match(watch.stdout, /^watching .*next\.json, .*templates\/runtime$/m);
 
-    writeFileSync(join(app, "next.json"), futureSchemaText("Gadget"));
-    await watch.until(WATCHING, 2);
-    assert.equal(watch.count(WROTE_NEXT), 2, "one regeneration for the change");
-    assert.match(watch.stdout, /^changes against the previous output:\n {2}\+ type Gadget$/m);
+      writeFileSync(join(app, "next.json"), futureSchemaText("Gadget"));
+      await watch.until(WATCHING, 2);
+      assert.equal(watch.count(WROTE_NEXT), 2, "one regeneration for the change");
+      assert.match(watch.stdout, /^changes against the previous output:\n {2}\+ type Gadget$/m);
 
-    writeFileSync(join(app, "next.json"), "{ not json");
-    await watch.until(WATCHING, 3);
-    const failure = watch.stdout.split("\n").filter((line) => line.startsWith("error: "));
-    assert.equal(failure.length, 1, watch.stdout);
-    assert.match(failure[0]!, /next\.json is not valid JSON/);
-    assert.equal(watch.child.exitCode, null, "still watching after the failure");
+      writeFileSync(join(app, "next.json"), "{ not json");
+      await watch.until(WATCHING, 3);
+      const failure = watch.stdout.split("\n").filter((line) => line.startsWith("error: "));
+      assert.equal(failure.length, 1, watch.stdout);
+      assert.match(failure[0]!, /next\.json is not valid JSON/);
+      assert.equal(watch.child.exitCode, null, "still watching after the failure");
 
-    watch.child.kill("SIGTERM");
-    assert.equal(await within(watch.exited, 30_000, -1), 0, watch.stdout);
-    assert.match(watch.stdout, /^stopped watching$/m);
-    assert.equal(watch.count(WROTE_NEXT), 2, "nothing more after the failure");
-  } finally {
-    watch.child.kill("SIGKILL");
-  }
-});
+      watch.child.kill("SIGTERM");
+      assert.equal(await within(watch.exited, 30_000, -1), 0, watch.stdout);
+      assert.match(watch.stdout, /^stopped watching$/m);
+      assert.equal(watch.count(WROTE_NEXT), 2, "nothing more after the failure");
+    } finally {
+      watch.child.kill("SIGKILL");
+    }
+  },
+);

@@ -7,7 +7,13 @@ test("one table drives the flags, --yes and the usage: every option parses, defa
   for (const spec of CREATE_OPTIONS) {
     if (spec.key === "yes" || spec.key === "help") continue;
     const value =
-      spec.key === "handler" ? options.handler.pascal : spec.key === "dir" ? options.dir : spec.key === "revisions" ? options.revisions.join(",") : options[spec.key];
+      spec.key === "handler"
+        ? options.handler.pascal
+        : spec.key === "dir"
+          ? options.dir
+          : spec.key === "revisions"
+            ? options.revisions.join(",")
+            : options[spec.key];
     const expected = spec.kind === "switch" ? false : spec.key === "dir" ? `/work/${spec.default}` : spec.default;
     assert.equal(value, expected, `--yes gives ${spec.key} its default`);
     const flag = spec.kind === "text" && spec.positional ? `[${spec.flag}]` : `--${spec.flag}`;
@@ -63,6 +69,12 @@ test("the usage fits in 100 columns", () => {
 });
 
 test("--revisions is checked as package.json's list is: a bad or unpinned revision is one line naming it", () => {
-  assert.throws(() => resolveWithoutPrompts(parseCreateFlags(["--yes", "--revisions", "2026-07-28,latest"]), "/work"), /"mcp-gen\.revisions\[1\]" must be a revision name, not "latest"/);
-  assert.throws(() => resolveWithoutPrompts(parseCreateFlags(["--yes", "--revisions", "2025-11-25,2031-01-01"]), "/work"), /--revisions: 2031-01-01 is not a revision schemas\/lock\.json pins/);
+  assert.throws(
+    () => resolveWithoutPrompts(parseCreateFlags(["--yes", "--revisions", "2026-07-28,latest"]), "/work"),
+    /"mcp-gen\.revisions\[1\]" must be a revision name, not "latest"/,
+  );
+  assert.throws(
+    () => resolveWithoutPrompts(parseCreateFlags(["--yes", "--revisions", "2025-11-25,2031-01-01"]), "/work"),
+    /--revisions: 2031-01-01 is not a revision schemas\/lock\.json pins/,
+  );
 });

@@ -42,21 +42,34 @@ test("--revisions without an initialize-era revision is refused: the runtime wou
 
 test("--revisions naming a revision the lock does not pin is one line naming it", async () => {
   await assert.rejects(
-    planProject({ dir: "/nowhere/app", transport: "both", handler: validateName("ToolChanges", "handler"), pm: "npm", revisions: ["2025-11-25", "2031-01-01"] }),
+    planProject({
+      dir: "/nowhere/app",
+      transport: "both",
+      handler: validateName("ToolChanges", "handler"),
+      pm: "npm",
+      revisions: ["2025-11-25", "2031-01-01"],
+    }),
     /^CliError: --revisions: 2031-01-01 is not a revision schemas\/lock\.json pins$/m,
   );
 });
 
-test("--revisions naming a pinned revision this package does not ship generates it while planning, and the import point still takes the newest with a runtime", { timeout: 120_000 }, async () => {
-  process.env.MCP_SCHEMAS_DIR ??= schemasDir();
-  const revisions = ["2025-11-25", "draft-2026-06-07", "2026-07-28"];
-  const files = await planProject({ dir: "/nowhere/app", transport: "both", handler: validateName("ToolChanges", "handler"), pm: "npm", revisions });
-  assert.ok(files.some((file) => file.path === "generated/v2606-draft/capabilities.ts"), "the draft was generated");
-  const legacy = files.find((file) => file.path === "generated/v2606-draft/runtime/legacy/protocol.ts")!;
-  assert.match(legacy.content, /"\.\.\/\.\.\/\.\.\/v2511\/types\.js"/);
-  const index = files.find((file) => file.path === "generated/index.ts")!.content;
-  assert.match(index, /^export \* from "\.\/v2607\/runtime\/index\.js";$/m);
-  assert.match(index, /^export const SERVED_VERSIONS: readonly string\[\] = \["2026-07-28", "draft-2026-06-07"\];$/m);
-  const config = JSON.parse(files.find((file) => file.path === "package.json")!.content)["mcp-gen"];
-  assert.deepEqual(config.revisions, revisions);
-});
+test(
+  "--revisions naming a pinned revision this package does not ship generates it while planning, and the import point still takes the newest with a runtime",
+  { timeout: 120_000 },
+  async () => {
+    process.env.MCP_SCHEMAS_DIR ??= schemasDir();
+    const revisions = ["2025-11-25", "draft-2026-06-07", "2026-07-28"];
+    const files = await planProject({ dir: "/nowhere/app", transport: "both", handler: validateName("ToolChanges", "handler"), pm: "npm", revisions });
+    assert.ok(
+      files.some((file) => file.path === "generated/v2606-draft/capabilities.ts"),
+      "the draft was generated",
+    );
+    const legacy = files.find((file) => file.path === "generated/v2606-draft/runtime/legacy/protocol.ts")!;
+    assert.match(legacy.content, /"\.\.\/\.\.\/\.\.\/v2511\/types\.js"/);
+    const index = files.find((file) => file.path === "generated/index.ts")!.content;
+    assert.match(index, /^export \* from "\.\/v2607\/runtime\/index\.js";$/m);
+    assert.match(index, /^export const SERVED_VERSIONS: readonly string\[\] = \["2026-07-28", "draft-2026-06-07"\];$/m);
+    const config = JSON.parse(files.find((file) => file.path === "package.json")!.content)["mcp-gen"];
+    assert.deepEqual(config.revisions, revisions);
+  },
+);

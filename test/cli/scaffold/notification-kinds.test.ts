@@ -64,7 +64,13 @@ test("a kind the project's newest revision adds is a --notifications word with n
 test("a URI-list kind other than resource updates is left out: the handler template has no code for it", () => {
   const kinds = notificationKinds({
     ...SUBSCRIPTION_KINDS,
-    gadgetSubscriptions: { filterKey: "gadgetSubscriptions", handlerCapability: "gadgetsUpdated", notificationMethod: "notifications/gadgets/updated", value: "uris", serverCapability: null },
+    gadgetSubscriptions: {
+      filterKey: "gadgetSubscriptions",
+      handlerCapability: "gadgetsUpdated",
+      notificationMethod: "notifications/gadgets/updated",
+      value: "uris",
+      serverCapability: null,
+    },
   });
   assert.ok(!kinds.some((kind) => kind.filterKey === "gadgetSubscriptions"));
 });

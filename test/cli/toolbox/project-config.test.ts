@@ -34,9 +34,21 @@ describe("a bad config is one line naming the bad key", () => {
     ["a revision of the wrong shape", { revisions: ["2026-07-28", "latest"] }, /"mcp-gen\.revisions\[1\]" must be a revision name, not "latest"/],
     ["a repeated revision", { revisions: ["2026-07-28", "2026-07-28"] }, /"mcp-gen\.revisions\[1\]" repeats 2026-07-28/],
     ["an out outside the project", { out: "../elsewhere", revisions: ["2026-07-28"] }, /"mcp-gen\.out" must be a folder inside the project/],
-    ["extensions for an unlisted revision", { revisions: ["2026-07-28"], extensions: { "2025-11-25": ["tasks"] } }, /"mcp-gen\.extensions\.2025-11-25" names a revision that "revisions" does not list/],
-    ["extensions that are not a list of names", { revisions: ["2026-07-28"], extensions: { "2026-07-28": "tasks" } }, /"mcp-gen\.extensions\.2026-07-28" must be a list of extension names or paths/],
-    ["a schema location that is not a string", { revisions: ["2027-01-26"], schemas: { "2027-01-26": 1 } }, /"mcp-gen\.schemas\.2027-01-26" must be a schema path or URL/],
+    [
+      "extensions for an unlisted revision",
+      { revisions: ["2026-07-28"], extensions: { "2025-11-25": ["tasks"] } },
+      /"mcp-gen\.extensions\.2025-11-25" names a revision that "revisions" does not list/,
+    ],
+    [
+      "extensions that are not a list of names",
+      { revisions: ["2026-07-28"], extensions: { "2026-07-28": "tasks" } },
+      /"mcp-gen\.extensions\.2026-07-28" must be a list of extension names or paths/,
+    ],
+    [
+      "a schema location that is not a string",
+      { revisions: ["2027-01-26"], schemas: { "2027-01-26": 1 } },
+      /"mcp-gen\.schemas\.2027-01-26" must be a schema path or URL/,
+    ],
   ];
   for (const [name, value, message] of cases) {
     test(name, () => {
