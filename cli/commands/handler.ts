@@ -1,6 +1,7 @@
 import type { CommandModule } from "yargs";
 import { EVENT_SOURCES, type EventSourceChoice } from "../scaffold/event-source.js";
-import { generateHandler, NOTIFICATION_KINDS } from "../scaffold/handler.js";
+import { generateHandler } from "../scaffold/handler.js";
+import { PACKAGE_KINDS } from "../scaffold/notification-kinds.js";
 import { describeCommand } from "./index.js";
 import { runProjectEdit, withProjectEditOptions, type ProjectEditArgs } from "./project-edit.js";
 
@@ -21,7 +22,7 @@ const command: CommandModule<object, HandlerArgs> = {
           type: "string",
           array: true,
           default: ["tools"],
-          describe: `what it emits, comma-separated: ${Object.keys(NOTIFICATION_KINDS).join(", ")}`,
+          describe: `what it emits, comma-separated: ${PACKAGE_KINDS.map((kind) => kind.word).join(", ")}, or any other kind the project's newest revision has`,
         })
         .option("event-source", {
           type: "string",

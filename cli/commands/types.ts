@@ -3,19 +3,28 @@ import { parseArgs } from "node:util";
 import { CliError, printError } from "../errors.js";
 import { describeCommand } from "./index.js";
 import type { TypesOptions, TypesReport } from "../generate/index.js";
+import type { ProjectReport } from "../generate/project.js";
 
 interface TypesArgs {
   schema?: string;
-  out: string;
+  out?: string;
   check: boolean;
+  watch: boolean;
   "protocol-version"?: string;
 }
 
 /** The options of `types`, read by yargs and by the quick `--check` path alike. */
 const typesOptions = {
-  schema: { type: "string", describe: "schema.json path or http(s) URL (default: the pinned 2026-07-28 URL)" },
-  out: { type: "string", default: "generated", describe: "folder that receives v<yymm>/" },
-  check: { type: "boolean", default: false, describe: "write nothing; exit 1 listing stale files" },
+  schema: {
+    type: "string",
+    describe:
+      'schema.json path or http(s) URL; in a project (package.json "mcp-gen") it adds or replaces that revision in the list. ' +
+      "Without it a project regenerates every listed revision, each read from $MCP_SCHEMAS_DIR/<revision>/schema.json when that is set, " +
+      "else downloaded from the URL schemas/lock.json pins and checked against its sha256; outside a project the pinned 2026-07-28 URL",
+  },
+  out: { type: "string", describe: 'folder that receives v<yymm>/ (default: the project\'s "mcp-gen.out", else generated)' },
+  check: { type: "boolean", default: false, describe: "write nothing; exit 1 listing stale files (every listed revision in a project)" },
+  watch: { type: "boolean", default: false, describe: "regenerate whenever a listed local schema file or the runtime source changes; Ctrl-C stops" },
   "protocol-version": { type: "string", describe: "revision of a schema whose sha256 is not pinned" },
 } as const;
 
@@ -26,21 +35,68 @@ export const typesCommand: CommandModule<object, TypesArgs> = {
     yargs
       .options(typesOptions)
       .example("$0 types --schema ./schema.json", "write generated/v2607/ from a 2026-07-28 schema")
-      .example("$0 types --check --schema ./schema.json", "exit 1 if generated/ is out of date"),
+      .example("$0 types --check --schema ./schema.json", "exit 1 if generated/ is out of date")
+      .example("$0 types", "in a project: regenerate every revision package.json lists")
+      .example("$0 types --schema ./next.json --protocol-version 2027-01-26", "in a project: add that revision to the list"),
   handler: async (args) => {
-    await runTypes(toTypesOptions(args));
+    await runTypes(args);
   },
 };
 
 function toTypesOptions(args: TypesArgs): TypesOptions {
-  return { schema: args.schema, out: args.out, check: args.check, protocolVersion: args["protocol-version"] };
+  return { schema: args.schema, out: args.out ?? "generated", check: args.check, protocolVersion: args["protocol-version"] };
 }
 
 export default typesCommand;
 
-async function runTypes(options: TypesOptions): Promise<void> {
+/** A project (package.json "mcp-gen" whose out is this --out) works on its list; anything else on one revision. */
+async function runTypes(args: TypesArgs): Promise<void> {
+  const { projectFor } = await import("../generate/project.js");
+  const project = projectFor(process.cwd(), args.out);
+  if (args.watch) {
+    const { watchTypes, watchedPaths } = await import("../generate/watch.js");
+    return watchTypes({ paths: watchedPaths(process.cwd(), project, args.schema), run: () => runTypes({ ...args, watch: false }) });
+  }
+  if (project) {
+    const { addRevision, regenerateProject } = await import("../generate/project.js");
+    const dir = process.cwd();
+    const schema = args.schema;
+    if (schema === undefined && args["protocol-version"] !== undefined) {
+      throw new CliError("--protocol-version names the revision of a --schema file", {
+        hint: "pass --schema too, or drop it to regenerate every listed revision",
+      });
+    }
+    const report =
+      schema === undefined ? await regenerateProject(dir, project, args.check) : await addRevision(dir, project, schema, args["protocol-version"], args.check);
+    return printProjectReport(report, args.check);
+  }
   const { generateTypes } = await import("../generate/index.js");
-  printReport(await generateTypes(options), options.check === true);
+  printReport(await generateTypes(toTypesOptions(args)), args.check);
+}
+
+function printProjectReport(project: ProjectReport, check: boolean): void {
+  if (check) {
+    const stale = project.reports.filter((report) => report.stale.length > 0).map((report) => `${report.outDir}: ${report.stale.join(", ")}`);
+    if (project.importPoint === "stale") stale.push(project.importPointPath);
+    if (stale.length > 0) throw new CliError(`stale: ${stale.join("; ")}`, { hint: "regenerate with `mcp-gen types` and commit the result" });
+    for (const report of project.reports) printReport(report, true);
+    if (project.importPoint === "fresh") process.stdout.write(`${project.importPointPath} is up to date\n`);
+    return;
+  }
+  for (const report of project.reports) printReport(report, false);
+  const { added } = project;
+  if (added) {
+    process.stdout.write(
+      `${added.listedBefore ? "replaced" : "added"} ${added.revision} ${added.listedBefore ? "in" : "to"} package.json "mcp-gen.revisions"\n`,
+    );
+    if (added.comparedWith) {
+      const lines = added.changes.map((change) => `  ${change}\n`).join("");
+      process.stdout.write(lines ? `changes against ${added.comparedWith}:\n${lines}` : `no changes against ${added.comparedWith}\n`);
+    }
+  }
+  if (project.importPoint === "written") process.stdout.write(`wrote the import point ${project.importPointPath}\n`);
+  if (project.importPoint === "fresh") process.stdout.write(`the import point ${project.importPointPath} is up to date\n`);
+  if (project.importPoint === "none") process.stdout.write("no import point: no listed revision has a runtime\n");
 }
 
 function printReport(report: TypesReport, check: boolean): void {
@@ -74,7 +130,7 @@ export async function quickTypes(argv: readonly string[]): Promise<number | unde
   const args = parseTypesArgs(argv);
   if (!args) return undefined;
   try {
-    await runTypes(toTypesOptions(args));
+    await runTypes(args);
     return 0;
   } catch (error) {
     return printError(error);

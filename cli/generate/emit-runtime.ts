@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CliError } from "../errors.js";
 import { listFiles } from "../toolbox/files.js";
 
 /**
@@ -21,24 +22,34 @@ export * from "../methods.js";
 export * from "../capabilities.js";
 `;
 
-/** The legacy binding: the 2025-11-25 facts, generated into a sibling folder beside the revision's own. */
+/** The legacy binding: an initialize-era revision's facts, generated into a sibling folder beside the revision's own. */
 export const LEGACY_BINDING_FILE = "runtime/legacy/protocol.ts";
-const LEGACY_FOLDER = "v2511";
-const LEGACY_BINDING = `/** The facts of the legacy revision, generated into the sibling folder ${LEGACY_FOLDER}/ (see templates/runtime/legacy/protocol.ts). */
-export * from "../../../${LEGACY_FOLDER}/types.js";
-export * from "../../../${LEGACY_FOLDER}/methods.js";
-export * from "../../../${LEGACY_FOLDER}/capabilities.js";
+/** The sibling folder bound when nothing names another (a project binds the newest initialize-era revision it lists). */
+export const DEFAULT_LEGACY_FOLDER = "v2511";
+/** A runtime with nothing to bind: the project lists no initialize-era revision. */
+export function noLegacyRevision(revision: string): CliError {
+  return new CliError(`${revision} has a runtime, which serves initialize clients from an initialize-era revision, and the project lists none`, {
+    hint: 'add one to "mcp-gen.revisions" in package.json (or --revisions), e.g. 2025-11-25',
+  });
+}
+
+function legacyBinding(folder: string): string {
+  return `/** The facts of the legacy revision, generated into the sibling folder ${folder}/ (see templates/runtime/legacy/protocol.ts). */
+export * from "../../../${folder}/types.js";
+export * from "../../../${folder}/methods.js";
+export * from "../../../${folder}/capabilities.js";
 `;
-const BINDINGS: ReadonlyMap<string, string> = new Map([
-  [BINDING_FILE, BINDING],
-  [LEGACY_BINDING_FILE, LEGACY_BINDING],
-]);
+}
 
 /**
  * Every TypeScript source is emitted as the generated header plus its bytes (the sources are
  * kept formatted as emitted, so no formatter runs here), other files verbatim; the binding
  * modules are replaced.
  */
-export function emitRuntime(source: ReadonlyMap<string, string>, header: string): Map<string, string> {
-  return new Map([...source].map(([path, text]) => [path, BINDINGS.has(path) ? header + BINDINGS.get(path)! : path.endsWith(".ts") ? header + text : text]));
+export function emitRuntime(source: ReadonlyMap<string, string>, header: string, legacyFolder = DEFAULT_LEGACY_FOLDER): Map<string, string> {
+  const bindings = new Map([
+    [BINDING_FILE, BINDING],
+    [LEGACY_BINDING_FILE, legacyBinding(legacyFolder)],
+  ]);
+  return new Map([...source].map(([path, text]) => [path, bindings.has(path) ? header + bindings.get(path)! : path.endsWith(".ts") ? header + text : text]));
 }

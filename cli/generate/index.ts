@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { loadSchema } from "./load.js";
 import { checkRevisionName, defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaIdentity } from "./verify.js";
-import { readRuntimeSource } from "./emit-runtime.js";
+import { DEFAULT_LEGACY_FOLDER, noLegacyRevision, readRuntimeSource } from "./emit-runtime.js";
 import {
   describeChanges,
   generatorIdentity,
@@ -23,6 +23,14 @@ export interface TypesOptions {
   out: string;
   check?: boolean;
   protocolVersion?: string;
+  /** Extensions (names or paths) merged into this revision's schema, from `--extension` or the project config. */
+  extensions?: string[];
+  /**
+   * The sibling folder whose facts an emitted runtime serves `initialize` clients with
+   * (default v2511); null when the project lists no initialize-era revision, which makes a
+   * revision with a runtime an error.
+   */
+  legacyFolder?: string | null;
 }
 
 export interface TypesReport {
@@ -54,15 +62,17 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
   const identity = identifySchema(loaded, lock, requested);
   const outDir = join(options.out, versionFolder(identity.revision));
   const runtimeSource = readRuntimeSource(runtimeSourceDir);
+  const legacyFolder = options.legacyFolder === undefined ? DEFAULT_LEGACY_FOLDER : options.legacyFolder;
   const inputs = manifestInputs(identity, runtimeSource);
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
-  if (options.check && isFresh(outDir, inputs)) return report;
+  if (options.check && isFresh(outDir, inputs, legacyFolder ?? undefined)) return report;
 
   // Only now load the stages that make output, and through them the code-generation libraries.
   const { makeOutput } = await import("./make.js");
-  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource);
+  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, legacyFolder ?? undefined);
+  if (ir.withRuntime && legacyFolder === null) throw noLegacyRevision(identity.revision);
   const summary = summarize(ir);
-  files.set(MANIFEST_FILE, renderManifest(inputs, files, summary));
+  files.set(MANIFEST_FILE, renderManifest(ir.withRuntime ? { ...inputs, legacyFolder: legacyFolder! } : inputs, files, summary));
   const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.withRuntime };
   const { replaceFolder, staleFiles } = await import("./write.js");
   if (options.check) return { ...made, stale: staleFiles(outDir, files) };
@@ -70,6 +80,18 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
   const changes = describeChanges(readManifest(outDir)?.summary, summary);
   await replaceFolder(outDir, files);
   return { ...made, written: true, changes };
+}
+
+/**
+ * `--check` of a pinned revision without reading its schema: the lock's sha256 stands for the
+ * pinned bytes (a download is checked against it anyway), so fresh output needs no network.
+ */
+export function isPinnedOutputFresh(out: string, revision: string, legacyFolder: string | null): boolean {
+  const pin = readLock().revisions[revision];
+  if (!pin) return false;
+  const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
+  const inputs = manifestInputs(identity, readRuntimeSource(runtimeSourceDir));
+  return isFresh(join(out, versionFolder(revision)), inputs, legacyFolder ?? undefined);
 }
 
 /** What identifies an output: never the generator's own source text (see generatorIdentity). */

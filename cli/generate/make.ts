@@ -23,6 +23,7 @@ export async function makeOutput(
   identity: SchemaIdentity,
   lock: Lock,
   runtimeSource: ReadonlyMap<string, string>,
+  legacyFolder?: string,
 ): Promise<{ files: Map<string, string>; ir: SchemaIR }> {
   const ir = buildIR(normalizeSchema(loaded), identity);
   const header = generatedHeader(identity, lock);
@@ -33,6 +34,6 @@ export async function makeOutput(
     ["methods.ts", header + maps["methods.ts"]],
     ["capabilities.ts", header + maps["capabilities.ts"]],
   ];
-  if (ir.withRuntime) files.push(...emitRuntime(runtimeSource, header));
+  if (ir.withRuntime) files.push(...emitRuntime(runtimeSource, header, legacyFolder));
   return { files: new Map(sortedBy(files, ([path]) => path)), ir };
 }

@@ -12,12 +12,16 @@ import type { MapsIR, SchemaIR } from "./ir-model.js";
  * without loading the code-generation libraries.
  */
 export const MANIFEST_FILE = "mcp-gen.manifest.json";
+/** The file every output with a runtime has. */
+export const RUNTIME_ENTRY = "runtime/index.ts";
 
 export interface ManifestInputs {
   generator: string;
   revision: string;
   schemaSha256: string;
   runtimeSourceSha256: string;
+  /** The sibling folder an emitted runtime's legacy binding names (see emit-runtime.ts); only an output with a runtime has one. */
+  legacyFolder?: string;
 }
 
 /** What a regeneration compares against the previous output to report changes. */
@@ -96,10 +100,14 @@ export function readManifest(dir: string): Manifest | undefined {
   }
 }
 
-/** True when the output was made from these inputs and no file was changed since. */
-export function isFresh(dir: string, inputs: ManifestInputs): boolean {
+/**
+ * True when the output was made from these inputs and no file was changed since. The legacy
+ * folder counts only for an output with a runtime, the one file that names it.
+ */
+export function isFresh(dir: string, inputs: ManifestInputs, legacyFolder?: string): boolean {
   const manifest = readManifest(dir);
-  if (!manifest || JSON.stringify(manifest.inputs) !== JSON.stringify(inputs)) return false;
+  const expectedInputs = manifest && RUNTIME_ENTRY in manifest.outputs && legacyFolder !== undefined ? { ...inputs, legacyFolder } : inputs;
+  if (!manifest || JSON.stringify(manifest.inputs) !== JSON.stringify(expectedInputs)) return false;
   const expected = new Set([...Object.keys(manifest.outputs), MANIFEST_FILE]);
   const present = listFiles(dir);
   if (present.length !== expected.size || present.some((path) => !expected.has(path))) return false;

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { PROTOCOL_VERSION } from "../../generated/v2607/capabilities.js";
 import { CliError } from "../errors.js";
 import { EVENT_SOURCES, type EventSourceChoice } from "./event-source.js";
+import { DEFAULT_REVISIONS, projectConfigFor } from "./generated.js";
 import { validateName, type NameForms } from "./names.js";
 import { projectPackageName, type PackageManager, type TransportChoice } from "./project.js";
 
@@ -12,6 +12,8 @@ export interface CreateOptions {
   handler: NameForms;
   pm: PackageManager;
   eventSource: EventSourceChoice;
+  /** The protocol revisions the project lists, oldest first. */
+  revisions: string[];
   install: boolean;
   git: boolean;
   overwrite: boolean;
@@ -19,7 +21,7 @@ export interface CreateOptions {
 }
 
 /** What the command line said; `undefined` where a prompt (or --yes) has to decide. */
-export type CreateFlags = { [K in keyof CreateOptions]?: K extends "handler" ? string : CreateOptions[K] } & {
+export type CreateFlags = { [K in keyof CreateOptions]?: K extends "handler" | "revisions" ? string : CreateOptions[K] } & {
   yes: boolean;
   help: boolean;
 };
@@ -35,7 +37,7 @@ type Question = string | ((chosen: Partial<CreateFlags>) => string);
  * without a terminal it must come as a flag or from `--yes`; the others take their default.
  */
 export type OptionSpec = { key: FlagKey; flag: string; describe: string } & (
-  | { kind: "text"; positional?: true; argument: string; default: string; question: Question; check: (value: string, cwd: string) => unknown }
+  | { kind: "text"; positional?: true; argument: string; default: string; question?: Question; check: (value: string, cwd: string) => unknown }
   | { kind: "choice"; choices: readonly string[]; default: string; question?: Question }
   | { kind: "toggle"; default: boolean; question: Question }
   | { kind: "switch"; short?: string }
@@ -94,6 +96,15 @@ export const CREATE_OPTIONS: readonly OptionSpec[] = [
     describe: "what `npm start` publishes events through; redis shares them between server processes",
   },
   {
+    key: "revisions",
+    flag: "revisions",
+    kind: "text",
+    argument: "<rev,rev>",
+    default: DEFAULT_REVISIONS.join(","),
+    describe: "protocol revisions the project serves, comma-separated, from schemas/lock.json; the newest one with a runtime is the one it is built on",
+    check: (value) => projectConfigFor(revisionList(value), "generated"),
+  },
+  {
     key: "install",
     flag: "install",
     kind: "toggle",
@@ -138,7 +149,7 @@ function usage(): string {
     const words = wrap(`${spec.describe}${defaultText(spec)}`, USAGE_COLUMNS - 2 - width);
     return `  ${spelling(spec).padEnd(width)}${words.join(`\n${" ".repeat(width + 2)}`)}`;
   });
-  return `Usage: create-mcp-handler [dir] [options]\n\nCreates an MCP server project (protocol ${PROTOCOL_VERSION}) in dir.\n\nOptions:\n${lines.join("\n")}\n`;
+  return `Usage: create-mcp-handler [dir] [options]\n\nCreates an MCP server project in dir, serving protocol revisions ${DEFAULT_REVISIONS.join(" and ")}.\n\nOptions:\n${lines.join("\n")}\n`;
 }
 
 /** Parses argv strictly; flags that contradict or do not exist are one-line errors. */
@@ -203,10 +214,23 @@ export function resolveWithoutPrompts(flags: CreateFlags, cwd: string): CreateOp
 /** The options once every one has a value: each text checked, the folder made absolute. */
 export function completeOptions(chosen: Partial<Record<FlagKey, unknown>>, cwd: string): CreateOptions {
   for (const spec of CREATE_OPTIONS) if (spec.kind === "text") spec.check(chosen[spec.key] as string, cwd);
-  const options = { ...chosen, dir: resolve(cwd, chosen.dir as string), handler: validateName(chosen.handler as string, "handler") };
+  const options = {
+    ...chosen,
+    dir: resolve(cwd, chosen.dir as string),
+    handler: validateName(chosen.handler as string, "handler"),
+    revisions: projectConfigFor(revisionList(chosen.revisions as string), "generated").revisions,
+  };
   delete options.yes;
   delete options.help;
   return options as CreateOptions;
+}
+
+/** `--revisions 2025-11-25,2026-07-28` as a list. */
+function revisionList(value: string): string[] {
+  return value
+    .split(",")
+    .map((revision) => revision.trim())
+    .filter(Boolean);
 }
 
 /** `text` in lines of at most `columns` characters, broken between words. */

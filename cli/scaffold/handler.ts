@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { SUBSCRIPTION_KINDS, type SubscriptionFilterKey } from "../../generated/v2607/capabilities.js";
 import { CliError } from "../errors.js";
 import { packageRoot } from "../toolbox/package.js";
 import type { PlannedFile } from "../toolbox/write.js";
@@ -9,27 +8,7 @@ import { withEventSource, type EventSourceChoice } from "./event-source.js";
 import { validateName, type NameForms } from "./names.js";
 import { extendEventTopics, HANDLER_LIST_PATH, namesInScope, registerHandler } from "./register.js";
 import { renderTemplateTree } from "./render.js";
-
-/**
- * The notification kinds a handler can emit, by the word used on the command line. The
- * words are this command's vocabulary; what each kind means (the handler capability it
- * declares, the filter key a client asks with, its notification method) comes from the
- * generated map of the revision new projects use.
- */
-const KIND_WORDS = {
-  tools: "toolsListChanged",
-  prompts: "promptsListChanged",
-  resources: "resourcesListChanged",
-  "resource-updates": "resourceSubscriptions",
-} as const satisfies Record<string, SubscriptionFilterKey>;
-
-export const NOTIFICATION_KINDS = Object.fromEntries(
-  Object.entries(KIND_WORDS).map(([word, key]) => {
-    const { handlerCapability, filterKey, notificationMethod } = SUBSCRIPTION_KINDS[key];
-    return [word, { capability: handlerCapability, filterKey, method: notificationMethod }];
-  }),
-) as { readonly [W in keyof typeof KIND_WORDS]: { capability: string; filterKey: SubscriptionFilterKey; method: string } };
-export type NotificationKind = keyof typeof NOTIFICATION_KINDS;
+import { projectKinds, type NotificationKind } from "./notification-kinds.js";
 
 /** The class of a handler named `Audit` (or `AuditHandler`): `AuditHandler`. */
 export function handlerClassName(name: NameForms): string {
@@ -44,19 +23,21 @@ export interface HandlerOptions extends ApplyOptions {
   eventSource?: EventSourceChoice;
 }
 
-/** Checks --notifications words; an unknown one is an error listing the known ones. */
-export function parseNotifications(words: string[]): NotificationKind[] {
-  const kinds = words
+/**
+ * Checks --notifications words against the kinds the project's revision has (`known`); an
+ * unknown word is an error listing the known ones. No word means the first kind, tools.
+ */
+export function parseNotifications(words: string[], known: readonly NotificationKind[]): NotificationKind[] {
+  const asked = words
     .flatMap((word) => word.split(","))
     .map((word) => word.trim())
     .filter(Boolean);
-  const known = Object.keys(NOTIFICATION_KINDS);
-  const unknown = kinds.filter((kind) => !known.includes(kind));
+  const unknown = asked.filter((word) => !known.some((kind) => kind.word === word));
   if (unknown.length > 0) {
-    throw new CliError(`unknown notification kind ${unknown.join(", ")}`, { hint: `choose from ${known.join(", ")}`, exitCode: 2 });
+    throw new CliError(`unknown notification kind ${unknown.join(", ")}`, { hint: `choose from ${known.map((kind) => kind.word).join(", ")}`, exitCode: 2 });
   }
-  const chosen = known.filter((kind) => kinds.includes(kind)) as NotificationKind[];
-  return chosen.length > 0 ? chosen : ["tools"];
+  const chosen = [...new Set(asked)].map((word) => known.find((kind) => kind.word === word)!);
+  return chosen.length > 0 ? chosen : known.filter((kind) => kind.word === "tools");
 }
 
 /** A handler's new files, and the edits of existing ones that register it. */
@@ -86,11 +67,11 @@ export async function renderHandler(names: NameForms, kinds: readonly Notificati
     className: handlerClassName(names),
     names,
     topic: names.kebab,
-    kinds: kinds.map((kind) => ({ kind, ...NOTIFICATION_KINDS[kind] })),
-    listKinds: kinds.filter((kind) => kind !== "resource-updates").map((kind) => NOTIFICATION_KINDS[kind]),
-    updates: kinds.includes("resource-updates"),
+    kinds,
+    listKinds: kinds.filter((kind) => kind.value === "boolean"),
+    updates: kinds.some((kind) => kind.value === "uris"),
     // The first kind's filter, as the test's source text.
-    firstFilter: kinds[0] === "resource-updates" ? '{ resourceSubscriptions: ["app://watched"] }' : `{ ${NOTIFICATION_KINDS[kinds[0]!].filterKey}: true }`,
+    firstFilter: kinds[0]!.value === "uris" ? `{ ${kinds[0]!.filterKey}: ["app://watched"] }` : `{ ${kinds[0]!.filterKey}: true }`,
   };
   const files = await renderTemplateTree(join(packageRoot(), "templates", "handler"), view, { fileName: names.kebab });
   return [...files.filter((file) => file.path.startsWith("src/")), ...files.filter((file) => !file.path.startsWith("src/"))];
@@ -160,8 +141,8 @@ export async function refuseCollisions(names: NameForms, source: PlannedFile, ta
 /** `mcp-gen handler <Name>`: the handler, its test, and its registration in src/handlers/index.ts. */
 export async function generateHandler(options: HandlerOptions): Promise<ApplyResult> {
   const names = validateName(options.name, "handler");
-  const kinds = parseNotifications(options.notifications);
   const root = requireProject(options.project);
+  const kinds = parseNotifications(options.notifications, projectKinds(root));
   const read: ProjectReader = (path) => (existsSync(join(root, path)) ? readFileSync(join(root, path), "utf8") : undefined);
   const { created, edited } = await planHandler(read, names, kinds);
   if (options.eventSource === undefined) return applyFiles(root, created, edited, options);

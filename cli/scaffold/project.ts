@@ -8,11 +8,13 @@ import { packageRoot } from "../toolbox/package.js";
 import { sortedBy } from "../toolbox/sort.js";
 import type { PlannedFile } from "../toolbox/write.js";
 import { validateName, type NameForms } from "./names.js";
-import { handlerClassName, handlerLandings, refuseCollisions, renderHandler, type ProjectReader } from "./handler.js";
+import { handlerClassName, handlerLandings, parseNotifications, refuseCollisions, renderHandler, type ProjectReader } from "./handler.js";
+import { PACKAGE_KINDS } from "./notification-kinds.js";
 import { generatorDependencySpec, packageInfo } from "./package-root.js";
 import { renderPrimitive } from "./primitive.js";
 import { parsePromptArguments, promptView, resourceView, type PrimitiveKind, type PrimitiveView } from "./primitive-views.js";
 import { renderTemplateTree } from "./render.js";
+import { DEFAULT_REVISIONS, planGenerated, projectConfigFor } from "./generated.js";
 
 export type TransportChoice = "stdio" | "http" | "both";
 export type PackageManager = "npm" | "pnpm" | "yarn";
@@ -26,15 +28,12 @@ export interface ProjectOptions {
   pm: PackageManager;
   /** What `npm start` publishes events through; tests always use the in-process source. */
   eventSource?: EventSourceChoice;
+  /** The protocol revisions the project lists (package.json "mcp-gen"); default DEFAULT_REVISIONS. */
+  revisions?: readonly string[];
 }
 
 /** Handler names up to this length render already formatted by the project's prettier config. */
 export const PREFORMATTED_NAME_LENGTH = 24;
-
-/** The protocol revision a new project is generated for, and its folder in `generated/`. */
-export const PROJECT_REVISION = "v2607";
-/** The legacy revision the runtime binds beside it (runtime/legacy/protocol.ts), copied too. */
-const LEGACY_REVISION = "v2511";
 
 /**
  * Where a project keeps generated code: beside src/, not in it, so that src/mcp.ts is the
@@ -58,6 +57,7 @@ export function projectPackageName(dir: string): string {
 export async function planProject(options: ProjectOptions): Promise<PlannedFile[]> {
   const root = packageRoot();
   const generator = packageInfo(root);
+  const listed = projectConfigFor(options.revisions ?? DEFAULT_REVISIONS, GENERATED_FOLDER);
   const view = {
     packageName: projectPackageName(options.dir),
     transport: options.transport,
@@ -69,7 +69,8 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     generatorName: generator.name,
     generatorVersion: generator.version,
     generatorSpec: dependencySpecFor(options.pm, generatorDependencySpec(root)),
-    revision: PROJECT_REVISION,
+    revisions: listed.revisions,
+    revisionList: listed.revisions.join(", "),
     pm: options.pm,
     redis: options.eventSource === "redis",
     run: options.pm === "npm" ? "npm run" : options.pm,
@@ -84,11 +85,11 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   // and render formatted for any name up to PREFORMATTED_NAME_LENGTH (the handler's for its
   // `tools` kind; a test checks it), which spares loading prettier. Only a longer name can
   // move a line break.
-  const handler = await renderHandler(options.handler, ["tools"]);
+  const handler = await renderHandler(options.handler, parseNotifications(["tools"], PACKAGE_KINDS));
   const templated = [...rendered.filter((file) => isTemplated(file.path)), ...handler, ...(await renderSamples())];
   const formatted = options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
   const plain = rendered.filter((file) => !isTemplated(file.path));
-  const generated = [...generatedCopy(root, PROJECT_REVISION), ...generatedCopy(root, LEGACY_REVISION)];
+  const generated = await planGenerated(root, listed);
   const planned = new Map([...plain, ...formatted, ...generated].map((file) => [file.path, file]));
   await refuseProjectCollisions(root, options.handler, handler[0]!, (path) => planned.get(path)?.content);
   if (options.eventSource === "redis") {
@@ -149,16 +150,4 @@ function dependencySpecFor(pm: PackageManager, spec: string): string {
 const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts", "src/tools/toggle-greet.ts"]);
 function isTemplated(path: string): boolean {
   return TEMPLATED.has(path) || path.startsWith("src/handlers/") || path.startsWith("test/");
-}
-
-/** The package's own generated code for the revision, runtime included: no schema download. */
-function generatedCopy(root: string, revision: string): PlannedFile[] {
-  const source = join(root, "generated", revision);
-  const files = listFiles(source);
-  if (files.length === 0) {
-    throw new CliError(`this package has no generated/${revision}`, {
-      hint: "run `mcp-gen types` in the generator's checkout (or reinstall the package)",
-    });
-  }
-  return files.map((file) => ({ path: `${GENERATED_FOLDER}/${revision}/${file}`, content: readFileSync(join(source, file), "utf8") }));
 }

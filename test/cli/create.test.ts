@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, sy
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import { repoRoot, schemaPath } from "../support/schemas.js";
-import { explain, npmEnv, runCreate, runMcpGen, tempFolder, type Run } from "./scaffold/helpers.js";
+import { explain, npmEnv, runCreate, runMcpGen, schemasDir, tempFolder, type Run } from "./scaffold/helpers.js";
 
 let temp: ReturnType<typeof tempFolder>;
 beforeEach(() => (temp = tempFolder("create-mcp-handler")));
@@ -159,23 +159,26 @@ test("--help prints the usage, every prompt's flag included, and writes nothing"
   assert.deepEqual(readdirSync(temp.dir), []);
 });
 
-test("the project's generate script (mcp-gen types) rewrites the files generated/ was scaffolded with", SLOW, () => {
+test("the project's generate script (mcp-gen types) rewrites the files generated/ was scaffolded with, every listed revision and the import point", SLOW, () => {
   const run = runCreate(["app", "--yes", ...quick], temp.dir);
   assert.equal(run.status, 0, explain(run));
   const app = join(temp.dir, "app");
-  const generated = join(app, "generated", "v2607");
+  const generated = join(app, "generated");
   const before = snapshotOf(generated);
-  const script = JSON.parse(readFileSync(join(app, "package.json"), "utf8")).scripts.generate as string;
-  assert.equal(script, "mcp-gen types --out generated");
+  const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
+  assert.equal(manifest.scripts.generate, "mcp-gen types");
+  assert.deepEqual(manifest["mcp-gen"], { out: "generated", revisions: ["2025-11-25", "2026-07-28"] });
   rmSync(generated, { recursive: true });
-  // The script's own arguments, with the schema from disk instead of its pinned URL.
-  const regenerate = runMcpGen([...script.split(" ").slice(1), "--schema", schemaPath("2026-07-28")], app);
+  // The script's own arguments, each schema from $MCP_SCHEMAS_DIR instead of its pinned URL.
+  const regenerate = runMcpGen(manifest.scripts.generate.split(" ").slice(1), app, { MCP_SCHEMAS_DIR: schemasDir() });
   assert.equal(regenerate.status, 0, explain(regenerate));
   const after = snapshotOf(generated);
-  assert.deepEqual([...after.keys()], [...before.keys()], "the same files, in the folder the project imports from");
-  // The schema-derived files match exactly; the runtime follows templates/runtime, which
-  // the repository's own generation test keeps equal to the copy in generated/.
-  for (const file of ["types.ts", "methods.ts", "capabilities.ts"]) assert.equal(after.get(file), before.get(file), file);
+  assert.deepEqual([...after.keys()], [...before.keys()], "the same files, in the folders the project imports from");
+  // The schema-derived files and the import point match exactly; the runtime follows
+  // templates/runtime, which the repository's own generation test keeps equal to the copy.
+  for (const file of ["index.ts", ...["types.ts", "methods.ts", "capabilities.ts"].flatMap((name) => [`v2607/${name}`, `v2511/${name}`])]) {
+    assert.equal(after.get(file), before.get(file), file);
+  }
 });
 
 function snapshotOf(dir: string): Map<string, string> {

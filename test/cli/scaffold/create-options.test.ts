@@ -6,7 +6,14 @@ test("one table drives the flags, --yes and the usage: every option parses, defa
   const options = resolveWithoutPrompts(parseCreateFlags(["--yes"]), "/work");
   for (const spec of CREATE_OPTIONS) {
     if (spec.key === "yes" || spec.key === "help") continue;
-    const value = spec.key === "handler" ? options.handler.pascal : spec.key === "dir" ? options.dir : options[spec.key];
+    const value =
+      spec.key === "handler"
+        ? options.handler.pascal
+        : spec.key === "dir"
+          ? options.dir
+          : spec.key === "revisions"
+            ? options.revisions.join(",")
+            : options[spec.key];
     const expected = spec.kind === "switch" ? false : spec.key === "dir" ? `/work/${spec.default}` : spec.default;
     assert.equal(value, expected, `--yes gives ${spec.key} its default`);
     const flag = spec.kind === "text" && spec.positional ? `[${spec.flag}]` : `--${spec.flag}`;
@@ -22,6 +29,8 @@ test("one table drives the flags, --yes and the usage: every option parses, defa
     "yarn",
     "--event-source",
     "redis",
+    "--revisions",
+    "2026-07-28, 2025-11-25",
     "--no-install",
     "--git",
     "--overwrite",
@@ -29,7 +38,18 @@ test("one table drives the flags, --yes and the usage: every option parses, defa
   ]);
   assert.deepEqual(
     { ...resolveWithoutPrompts(given, "/work"), handler: "Audit" },
-    { dir: "/work/app", handler: "Audit", transport: "http", pm: "yarn", eventSource: "redis", install: false, git: true, overwrite: true, dryRun: true },
+    {
+      dir: "/work/app",
+      handler: "Audit",
+      transport: "http",
+      pm: "yarn",
+      eventSource: "redis",
+      revisions: ["2025-11-25", "2026-07-28"],
+      install: false,
+      git: true,
+      overwrite: true,
+      dryRun: true,
+    },
   );
 });
 
@@ -46,4 +66,15 @@ test("without --yes, exactly the options with a question are required", () => {
 
 test("the usage fits in 100 columns", () => {
   for (const line of USAGE.split("\n")) assert.ok(line.length <= 100, line);
+});
+
+test("--revisions is checked as package.json's list is: a bad or unpinned revision is one line naming it", () => {
+  assert.throws(
+    () => resolveWithoutPrompts(parseCreateFlags(["--yes", "--revisions", "2026-07-28,latest"]), "/work"),
+    /"mcp-gen\.revisions\[1\]" must be a revision name, not "latest"/,
+  );
+  assert.throws(
+    () => resolveWithoutPrompts(parseCreateFlags(["--yes", "--revisions", "2025-11-25,2031-01-01"]), "/work"),
+    /--revisions: 2031-01-01 is not a revision schemas\/lock\.json pins/,
+  );
 });

@@ -57,10 +57,10 @@ test("a name whose identifiers the project already holds is refused in one line,
   rmSync(join(app, "src", "handlers", "audit-log.ts"));
 });
 
-test("an unknown notification kind is refused, listing the known ones", SLOW, () => {
+test("an unknown notification kind is refused, listing the kinds the project's revision has", SLOW, () => {
   const run = runMcpGen(["handler", "Audit", "--notifications", "tools,logs"], app);
   assert.equal(run.status, 2, explain(run));
-  assert.match(run.stderr, /unknown notification kind logs \(choose from tools, prompts, resources, resource-updates\)/);
+  assert.match(run.stderr, /unknown notification kind logs \(choose from prompts, resource-updates, resources, tools\)/);
 });
 
 test("outside a project the generator refuses and says where to run it", SLOW, () => {

@@ -5,8 +5,8 @@
 import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { repoRoot } from "../../support/schemas.js";
+import { dirname, join } from "node:path";
+import { repoRoot, schemaPath } from "../../support/schemas.js";
 
 const tsx = import.meta.resolve("tsx");
 
@@ -45,13 +45,14 @@ export function runCreate(args: string[], cwd: string): Run {
   );
 }
 
-/** Runs `mcp-gen` from this checkout. */
-export function runMcpGen(args: string[], cwd: string): Run {
+/** Runs `mcp-gen` from this checkout (`env` added to this process's environment). */
+export function runMcpGen(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Run {
   return result(
     spawnSync(process.execPath, ["--import", tsx, join(repoRoot, "cli", "main.ts"), ...args], {
       cwd,
       encoding: "utf8",
       timeout: 60_000,
+      env: { ...process.env, ...env },
     }),
   );
 }
@@ -64,6 +65,11 @@ export function startMcpGen(args: string[], cwd: string, timeout = 240_000): Pro
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   return new Promise((resolve) => child.once("close", (status) => resolve({ status, stdout, stderr })));
+}
+
+/** `$MCP_SCHEMAS_DIR` for a child: the folder holding <revision>/schema.json for the pinned revisions. */
+export function schemasDir(): string {
+  return dirname(dirname(schemaPath("2026-07-28")));
 }
 
 /** Runs a command (npm, npx, tsc) in `cwd`; the output is kept for assertion messages. */

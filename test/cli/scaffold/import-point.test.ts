@@ -2,15 +2,18 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { validateName } from "../../../cli/scaffold/names.js";
 import { planProject, type TransportChoice } from "../../../cli/scaffold/project.js";
+import { schemasDir } from "./helpers.js";
 
-// The revision a project is generated for is named in one module, src/mcp.ts; everything
-// else imports the protocol from there. Generated code lives in generated/, beside src/.
-test("a new project names its protocol revision in src/mcp.ts only, of all files under src/ and test/", async () => {
+// The protocol reaches the application through one module, src/mcp.ts, which re-exports the
+// import point generated/index.ts; no file under src/ or test/ names a revision folder, so
+// adding a revision to the list moves the project with no hand edit.
+test("a new project names no revision folder under src/ and test/: src/mcp.ts re-exports generated/index.ts", async () => {
   for (const transport of ["stdio", "http", "both"] as TransportChoice[]) {
     for (const eventSource of ["memory", "redis"] as const) {
       const files = await planProject({ dir: "/nowhere/app", transport, handler: validateName("ToolChanges", "handler"), pm: "npm", eventSource });
-      const naming = files.filter((file) => /^(src|test)\//.test(file.path) && file.content.includes("v2607")).map((file) => file.path);
-      assert.deepEqual(naming, ["src/mcp.ts"], `transport ${transport}, event source ${eventSource}`);
+      const naming = files.filter((file) => /^(src|test)\//.test(file.path) && /(?<!\w)v\d{4}\b/.test(file.content)).map((file) => file.path);
+      assert.deepEqual(naming, [], `transport ${transport}, event source ${eventSource}`);
+      assert.match(files.find((file) => file.path === "src/mcp.ts")!.content, /^export \* from "\.\.\/generated\/index\.js";$/m);
       assert.ok(
         files.some((file) => file.path === "generated/v2607/runtime/index.ts"),
         "the generated runtime is in generated/",
@@ -19,3 +22,54 @@ test("a new project names its protocol revision in src/mcp.ts only, of all files
     }
   }
 });
+
+test("the import point is built on the newest listed revision with a runtime and serves every listed one", async () => {
+  const files = await planProject({ dir: "/nowhere/app", transport: "both", handler: validateName("ToolChanges", "handler"), pm: "npm" });
+  const index = files.find((file) => file.path === "generated/index.ts")!.content;
+  assert.match(index, /^export \* from "\.\/v2607\/runtime\/index\.js";$/m);
+  assert.match(index, /^export const SERVED_VERSIONS: readonly string\[\] = \["2026-07-28"\];$/m);
+  assert.match(index, /^export const LEGACY_VERSION: string \| undefined = "2025-11-25";$/m);
+  const config = JSON.parse(files.find((file) => file.path === "package.json")!.content)["mcp-gen"];
+  assert.deepEqual(config, { out: "generated", revisions: ["2025-11-25", "2026-07-28"] });
+});
+
+test("--revisions without an initialize-era revision is refused: the runtime would have no legacy facts to bind", async () => {
+  await assert.rejects(
+    planProject({ dir: "/nowhere/app", transport: "both", handler: validateName("ToolChanges", "handler"), pm: "npm", revisions: ["2026-07-28"] }),
+    /2026-07-28 has a runtime, which serves initialize clients from an initialize-era revision, and the project lists none/,
+  );
+});
+
+test("--revisions naming a revision the lock does not pin is one line naming it", async () => {
+  await assert.rejects(
+    planProject({
+      dir: "/nowhere/app",
+      transport: "both",
+      handler: validateName("ToolChanges", "handler"),
+      pm: "npm",
+      revisions: ["2025-11-25", "2031-01-01"],
+    }),
+    /^CliError: --revisions: 2031-01-01 is not a revision schemas\/lock\.json pins$/m,
+  );
+});
+
+test(
+  "--revisions naming a pinned revision this package does not ship generates it while planning, and the import point still takes the newest with a runtime",
+  { timeout: 120_000 },
+  async () => {
+    process.env.MCP_SCHEMAS_DIR ??= schemasDir();
+    const revisions = ["2025-11-25", "draft-2026-06-07", "2026-07-28"];
+    const files = await planProject({ dir: "/nowhere/app", transport: "both", handler: validateName("ToolChanges", "handler"), pm: "npm", revisions });
+    assert.ok(
+      files.some((file) => file.path === "generated/v2606-draft/capabilities.ts"),
+      "the draft was generated",
+    );
+    const legacy = files.find((file) => file.path === "generated/v2606-draft/runtime/legacy/protocol.ts")!;
+    assert.match(legacy.content, /"\.\.\/\.\.\/\.\.\/v2511\/types\.js"/);
+    const index = files.find((file) => file.path === "generated/index.ts")!.content;
+    assert.match(index, /^export \* from "\.\/v2607\/runtime\/index\.js";$/m);
+    assert.match(index, /^export const SERVED_VERSIONS: readonly string\[\] = \["2026-07-28", "draft-2026-06-07"\];$/m);
+    const config = JSON.parse(files.find((file) => file.path === "package.json")!.content)["mcp-gen"];
+    assert.deepEqual(config.revisions, revisions);
+  },
+);

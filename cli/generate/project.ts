@@ -1,0 +1,157 @@
+import { existsSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { CliError } from "../errors.js";
+import { readProjectConfig, withRevision, writeProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
+import { generateTypes, isPinnedOutputFresh, type TypesReport } from "./index.js";
+import { isUrl } from "./load.js";
+import { describeChanges, readManifest } from "./manifest.js";
+import { assertImportPointOurs, IMPORT_POINT_FILE, importPointUpToDate, readEras, renderImportPoint, writeImportPoint } from "./import-point.js";
+import { readLock, versionFolder, type Lock } from "./verify.js";
+
+/** What `mcp-gen types` did in a project: one report per revision, and the import point. */
+export interface ProjectReport {
+  reports: TypesReport[];
+  /** <out>/index.ts: written, up to date, stale (--check), or absent because no listed revision has a runtime. */
+  importPoint: "written" | "fresh" | "stale" | "none";
+  importPointPath: string;
+  /** Set when a --schema added a revision to (or replaced one in) the list. */
+  added?: { revision: string; listedBefore: boolean; comparedWith?: string; changes: string[] };
+}
+
+/**
+ * Where a listed revision's schema is read from: the location the config records for it (a
+ * revision the lock does not pin), else `$MCP_SCHEMAS_DIR/<revision>/schema.json` when that
+ * variable is set, else the lock's pinned URL (its bytes checked against the pinned sha256).
+ */
+export function schemaSource(revision: string, config: ProjectConfig, projectDir: string, lock: Lock, env = process.env): string {
+  const recorded = config.schemas[revision];
+  if (recorded !== undefined) return isUrl(recorded) ? recorded : resolve(projectDir, recorded);
+  if (env.MCP_SCHEMAS_DIR) return join(env.MCP_SCHEMAS_DIR, revision, "schema.json");
+  const pin = lock.revisions[revision];
+  if (pin) return pin.url;
+  throw new CliError(`revision ${revision} has no schema: schemas/lock.json does not pin it and "mcp-gen.schemas" does not name one`, {
+    hint: `add it with \`mcp-gen types --schema <file or URL> --protocol-version ${revision}\``,
+  });
+}
+
+/**
+ * The folder an emitted runtime binds for `initialize` clients: the newest listed revision
+ * whose generated output is initialize-era (it has `initialize` and no listen stream), or null.
+ */
+export function legacyFolderOf(config: ProjectConfig, outDir: string, except?: string): string | null {
+  const eras = readEras(config.revisions, outDir);
+  const legacy = eras.filter((entry) => entry.era === "initialize" && entry.revision !== except).at(-1);
+  return legacy ? versionFolder(legacy.revision) : null;
+}
+
+/** `mcp-gen types` (no --schema) in a project: each listed revision, oldest first, then the import point. */
+export async function regenerateProject(projectDir: string, config: ProjectConfig, check: boolean): Promise<ProjectReport> {
+  const lock = readLock();
+  const outDir = resolve(projectDir, config.out);
+  assertImportPointOurs(outDir);
+  // Every schema is located before any folder is replaced, so a missing one changes nothing.
+  const sources = new Map(config.revisions.map((revision) => [revision, schemaSource(revision, config, projectDir, lock)]));
+  const missing = [...sources].find(([, location]) => !isUrl(location) && !existsSync(location));
+  if (missing) {
+    throw new CliError(`schema file not found for ${missing[0]}: ${missing[1]}`, {
+      hint: config.schemas[missing[0]]
+        ? `fix "mcp-gen.schemas.${missing[0]}" in package.json`
+        : "put it there, or unset MCP_SCHEMAS_DIR to download the pinned revision",
+    });
+  }
+  const reports: TypesReport[] = [];
+  for (const revision of config.revisions) {
+    const legacyFolder = legacyFolderOf(config, outDir, revision);
+    const pinnedUrl = lock.revisions[revision]?.url === sources.get(revision);
+    // A pinned download would only confirm the sha256 the lock already holds.
+    if (check && pinnedUrl && !config.extensions[revision]?.length && isPinnedOutputFresh(outDir, revision, legacyFolder)) {
+      reports.push(upToDate(outDir, revision, lock));
+      continue;
+    }
+    reports.push(
+      await generateTypes({
+        schema: sources.get(revision)!,
+        protocolVersion: revision,
+        out: outDir,
+        check,
+        extensions: config.extensions[revision],
+        legacyFolder,
+      }),
+    );
+  }
+  return { reports, importPoint: finishImportPoint(config, outDir, check), importPointPath: join(outDir, IMPORT_POINT_FILE) };
+}
+
+/** The report of a pinned revision found up to date without reading its schema. */
+function upToDate(outDir: string, revision: string, lock: Lock): TypesReport {
+  const identity = { revision, sha256: lock.revisions[revision]!.sha256, pinned: true };
+  return { identity, outDir: join(outDir, versionFolder(revision)), stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
+}
+
+/**
+ * `mcp-gen types --schema <file|url>` in a project: generates that revision beside the others,
+ * lists it in package.json (recording where an unpinned schema lives, relative to the
+ * project), and rewrites the import point.
+ */
+export async function addRevision(
+  projectDir: string,
+  config: ProjectConfig,
+  schema: string,
+  protocolVersion: string | undefined,
+  check: boolean,
+): Promise<ProjectReport> {
+  const outDir = resolve(projectDir, config.out);
+  assertImportPointOurs(outDir);
+  const report = await generateTypes({
+    schema,
+    protocolVersion,
+    out: outDir,
+    check,
+    extensions: protocolVersion === undefined ? undefined : config.extensions[protocolVersion],
+    legacyFolder: legacyFolderOf(config, outDir, protocolVersion),
+  });
+  const { revision, pinned } = report.identity;
+  const listedBefore = config.revisions.includes(revision);
+  const added = { revision, listedBefore, ...changesAgainstNewest(config, outDir, report) };
+  const importPointPath = join(outDir, IMPORT_POINT_FILE);
+  if (check) return { reports: [report], importPoint: finishImportPoint(config, outDir, true), importPointPath, added };
+  const location = pinned ? undefined : isUrl(schema) ? schema : projectPath(projectDir, schema);
+  const next = withRevision(config, revision, location);
+  writeProjectConfig(projectDir, next);
+  return { reports: [report], importPoint: finishImportPoint(next, outDir, false), importPointPath, added };
+}
+
+/**
+ * What a revision new to the list brings, against the newest revision listed before it
+ * (a replaced revision's own change report is in its TypesReport).
+ */
+function changesAgainstNewest(config: ProjectConfig, outDir: string, report: TypesReport): { comparedWith?: string; changes: string[] } {
+  const { revision } = report.identity;
+  if (config.revisions.includes(revision) || !report.summary) return { changes: [] };
+  const previous = config.revisions.filter((listed) => listed !== revision).at(-1);
+  const summary = previous === undefined ? undefined : readManifest(join(outDir, versionFolder(previous)))?.summary;
+  return summary ? { comparedWith: previous, changes: describeChanges(summary, report.summary) } : { changes: [] };
+}
+
+/** A schema path as the config records it: relative to the project when inside it. */
+function projectPath(projectDir: string, path: string): string {
+  const absolute = resolve(path);
+  const inside = relative(projectDir, absolute);
+  return inside.startsWith("..") || isAbsolute(inside) ? absolute : inside.split("\\").join("/");
+}
+
+function finishImportPoint(config: ProjectConfig, outDir: string, check: boolean): ProjectReport["importPoint"] {
+  const text = renderImportPoint(readEras(config.revisions, outDir));
+  if (text === undefined) return "none";
+  if (check) return importPointUpToDate(outDir, text) ? "fresh" : "stale";
+  return writeImportPoint(outDir, text) ? "written" : "fresh";
+}
+
+/** The project config of the folder `mcp-gen types` runs in, when it applies to this `--out`. */
+export function projectFor(dir: string, out: string | undefined): ProjectConfig | undefined {
+  const config = readProjectConfig(dir);
+  if (!config || (out !== undefined && resolve(dir, out) !== resolve(dir, config.out))) return undefined;
+  return config;
+}
+
+export { IMPORT_POINT_FILE };

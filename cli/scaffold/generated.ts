@@ -1,0 +1,72 @@
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CliError } from "../errors.js";
+import { noLegacyRevision } from "../generate/emit-runtime.js";
+import { generateTypes } from "../generate/index.js";
+import { IMPORT_POINT_FILE, readEras, renderImportPoint } from "../generate/import-point.js";
+import { readManifest, RUNTIME_ENTRY } from "../generate/manifest.js";
+import { legacyFolderOf, schemaSource } from "../generate/project.js";
+import { readLock, versionFolder } from "../generate/verify.js";
+import { listFiles } from "../toolbox/files.js";
+import { parseProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
+import type { PlannedFile } from "../toolbox/write.js";
+
+/** What a new project serves unless `--revisions` says otherwise: both eras. */
+export const DEFAULT_REVISIONS: readonly string[] = ["2025-11-25", "2026-07-28"];
+
+/**
+ * A new project's config for `revisions`, checked as `mcp-gen types` checks package.json,
+ * with each revision one the lock pins (a project adds others later with `mcp-gen types`).
+ */
+export function projectConfigFor(revisions: readonly string[], out: string): ProjectConfig {
+  const config = parseProjectConfig({ out, revisions: [...revisions] }, "--revisions");
+  const lock = readLock();
+  const unpinned = config.revisions.find((revision) => !Object.hasOwn(lock.revisions, revision));
+  if (unpinned !== undefined) {
+    throw new CliError(`--revisions: ${unpinned} is not a revision schemas/lock.json pins`, {
+      hint: `choose from ${Object.keys(lock.revisions).join(", ")}; add others after creating with \`npx mcp-gen types --schema <file> --protocol-version <rev>\``,
+      exitCode: 2,
+    });
+  }
+  return config;
+}
+
+/**
+ * The generated folders of a new project and its import point. A revision this package ships
+ * under generated/ is copied when its runtime binds the same legacy revision the list gives;
+ * any other is generated here, from `$MCP_SCHEMAS_DIR` or the pinned URL, before anything
+ * of the project is written.
+ */
+export async function planGenerated(packageRoot: string, config: ProjectConfig): Promise<PlannedFile[]> {
+  const shipped = join(packageRoot, "generated");
+  const work = mkdtempSync(join(tmpdir(), "mcp-gen-create-"));
+  try {
+    const lock = readLock();
+    for (const revision of config.revisions) {
+      const folder = versionFolder(revision);
+      if (existsSync(join(shipped, folder))) cpSync(join(shipped, folder), join(work, folder), { recursive: true });
+    }
+    for (const revision of config.revisions) {
+      const folder = versionFolder(revision);
+      const legacyFolder = legacyFolderOf(config, work, revision);
+      const manifest = readManifest(join(work, folder));
+      const runtime = manifest !== undefined && RUNTIME_ENTRY in manifest.outputs;
+      if (manifest && (!runtime || manifest.inputs.legacyFolder === legacyFolder)) continue;
+      if (runtime && legacyFolder === null) throw noLegacyRevision(revision);
+      rmSync(join(work, folder), { recursive: true, force: true });
+      await generateTypes({ schema: schemaSource(revision, config, work, lock), protocolVersion: revision, out: work, legacyFolder });
+    }
+    const index = renderImportPoint(readEras(config.revisions, work));
+    if (index === undefined) {
+      throw new CliError(`--revisions ${config.revisions.join(",")} lists no revision with a runtime`, {
+        hint: `add ${DEFAULT_REVISIONS.at(-1)}`,
+        exitCode: 2,
+      });
+    }
+    const files = listFiles(work).map((path) => ({ path: `${config.out}/${path}`, content: readFileSync(join(work, path), "utf8") }));
+    return [...files, { path: `${config.out}/${IMPORT_POINT_FILE}`, content: index }];
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

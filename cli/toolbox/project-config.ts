@@ -1,0 +1,182 @@
+import { readFileSync } from "node:fs";
+import { isAbsolute, join, normalize } from "node:path";
+import { CliError } from "../errors.js";
+import { writeFilesAtomically } from "./write.js";
+
+/**
+ * A project's protocol revisions, kept under the "mcp-gen" key of its package.json:
+ *
+ *   "mcp-gen": { "out": "generated", "revisions": ["2025-11-25", "2026-07-28"],
+ *                "extensions": { "2026-07-28": ["tasks"] },
+ *                "schemas": { "2027-01-26": "schemas/2027-01-26.json" } }
+ *
+ * `revisions` are generated side by side under `out`; `extensions` are passed to the
+ * generator for that revision; `schemas` says where a revision the lock does not pin is read
+ * from (a path relative to the project, or an http(s) URL), and `mcp-gen types` records it
+ * when it adds such a revision.
+ */
+export interface ProjectConfig {
+  out: string;
+  revisions: string[];
+  extensions: Record<string, string[]>;
+  schemas: Record<string, string>;
+}
+
+export const CONFIG_KEY = "mcp-gen";
+const KNOWN_KEYS = ["out", "revisions", "extensions", "schemas"] as const;
+const REVISION_NAME = /^(?:draft-)?\d{4}-\d{2}-\d{2}$/;
+
+/** The project config in `dir`/package.json; undefined when the file or the key is absent. */
+export function readProjectConfig(dir: string): ProjectConfig | undefined {
+  const path = join(dir, "package.json");
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    throw new CliError(`${path} is not valid JSON`, { hint: "fix the file's syntax" });
+  }
+  if (!isRecord(manifest) || !(CONFIG_KEY in manifest)) return undefined;
+  return parseProjectConfig(manifest[CONFIG_KEY], path);
+}
+
+/** Checks a config value; the first problem is one line naming the key. */
+export function parseProjectConfig(value: unknown, where = "package.json"): ProjectConfig {
+  const bad = (key: string, problem: string, hint: string): never => {
+    throw new CliError(`${where}: "${key === "" ? CONFIG_KEY : `${CONFIG_KEY}.${key}`}" ${problem}`, { hint });
+  };
+  if (!isRecord(value)) bad("", "must be an object", `write "${CONFIG_KEY}": { "revisions": ["2025-11-25", "2026-07-28"] }`);
+  const config = value as Record<string, unknown>;
+  const unknown = Object.keys(config).find((key) => !(KNOWN_KEYS as readonly string[]).includes(key));
+  if (unknown !== undefined) bad(unknown, "is not a known key", `use ${KNOWN_KEYS.join(", ")}`);
+
+  const out = config.out ?? "generated";
+  if (typeof out !== "string" || out === "" || isAbsolute(out) || normalize(out).split(/[\\/]/).includes("..")) {
+    bad("out", 'must be a folder inside the project, such as "generated"', "give a relative path without ..");
+  }
+  const revisions = config.revisions;
+  if (!Array.isArray(revisions) || revisions.length === 0) bad("revisions", "must be a non-empty list", 'e.g. ["2025-11-25", "2026-07-28"]');
+  (revisions as unknown[]).forEach((revision, index) => {
+    if (typeof revision !== "string" || !REVISION_NAME.test(revision)) {
+      bad(`revisions[${index}]`, `must be a revision name, not ${JSON.stringify(revision)}`, "use the form 2026-07-28 or draft-2026-07-28");
+    }
+    if ((revisions as unknown[]).indexOf(revision) !== index) bad(`revisions[${index}]`, `repeats ${revision}`, "list each revision once");
+  });
+  const listed = revisions as string[];
+  const extensions = listsByRevision(config.extensions, "extensions", listed, bad);
+  const schemas = stringsByRevision(config.schemas, "schemas", listed, bad);
+  return { out: normalize(out as string), revisions: sortRevisions(listed), extensions, schemas };
+}
+
+type Bad = (key: string, problem: string, hint: string) => never;
+
+function listsByRevision(value: unknown, key: string, listed: readonly string[], bad: Bad): Record<string, string[]> {
+  const entries = byRevision(value, key, listed, bad);
+  for (const [revision, names] of Object.entries(entries)) {
+    if (!Array.isArray(names) || names.some((name) => typeof name !== "string" || name === "")) {
+      bad(`${key}.${revision}`, "must be a list of extension names or paths", 'e.g. ["tasks"]');
+    }
+  }
+  return entries as Record<string, string[]>;
+}
+
+function stringsByRevision(value: unknown, key: string, listed: readonly string[], bad: Bad): Record<string, string> {
+  const entries = byRevision(value, key, listed, bad);
+  for (const [revision, location] of Object.entries(entries)) {
+    if (typeof location !== "string" || location === "") bad(`${key}.${revision}`, "must be a schema path or URL", '"schemas/2027-01-26.json"');
+  }
+  return entries as Record<string, string>;
+}
+
+function byRevision(value: unknown, key: string, listed: readonly string[], bad: Bad): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (!isRecord(value)) bad(key, "must be an object keyed by revision", `e.g. { "${listed.at(-1)}": ... }`);
+  const entries = value as Record<string, unknown>;
+  const stray = Object.keys(entries).find((revision) => !listed.includes(revision));
+  if (stray !== undefined) bad(`${key}.${stray}`, 'names a revision that "revisions" does not list', `add ${stray} to revisions or remove this entry`);
+  return { ...entries };
+}
+
+/** Revisions oldest first, by the date in their names (a draft sorts at its date). */
+export function sortRevisions(revisions: Iterable<string>): string[] {
+  const date = (revision: string) => revision.replace(/^draft-/, "");
+  return [...revisions].sort((a, b) => (date(a) < date(b) ? -1 : date(a) > date(b) ? 1 : a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The config with `revision` listed (and its schema location recorded, or forgotten when pinned). */
+export function withRevision(config: ProjectConfig, revision: string, schemaLocation?: string): ProjectConfig {
+  const schemas = { ...config.schemas };
+  if (schemaLocation === undefined) delete schemas[revision];
+  else schemas[revision] = schemaLocation;
+  return { ...config, revisions: sortRevisions(new Set([...config.revisions, revision])), schemas };
+}
+
+/**
+ * Writes `config` under the "mcp-gen" key of `dir`/package.json. Only that value's text is
+ * replaced (or added at the end), so every other key keeps its order and layout.
+ */
+export function writeProjectConfig(dir: string, config: ProjectConfig): void {
+  const text = readFileSync(join(dir, "package.json"), "utf8");
+  const next = withConfigText(text, renderConfig(config));
+  if (next !== text) writeFilesAtomically(dir, [{ path: "package.json", content: next }]);
+}
+
+/** `text` (a package.json) with the "mcp-gen" value replaced by `value`, in the file's indentation. */
+export function withConfigText(text: string, value: Record<string, unknown>): string {
+  const indent = /^[ \t]+(?=")/m.exec(text)?.[0] ?? "  ";
+  const rendered = JSON.stringify(value, null, indent)
+    .replace(/\[\s+("[^"\n]*"(?:,\s+"[^"\n]*")*)\s+\]/g, (_all, items: string) => `[${items.split(/,\s+/).join(", ")}]`)
+    .split("\n")
+    .join(`\n${indent}`);
+  const span = topLevelValueSpan(text, CONFIG_KEY);
+  if (span) return text.slice(0, span.start) + rendered + text.slice(span.end);
+  const close = text.lastIndexOf("}");
+  const body = text.slice(0, close).trimEnd();
+  const comma = body.endsWith("{") ? "" : ",";
+  return `${body}${comma}\n${indent}${JSON.stringify(CONFIG_KEY)}: ${rendered}\n${text.slice(close)}`;
+}
+
+/** Where the value of a top-level `key` starts and ends in a JSON object's text. */
+function topLevelValueSpan(text: string, key: string): { start: number; end: number } | undefined {
+  let depth = 0;
+  let stringStart = -1;
+  let lastString = "";
+  let valueStart = -1;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (stringStart >= 0) {
+      if (char === "\\") i++;
+      else if (char === '"') {
+        lastString = text.slice(stringStart, i + 1);
+        stringStart = -1;
+      }
+      continue;
+    }
+    if (char === '"') stringStart = i;
+    else if (char === "{" || char === "[") depth++;
+    else if (char === "}" || char === "]" || char === ",") {
+      if (valueStart >= 0 && depth === 1 && char !== "]") return { start: valueStart, end: text.slice(0, i).trimEnd().length };
+      if (char !== ",") depth--;
+    } else if (char === ":" && depth === 1 && valueStart < 0 && JSON.parse(lastString) === key) {
+      valueStart = i + 1 + (text.slice(i + 1).length - text.slice(i + 1).trimStart().length);
+    }
+  }
+  return undefined;
+}
+
+/** The config as package.json holds it. */
+export function renderConfig(config: ProjectConfig): Record<string, unknown> {
+  const rendered: Record<string, unknown> = { out: config.out, revisions: config.revisions };
+  if (Object.keys(config.extensions).length > 0) rendered.extensions = config.extensions;
+  if (Object.keys(config.schemas).length > 0) rendered.schemas = config.schemas;
+  return rendered;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
