@@ -198,6 +198,11 @@ export class Connection implements StreamHost, EraConnection {
     if (inFlight.size === 0) this.#idle?.();
   }
 
+  /** See Transport.closeStream: a request handler asking its client to poll. */
+  closeStream(): boolean {
+    return this.transport.closeStream?.() ?? false;
+  }
+
   cancelRequest(id: RequestId): void {
     this.#inFlight?.get(id)?.abort();
   }

@@ -1,6 +1,7 @@
 /** The runtime's public surface (see ARCHITECTURE.md, "Runtime"). */
 export { createServer, Server } from "./server.js";
 export type { HandledMethod, HandlerResult, InputRequiredMethod, RequestHandler, ServerLimits, ServerOptions } from "./server.js";
+export type { LegacyOptions } from "./legacy/era.js";
 export type { RequestContext } from "./connection.js";
 export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
 export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";
