@@ -47,8 +47,16 @@ async function start(legacy: LegacyOptions = {}) {
     await release.promise;
     return { content: [{ type: "text", text: "answered after the poll" }] };
   });
+  const held = deferred();
+  const aborted: boolean[] = [];
+  server.addTool({ name: "log_then_wait", description: "logs, then answers once released", inputSchema: { type: "object" } }, async (_args, context) => {
+    context.sendLog({ level: "info", data: "started" });
+    await held.promise;
+    aborted.push(context.signal.aborted);
+    return { content: [{ type: "text", text: "answered after the client left" }] };
+  });
   const handle = await serveHttp(server);
-  return { events, server, handle, release, closed };
+  return { events, server, handle, release, closed, held, aborted };
 }
 
 describe("legacy SSE polling and resumption", () => {
@@ -119,6 +127,28 @@ describe("legacy SSE polling and resumption", () => {
         later.map((event) => JSON.parse(event.data).method),
         ["notifications/prompts/list_changed"],
       );
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("a client that drops a primed POST stream is not cancelling: the request runs on and its answer waits for the resume", async () => {
+    const { server, handle, release, held, aborted } = await start();
+    release.resolve();
+    try {
+      const session = await initialize(handle);
+      const call = await post(handle, { jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "log_then_wait", arguments: {} } }, session);
+      const reader = new SseReader(call);
+      assert.equal((await reader.next())?.data, "", "the stream is primed");
+      const log = await reader.next();
+      assert.match(log!.data, /notifications\/message/);
+      await reader.cancel(); // the client goes away mid-request
+      held.resolve();
+      // The resume may come before or after the answer: either way it carries the answer.
+      const events = (await new SseReader(await resume(handle, session, log!.id)).rest()).filter((event) => event.data !== "");
+      assert.equal(JSON.parse(events[0]!.data).id, 11);
+      assert.deepEqual(aborted, [false], "the handler was not cancelled");
     } finally {
       await handle.close();
       await server.close();

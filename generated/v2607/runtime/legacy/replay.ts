@@ -58,6 +58,8 @@ export class ReplayBuffer {
   readonly #droppedUpTo = new Map<number, number>();
   /** The highest seq of a stream whose entry above was itself forgotten: a resume from before it is not vouched for. */
   #forgottenUpTo = 0;
+  /** The highest stream number whose entry was forgotten: a newer stream's drops are all in the map. */
+  #forgottenStream = -1;
 
   constructor(limits: ReplayLimits) {
     this.#limits = limits;
@@ -102,7 +104,7 @@ export class ReplayBuffer {
 
   /** The kept events of `cursor.stream` after `cursor.seq`, oldest first; undefined when some of them were already dropped. */
   after(cursor: EventCursor): ReplayEvent[] | undefined {
-    const dropped = this.#droppedUpTo.get(cursor.stream) ?? this.#forgottenUpTo;
+    const dropped = this.#droppedUpTo.get(cursor.stream) ?? (cursor.stream <= this.#forgottenStream ? this.#forgottenUpTo : 0);
     if (dropped > cursor.seq) return undefined;
     const missed: ReplayEvent[] = [];
     for (let index = this.#head; index < this.#events.length; index++) {
@@ -119,6 +121,7 @@ export class ReplayBuffer {
     this.#bytes = 0;
     this.#droppedUpTo.clear();
     this.#forgottenUpTo = 0;
+    this.#forgottenStream = -1;
   }
 
   #dropOldest(): void {
@@ -140,5 +143,6 @@ export class ReplayBuffer {
     const [forgotten, upTo] = this.#droppedUpTo.entries().next().value!;
     this.#droppedUpTo.delete(forgotten);
     this.#forgottenUpTo = Math.max(this.#forgottenUpTo, upTo);
+    this.#forgottenStream = Math.max(this.#forgottenStream, forgotten);
   }
 }
