@@ -3,7 +3,9 @@
  * (`runtime`), the official SDK v2 server (`sdk`) and a bare node:http reference (`bare`),
  * each in its own fresh process per round (servers.ts), with the same load (this process):
  * - round trip: one session, `tools/call` one at a time (after a warm-up), POST sent to
- *   answer read; every answer is checked, so a fast wrong one cannot count;
+ *   answer read; every answer is checked, so a fast wrong one cannot count; also the
+ *   server's CPU time per call (user + system, from the server process), which a shared
+ *   machine's scheduling disturbs less than wall time;
  * - fan-out: `--sessions` sessions (initialize, initialized, GET stream each), then one
  *   list change announced to all of them, timed from the command to the last GET stream
  *   receiving its `notifications/tools/list_changed`; repeated `--fanouts` times.
@@ -88,10 +90,13 @@ async function openSession(port: number): Promise<string> {
   return id;
 }
 
-async function roundTrips(port: number): Promise<number[]> {
+async function roundTrips(server: Server): Promise<{ samples: number[]; cpuPerCall: number }> {
+  const { port } = server;
   const session = await openSession(port);
   const samples: number[] = [];
+  let cpuBefore = 0;
   for (let i = -WARM_UP_CALLS; i < CALLS; i++) {
+    if (i === 0) cpuBefore = await server.cpu();
     const started = performance.now();
     const answer = await post(port, { jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name: TOOL_NAME, arguments: ARGUMENTS } }, session);
     const elapsed = performance.now() - started;
@@ -99,7 +104,7 @@ async function roundTrips(port: number): Promise<number[]> {
     if (result?.structuredContent?.city !== "Oslo" || result.isError === true) throw new Error(`unexpected answer: ${answer.text.slice(0, 300)}`);
     if (i >= 0) samples.push(elapsed);
   }
-  return samples;
+  return { samples, cpuPerCall: ((await server.cpu()) - cpuBefore) / CALLS / 1000 };
 }
 
 /** List changes received on every GET stream of this process, and waiters for a total. */
@@ -182,6 +187,8 @@ interface Server {
   readonly child: ChildProcess;
   readonly port: number;
   fire(): void;
+  /** The server process's CPU time so far, in µs. */
+  cpu(): Promise<number>;
 }
 
 async function startServer(kind: Kind): Promise<Server> {
@@ -193,7 +200,17 @@ async function startServer(kind: Kind): Promise<Server> {
     child.once("message", (message: { port: number }) => resolve(message.port));
     child.once("exit", (code) => reject(new Error(`${kind} server exited with ${code}`)));
   });
-  return { kind, child, port, fire: () => child.send({ fire: true }) };
+  const cpu = () =>
+    new Promise<number>((resolve) => {
+      const onMessage = (message: { cpuMicros?: number }) => {
+        if (message.cpuMicros === undefined) return;
+        child.off("message", onMessage);
+        resolve(message.cpuMicros);
+      };
+      child.on("message", onMessage);
+      child.send({ cpu: true });
+    });
+  return { kind, child, port, fire: () => child.send({ fire: true }), cpu };
 }
 
 function median(values: readonly number[]): number {
@@ -202,7 +219,7 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-type Results = Record<Kind, { roundTrip: number[]; fanOut: number[] }>;
+type Results = Record<Kind, { roundTrip: number[]; cpuPerCall: number[]; fanOut: number[] }>;
 
 function report(results: Results, loadBefore: number[]): void {
   const line = (label: string, pick: (kind: Kind) => number[], digits: number) => {
@@ -219,17 +236,20 @@ function report(results: Results, loadBefore: number[]): void {
   console.log(`legacy HTTP bench: ${ROUNDS} rounds, ${CALLS} calls and ${FANOUTS} fan-outs to ${SESSIONS} sessions per round`);
   console.log(`load average before: ${load(loadBefore)}; after: ${load(loadavg())}`);
   line("tools/call round trip", (kind) => results[kind].roundTrip, 3);
+  line("server CPU per tools/call (one value per round)", (kind) => results[kind].cpuPerCall, 3);
   line(`list-changed fan-out to ${SESSIONS} GET streams`, (kind) => results[kind].fanOut, 1);
 }
 
 async function main(): Promise<void> {
   const loadBefore = loadavg();
-  const results = Object.fromEntries(KINDS.map((kind) => [kind, { roundTrip: [], fanOut: [] }])) as unknown as Results;
+  const results = Object.fromEntries(KINDS.map((kind) => [kind, { roundTrip: [], cpuPerCall: [], fanOut: [] }])) as unknown as Results;
   for (let round = 1; round <= ROUNDS; round++) {
     for (const kind of KINDS) {
       const server = await startServer(kind);
       try {
-        results[kind].roundTrip.push(...(await roundTrips(server.port)));
+        const { samples, cpuPerCall } = await roundTrips(server);
+        results[kind].roundTrip.push(...samples);
+        results[kind].cpuPerCall.push(cpuPerCall);
         results[kind].fanOut.push(...(await fanOuts(server)));
       } finally {
         server.child.kill();

@@ -11,7 +11,7 @@
  *   fromJsonSchema, behind the node:http adapter the other benches use;
  * - `bare`: node:http keeping a map of sessions and writing one pre-serialised frame to
  *   each GET stream; no validation (the floor).
- * Reports its port over IPC.
+ * Reports its port over IPC, and on `{ cpu }` the CPU time it has used.
  */
 import { randomUUID } from "node:crypto";
 import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -123,10 +123,14 @@ function listen(server: ReturnType<typeof createNodeServer>): Promise<number> {
 
 const starters: Record<Kind, () => Promise<Started>> = { runtime: startRuntime, sdk: startSdk, bare: startBare };
 const { port, fire } = await starters[process.argv[2] as Kind]();
-process.on("message", (command: { fire?: boolean }) => {
+process.on("message", (command: { fire?: boolean; cpu?: boolean }) => {
   if (command.fire) {
     fire();
     process.send!({ fired: true });
+  }
+  if (command.cpu) {
+    const { user, system } = process.cpuUsage();
+    process.send!({ cpuMicros: user + system });
   }
 });
 process.send!({ port });
