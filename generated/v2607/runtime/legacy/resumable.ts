@@ -19,7 +19,7 @@ import { SseWriter, type SseOptions } from "../transports/http-sse.js";
 import type { LegacyEra } from "./era.js";
 import type { LegacyHttpExchange } from "./http.js";
 import type { LegacySession, SessionOutput } from "./session.js";
-import { parseEventId, ReplayBuffer, STANDALONE_STREAM, type ReplayEvent } from "./replay.js";
+import { eventId, parseEventId, ReplayBuffer, STANDALONE_STREAM, type ReplayEvent } from "./replay.js";
 
 /** The resumption limits a session's streams follow (from `LegacyOptions`). */
 export interface ResumeOptions {
@@ -64,7 +64,7 @@ export class ResumableStream {
     this.#writer = writer;
     const { buffer, options } = this.streams;
     writer.write(`id: ${buffer.mark(this.number)}\nretry: ${options.retryMs}\ndata: \n\n`);
-    for (const event of missed) writer.write(messageFrame(`${event.stream}-${event.seq}`, event.json));
+    for (const event of missed) writer.write(messageFrame(eventId(event.stream, event.seq), event.json));
     res.once("close", () => {
       writer.destroy();
       if (this.#writer === writer) this.#detach();
@@ -108,6 +108,7 @@ export class ResumableStream {
   #end(): void {
     if (this.#finished) return;
     this.#finished = true;
+    clearTimeout(this.#pollTimer);
     this.streams.posts.delete(this.number);
     this.onEnd();
   }
