@@ -9,7 +9,12 @@ export async function serveFetch(fetchHandler: (request: Request) => Promise<Res
   res.once("close", () => abort.abort());
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string") headers.set(name, value);
-  const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body: Buffer.concat(chunks), signal: abort.signal });
+  const request = new Request(`http://${req.headers.host}${req.url}`, {
+    method: req.method,
+    headers,
+    body: req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks),
+    signal: abort.signal,
+  });
   const response = await fetchHandler(request);
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (response.body === null) return void res.end();

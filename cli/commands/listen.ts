@@ -13,6 +13,7 @@ interface ListenArgs {
   resources?: boolean;
   resource?: string[];
   count?: number;
+  legacy?: boolean;
   "--"?: Array<string | number>;
 }
 
@@ -26,7 +27,10 @@ const command: CommandModule<object, ListenArgs> = {
           "Calls server/discover and prints what the server advertises, opens a subscriptions/listen\n" +
           "stream, prints the acknowledgement (flagging anything not honored), each notification as it\n" +
           "arrives, and how the stream ended. Without a filter option it asks for every list-changed\n" +
-          "notification the server advertises. Ctrl-C closes the stream.",
+          "notification the server advertises. Ctrl-C closes the stream.\n\n" +
+          "A server that does not speak 2026-07-28 (or with --legacy) gets a 2025-11-25 session:\n" +
+          "initialize, resources/subscribe for each --resource, then its notifications (over HTTP\n" +
+          "on the session's GET stream); the session is ended on exit.",
       )
       .parserConfiguration({ "populate--": true })
       .option("url", { type: "string", describe: "the server's Streamable HTTP endpoint" })
@@ -36,6 +40,7 @@ const command: CommandModule<object, ListenArgs> = {
       .option("resources", { type: "boolean", describe: "ask for notifications/resources/list_changed" })
       .option("resource", { type: "string", array: true, describe: "ask for notifications/resources/updated of this URI (repeatable)" })
       .option("count", { type: "number", describe: "close the stream after this many notifications" })
+      .option("legacy", { type: "boolean", describe: "open a 2025-11-25 session (initialize) without trying server/discover" })
       .example("$0 listen --url http://127.0.0.1:3000/mcp --tools --resource file:///x", "watch tools and one resource over HTTP")
       .example("$0 listen -- node dist/server.js", "spawn a stdio server and watch everything it advertises"),
   handler: async (args) => {
@@ -44,7 +49,7 @@ const command: CommandModule<object, ListenArgs> = {
     const onSigint = () => abort.abort();
     process.once("SIGINT", onSigint);
     try {
-      await listen({ target, filter: filterOf(args), maxNotifications: countOf(args.count), signal: abort.signal }, (event) =>
+      await listen({ target, filter: filterOf(args), maxNotifications: countOf(args.count), signal: abort.signal, legacy: args.legacy }, (event) =>
         process.stdout.write(`${formatEvent(event)}\n`),
       );
     } finally {

@@ -9,6 +9,8 @@ export function formatEvent(event: ListenEvent): string {
   switch (event.kind) {
     case "discovered":
       return formatDiscovered(event.discovered);
+    case "legacy":
+      return `no 2026-07-28 here (${event.reason}): opening a 2025-11-25 session (initialize, then its notification stream)`;
     case "listening":
       return `listening for: ${formatFilter(event.filter)}${event.defaulted ? " (everything the server advertises)" : ""}`;
     case "ack": {

@@ -2,16 +2,18 @@
  * `mcp-gen listen`: watch a server live. Connects over HTTP or stdio, asks
  * `server/discover` what the server advertises, opens one `subscriptions/listen` stream
  * with the requested filter, and reports the ack (with anything not honored), every
- * notification as it arrives, and how the stream ended. Events go to a callback as data;
- * `format.ts` turns them into lines.
+ * notification as it arrives, and how the stream ended. A server that does not speak
+ * 2026-07-28 (or `legacy: true`) gets a 2025-11-25 session instead (legacy.ts). Events go
+ * to a callback as data; `format.ts` turns them into lines.
  */
 import { META_KEYS, SUBSCRIPTION_KINDS, type SubscriptionFilterKey } from "../../generated/v2607/capabilities.js";
 import type { SubscriptionFilter } from "../../generated/v2607/types.js";
 import type { JsonRpcNotification, JsonRpcResponse } from "../../generated/v2607/runtime/jsonrpc.js";
 import type { Transport } from "../../generated/v2607/runtime/transport.js";
-import { HttpClientTransport } from "../../generated/v2607/runtime/transports/http-client.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, HttpClientTransport } from "../../generated/v2607/runtime/transports/http-client.js";
 import { StdioClientTransport } from "../../generated/v2607/runtime/transports/stdio.js";
 import { CliError } from "../errors.js";
+import { httpLink, listenLegacy, stdioLink } from "./legacy.js";
 import { RpcClient, type RequestOutcome } from "./rpc.js";
 
 export type ListenTarget =
@@ -25,6 +27,10 @@ export interface ListenOptions {
   readonly maxNotifications?: number;
   /** Stop (close the stream) when this signal aborts, e.g. on Ctrl-C. */
   readonly signal?: AbortSignal;
+  /** Open a 2025-11-25 session (initialize, then the GET stream) without asking server/discover first. */
+  readonly legacy?: boolean;
+  /** The largest answer or event accepted from the server. Default 16 MiB. */
+  readonly maxMessageBytes?: number;
 }
 
 export interface Discovered {
@@ -35,6 +41,7 @@ export interface Discovered {
 
 export type ListenEvent =
   | { readonly kind: "discovered"; readonly discovered: Discovered }
+  | { readonly kind: "legacy"; readonly reason: string }
   | { readonly kind: "listening"; readonly filter: SubscriptionFilter; readonly defaulted: boolean }
   | { readonly kind: "ack"; readonly honored: SubscriptionFilter; readonly notHonored: readonly string[] }
   | { readonly kind: "notification"; readonly notification: JsonRpcNotification }
@@ -42,16 +49,38 @@ export type ListenEvent =
 
 /** Runs one listen session; resolves when the stream ended as expected, throws CliError otherwise. */
 export async function listen(options: ListenOptions, onEvent: (event: ListenEvent) => void): Promise<void> {
-  const transport = makeTransport(options.target);
-  const where = "url" in options.target ? options.target.url : [options.target.command, ...options.target.args].join(" ");
+  const { target } = options;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  if (options.legacy && "url" in target) {
+    onEvent({ kind: "legacy", reason: "asked for with --legacy" });
+    return listenLegacy(httpLink(target.url, target.headers, maxMessageBytes), options, onEvent);
+  }
+  const transport = makeTransport(target, maxMessageBytes);
+  const where = "url" in target ? target.url : [target.command, ...target.args].join(" ");
   try {
     await transport.connect();
   } catch (error) {
     throw new CliError(`could not start the server \`${where}\`: ${messageOf(error)}`, { hint: "check the command after --" });
   }
+  if (options.legacy) {
+    onEvent({ kind: "legacy", reason: "asked for with --legacy" });
+    return listenLegacy(stdioLink(transport, where), options, onEvent);
+  }
   const rpc = new RpcClient(transport);
+  let handedOver = false;
   try {
-    const discovered = parseDiscover(await rpc.request("server/discover"), where);
+    const outcome = await rpc.request("server/discover");
+    const notModern = legacyHint(outcome);
+    if (notModern !== undefined) {
+      onEvent({ kind: "legacy", reason: notModern });
+      if ("url" in target) {
+        await transport.close().catch(() => {});
+        return await listenLegacy(httpLink(target.url, target.headers, maxMessageBytes), options, onEvent);
+      }
+      handedOver = true; // the legacy session closes the transport
+      return await listenLegacy(stdioLink(transport, where), options, onEvent);
+    }
+    const discovered = parseDiscover(outcome, where);
     onEvent({ kind: "discovered", discovered });
     const defaulted = options.filter === undefined;
     const filter = options.filter ?? advertisedFilter(discovered.capabilities);
@@ -63,13 +92,28 @@ export async function listen(options: ListenOptions, onEvent: (event: ListenEven
     onEvent({ kind: "listening", filter, defaulted });
     await streamUntilEnd(rpc, filter, options, onEvent);
   } finally {
-    await transport.close().catch(() => {});
+    if (!handedOver) await transport.close().catch(() => {});
   }
 }
 
-function makeTransport(target: ListenTarget): Transport {
-  if ("url" in target) return new HttpClientTransport(target.url, { headers: target.headers });
-  return new StdioClientTransport({ command: target.command, args: target.args, stderr: "inherit" });
+/**
+ * Why a server/discover answer says the server does not speak 2026-07-28, if it does:
+ * "method not found", or (over HTTP) a 4xx refusal such as a 2025-11-25 server's "no
+ * session" answer. Undefined when it is a 2026-07-28 answer, or a failure of another kind.
+ */
+function legacyHint(outcome: RequestOutcome): string | undefined {
+  if (outcome.kind === "closed") {
+    const status = /^HTTP (4\d\d)\b/.exec(outcome.reason);
+    return status === null ? undefined : `server/discover got HTTP ${status[1]}`;
+  }
+  const response = outcome.response;
+  if ("error" in response && response.error.code === METHOD_NOT_FOUND) return "server/discover is not a method there";
+  return undefined;
+}
+
+function makeTransport(target: ListenTarget, maxMessageBytes: number): Transport {
+  if ("url" in target) return new HttpClientTransport(target.url, { headers: target.headers, maxMessageBytes });
+  return new StdioClientTransport({ command: target.command, args: target.args, stderr: "inherit", maxLineLength: maxMessageBytes });
 }
 
 async function streamUntilEnd(rpc: RpcClient, filter: SubscriptionFilter, options: ListenOptions, onEvent: (e: ListenEvent) => void): Promise<void> {
@@ -168,6 +212,8 @@ export function notHonored(requested: SubscriptionFilter, honored: SubscriptionF
   }
   return missing;
 }
+
+const METHOD_NOT_FOUND = -32601;
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

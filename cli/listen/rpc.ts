@@ -2,7 +2,8 @@
  * The little JSON-RPC client `mcp-gen listen` needs: requests matched to their responses
  * by id, notifications handed to one callback, and the end of the transport (or of one
  * request's stream) reported, so the caller can tell a `complete` result from an abrupt
- * close. Every request carries the per-request `_meta` of 2026-07-28.
+ * close. Every request carries the per-request `_meta` of 2026-07-28, except on a legacy
+ * (2025-11-25) session, which negotiated its version once in `initialize`.
  */
 import { META_KEYS, PROTOCOL_VERSION } from "../../generated/v2607/capabilities.js";
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, RequestId } from "../../generated/v2607/runtime/jsonrpc.js";
@@ -19,14 +20,27 @@ export class RpcClient {
   readonly #pending = new Map<RequestId, (outcome: RequestOutcome) => void>();
   #nextId = 1;
   #onNotification: (n: JsonRpcNotification) => void = () => {};
+  #onClosed: () => void = () => {};
+  readonly #legacy: boolean;
 
-  constructor(transport: Transport) {
+  constructor(transport: Transport, options: { readonly legacy?: boolean } = {}) {
     this.#transport = transport;
+    this.#legacy = options.legacy === true;
     transport.subscribe?.((event) => this.#onEvent(event));
   }
 
   onNotification(callback: (n: JsonRpcNotification) => void): void {
     this.#onNotification = callback;
+  }
+
+  /** Called once the transport has closed. */
+  onClosed(callback: () => void): void {
+    this.#onClosed = callback;
+  }
+
+  /** Sends a notification (no answer is awaited). */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    await this.#transport.sendMessage(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
   }
 
   /** The id the next request will carry. */
@@ -44,7 +58,7 @@ export class RpcClient {
     };
     const outcome = new Promise<RequestOutcome>((resolve) => this.#pending.set(id, resolve));
     try {
-      await this.#transport.sendMessage({ jsonrpc: "2.0", id, method, params: { ...params, _meta } });
+      await this.#transport.sendMessage({ jsonrpc: "2.0", id, method, params: this.#legacy ? params : { ...params, _meta } });
     } catch (error) {
       this.#settle(id, { kind: "closed", reason: describe(error) });
     }
@@ -67,6 +81,7 @@ export class RpcClient {
   #onEvent(event: TransportEvent): void {
     if (event.type === "closed") {
       for (const id of [...this.#pending.keys()]) this.#settle(id, { kind: "closed", reason: "the connection closed" });
+      this.#onClosed();
       return;
     }
     if (event.type === "error") {

@@ -222,6 +222,11 @@ export class Connection implements StreamHost, EraConnection {
     await (this.transport.abandon?.() ?? this.transport.close());
   }
 
+  /** See Transport.closeStream: a request handler asking its client to poll. */
+  closeStream(): boolean {
+    return this.transport.closeStream?.() ?? false;
+  }
+
   cancelRequest(id: RequestId): void {
     this.#inFlight?.get(id)?.abort();
   }

@@ -67,6 +67,13 @@ export interface RequestContext {
   sendProgress(update: ProgressUpdate): RequestSendResult;
   /** Sends `notifications/message` when the request's log level lets this level through. */
   sendLog(message: LogMessage): RequestSendResult;
+  /**
+   * Closes the SSE stream that will carry this request's result, without ending it, where
+   * the client can resume it (a 2025-11-25 session over HTTP): the client reconnects after
+   * the stream's `retry` interval and gets what it missed, the result included. Lets a
+   * long request hold no connection. False where there is no such stream.
+   */
+  closeSseStream(): boolean;
 }
 
 const SENT: RequestSendResult = Object.freeze({ ok: true });
@@ -79,6 +86,7 @@ const NOT_INCREASING = refusal("not-increasing");
 /** Where a scope writes: the request's connection, which drops writes once it is closed. */
 export interface NotificationSink {
   send(message: JsonRpcMessage): void;
+  closeStream?(): boolean;
 }
 
 /** One request's context; the connection finishes it right before the result is sent. */
@@ -120,6 +128,10 @@ export class RequestScope implements RequestContext {
     if (LOG_LEVEL_SEVERITY[message.level] < LOG_LEVEL_SEVERITY[requested]) return BELOW_LEVEL;
     this.#sink.send({ jsonrpc: "2.0", method: "notifications/message", params: { ...message } as JsonObject });
     return SENT;
+  }
+
+  closeSseStream(): boolean {
+    return !this.#isOver() && (this.#sink.closeStream?.() ?? false);
   }
 
   #isOver(): boolean {

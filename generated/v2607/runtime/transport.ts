@@ -71,6 +71,12 @@ export interface Transport {
    * when no principal is known; absent: the connection itself is the client.
    */
   remoteAddress?(): string | undefined;
+  /**
+   * Closes the connection carrying the response without ending it, where the client can
+   * resume it (a legacy session's SSE stream): the client reconnects and gets the rest.
+   * False where there is no such stream.
+   */
+  closeStream?(): boolean;
 }
 
 /**

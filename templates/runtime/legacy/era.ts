@@ -12,6 +12,8 @@ import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcM
 import type { MessageContext, Transport } from "../transport.js";
 import { LegacySession, unsupportedVersion, type SessionConnection, type SessionEnding, type SessionHost, type SessionOutput } from "./session.js";
 import { LEGACY_VERSION, SESSION_METHODS } from "./translate.js";
+import { DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_REPLAY_EVENTS } from "./replay.js";
+import { closeStreams, type ResumeOptions } from "./resumable.js";
 
 export interface LegacyOptions {
   /** Versions accepted in `initialize`. Default: the legacy revision the runtime was generated with. */
@@ -29,12 +31,25 @@ export interface LegacyOptions {
   readonly maxClientRequests?: number;
   /** How long the server waits for the client's answer to one of them; then the handler's request fails and a late answer is dropped. Default 5 minutes (a person may be answering). */
   readonly clientRequestTimeoutMs?: number;
+  /** The SSE `retry` field (ms) a session's streams send: how long a client waits before it reconnects. Default 1000. */
+  readonly retryMs?: number;
+  /**
+   * SSE polling: a session's stream is closed this long (ms) after a connection started
+   * carrying it, without ending it; the client reconnects with `Last-Event-ID` and gets what
+   * it missed. Default 0: connections stay open.
+   */
+  readonly pollAfterMs?: number;
+  /** Events one session keeps for replay to a client resuming a stream (`Last-Event-ID`). Default 256. */
+  readonly maxReplayEvents?: number;
+  /** Bytes of events one session keeps for replay. Default 256 KiB. */
+  readonly maxReplayBytes?: number;
 }
 
 export const DEFAULT_MAX_SESSIONS = 1000;
 export const DEFAULT_IDLE_MS = 30 * 60_000;
 export const DEFAULT_MAX_CLIENT_REQUESTS = 16;
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 5 * 60_000;
+export const DEFAULT_RETRY_MS = 1000;
 
 /** A connection as the era sees it. */
 export interface EraConnection extends SessionConnection {
@@ -57,6 +72,8 @@ export class LegacyEra {
   readonly maxSessions: number;
   readonly idleMs: number;
   readonly maxBufferedBytes: number | undefined;
+  /** How a session's SSE streams are primed, polled and replayed (resumable.ts). */
+  readonly resume: ResumeOptions;
   /** The versions accepted in `initialize`. */
   readonly versions: readonly string[];
   readonly #sessions = new Map<string, LegacySession>();
@@ -72,6 +89,12 @@ export class LegacyEra {
     this.maxSessions = Math.max(1, chosen.maxSessions ?? DEFAULT_MAX_SESSIONS);
     this.idleMs = Math.max(1, chosen.idleMs ?? DEFAULT_IDLE_MS);
     this.maxBufferedBytes = chosen.maxBufferedBytes;
+    this.resume = {
+      retryMs: Math.max(0, chosen.retryMs ?? DEFAULT_RETRY_MS),
+      pollAfterMs: Math.max(0, chosen.pollAfterMs ?? 0),
+      maxReplayEvents: Math.max(0, chosen.maxReplayEvents ?? DEFAULT_MAX_REPLAY_EVENTS),
+      maxReplayBytes: Math.max(0, chosen.maxReplayBytes ?? DEFAULT_MAX_REPLAY_BYTES),
+    };
     const versions = (this.versions = chosen.versions ?? [LEGACY_VERSION]);
     this.#sessionHost = {
       ...host,
@@ -145,6 +168,7 @@ export class LegacyEra {
   }
 
   #forget(session: LegacySession): void {
+    closeStreams(session);
     if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
     if (this.#sessions.size === 0 && this.#sweep !== undefined) {
       clearInterval(this.#sweep);
@@ -156,9 +180,14 @@ export class LegacyEra {
   #expireIdle(): void {
     const cutoff = Date.now() - this.idleMs;
     for (const session of [...this.#sessions.values()]) {
-      if (!session.ownedByConnection && session.output === undefined && session.lastActive < cutoff) void session.close("client-gone");
+      if (!session.ownedByConnection && !carriesStream(session.output) && session.lastActive < cutoff) void session.close("client-gone");
     }
   }
+}
+
+/** Whether a connection carries the session's GET stream now (a resumable stream outlives its connections). */
+function carriesStream(output: SessionOutput | undefined): boolean {
+  return output !== undefined && (output as { readonly attached?: boolean }).attached !== false;
 }
 
 function carriesModernMeta(request: JsonRpcRequest): boolean {

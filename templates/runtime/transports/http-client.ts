@@ -97,7 +97,10 @@ export class HttpClientTransport implements Transport {
     }
     if (id !== undefined) this.#open.delete(id);
     const text = await readText(response, this.#maxMessageBytes);
-    if (type.startsWith("application/json") && text.length > 0) {
+    // A refusal that is not this request's answer (an error with id null, as a server that
+    // does not know the request's revision may send) fails the send instead: nothing
+    // would ever answer the request.
+    if (type.startsWith("application/json") && text.length > 0 && (response.ok || id === undefined || answersRequest(text, id))) {
       this.#receive(text);
       return;
     }
@@ -156,12 +159,23 @@ export class HttpClientTransport implements Transport {
   }
 }
 
+/** The SSE fields besides `data` a reader may want: the event id (a resumption cursor) and `retry`. */
+export interface SseFieldListener {
+  id?(value: string): void;
+  retry?(ms: number): void;
+}
+
 /**
- * The `data` of each SSE event in a byte stream; comments and other fields are skipped.
- * Linear in what arrives; a line or an event longer than `maxEventLength` characters
- * throws (the caller drops the stream).
+ * The `data` of each SSE event in a byte stream; an event with empty data (a priming
+ * event: only an id) carries no message and is skipped, as are comments. `fields` hears
+ * the id and retry fields. Linear in what arrives; a line or an event longer than
+ * `maxEventLength` characters throws (the caller drops the stream).
  */
-export async function* sseMessages(body: ReadableStream<Uint8Array>, maxEventLength = DEFAULT_MAX_MESSAGE_BYTES): AsyncGenerator<string> {
+export async function* sseMessages(
+  body: ReadableStream<Uint8Array>,
+  maxEventLength = DEFAULT_MAX_MESSAGE_BYTES,
+  fields?: SseFieldListener,
+): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   const lines = new LineSplitter(maxEventLength);
   const tooLong = (): never => {
@@ -175,9 +189,15 @@ export async function* sseMessages(body: ReadableStream<Uint8Array>, maxEventLen
     for (const raw of complete) {
       const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
       if (line === "") {
-        if (data.length > 0) yield data.join("\n");
+        const message = data.join("\n");
         data = [];
         dataLength = 0;
+        if (message.length > 0) yield message;
+      } else if (fields !== undefined && (line.startsWith("id:") || line.startsWith("retry:"))) {
+        const colon = line.indexOf(":");
+        const value = line.slice(line[colon + 1] === " " ? colon + 2 : colon + 1);
+        if (line.startsWith("id:")) fields.id?.(value);
+        else if (/^\d+$/.test(value)) fields.retry?.(Number(value));
       } else if (line.startsWith("data:")) {
         const value = line.slice(line.startsWith("data: ") ? 6 : 5);
         dataLength += value.length + 1;
@@ -186,11 +206,16 @@ export async function* sseMessages(body: ReadableStream<Uint8Array>, maxEventLen
       }
     }
   }
-  if (data.length > 0) yield data.join("\n");
+  if (data.join("").length > 0) yield data.join("\n");
+}
+
+function answersRequest(text: string, id: RequestId): boolean {
+  const classified = classifyMessage(text);
+  return classified.kind === "response" && classified.message.id === id;
 }
 
 /** A response body as text, refused (and cancelled) once it would exceed `limit` bytes. */
-async function readText(response: Response, limit: number): Promise<string> {
+export async function readText(response: Response, limit: number): Promise<string> {
   const body = response.body;
   if (body === null) return "";
   const tooLarge = () => new Error(`the answer from ${response.url || "the server"} exceeds ${limit} bytes; raise maxMessageBytes to accept it`);

@@ -42,6 +42,7 @@ import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
 import { SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
 import type { LegacyEra } from "../legacy/era.js";
+import { LegacyPostExchange } from "../legacy/post-exchange.js";
 import { isLegacyInitialize, isLegacyTransportRequest, openHttpSession, serveSessionRequest, SESSION_HEADER, type LegacyHttpExchange } from "../legacy/http.js";
 
 const SENT: Promise<void> = Promise.resolve();
@@ -181,7 +182,8 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
         const parsed = await readMessage(req, res);
         return parsed && { message: parsed.message, isRequest: parsed.kind === "request" };
       },
-      serve: (message, session) => server.legacySessions!.host.connect(new HttpExchange(res, message, context, exchangeOptions), session),
+      serve: (message, session) =>
+        server.legacySessions!.host.connect(new LegacyPostExchange(res, message, context, exchangeOptions, session, server.legacySessions!), session),
     };
   }
 

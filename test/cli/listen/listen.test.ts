@@ -3,57 +3,16 @@
  * generated runtime over Streamable HTTP on 127.0.0.1, one over stdio.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
 import { countingApp } from "../../runtime/transports/http-helpers.js";
 import { repoRoot } from "../../support/schemas.js";
+import { runListen } from "./run-listen.js";
 
 const T = { timeout: 60_000 };
 const FIXTURE = join(repoRoot, "test/cli/listen/fixtures/stdio-server.ts");
-
-interface Run {
-  readonly child: ChildProcess;
-  readonly stdout: () => string;
-  readonly stderr: () => string;
-  /** Resolves once stdout has a line matching `pattern`. */
-  line(pattern: RegExp): Promise<void>;
-  exit: Promise<number | null>;
-}
-
-function runListen(args: string[]): Run {
-  const child = spawn(process.execPath, ["--import", "tsx", "cli/main.ts", "listen", ...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  const waiters: Array<() => void> = [];
-  child.stdout!.on("data", (chunk) => {
-    stdout += chunk;
-    waiters.splice(0).forEach((wake) => wake());
-  });
-  child.stderr!.on("data", (chunk) => (stderr += chunk));
-  const exit = new Promise<number | null>((resolve) =>
-    child.once("close", (code) => {
-      waiters.splice(0).forEach((wake) => wake());
-      resolve(code);
-    }),
-  );
-  const killer = setTimeout(() => child.kill("SIGKILL"), 50_000);
-  void exit.then(() => clearTimeout(killer));
-  return {
-    child,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    exit,
-    async line(pattern) {
-      while (!stdout.split("\n").some((line) => pattern.test(line))) {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited before ${pattern}:\n${stdout}\n${stderr}`);
-        await new Promise<void>((wake) => waiters.push(wake));
-      }
-    },
-  };
-}
 
 describe("mcp-gen listen over Streamable HTTP", () => {
   it("prints what the server advertises, the ack flagging what was not honored, each notification, and a stop", T, async () => {

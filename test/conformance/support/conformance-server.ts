@@ -11,6 +11,8 @@
  *   server has handlers, not declared by hand;
  * - `test_tool_with_progress` reports 0, 50 and 100 of 100 when the request carried a
  *   progressToken (the runtime refuses progress otherwise);
+ * - `test_reconnection` (2025-11-25 SSE polling) closes its response stream before it
+ *   answers (`closeSseStream`); the client resumes the stream with `Last-Event-ID`;
  * - `test_trigger_tool_change` / `test_trigger_prompt_change` really change the tool or
  *   prompt list and announce it to every listen stream that asked.
  * The content the `--requirements 2026-07-28` scenarios read lives in `everything.ts` and
@@ -91,6 +93,11 @@ function addDiagnostics(server: Server, events: InProcessEventSource<Topics>): v
       context.sendProgress({ progress, total: 100 });
     }
     return text("progress reported");
+  });
+  tool("test_reconnection", "Closes its SSE stream before answering; a 2025-11-25 client resumes it with Last-Event-ID", async (_params, context) => {
+    const closed = context.closeSseStream();
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the answer comes while no connection carries the stream
+    return text(closed ? "answered after the stream was closed" : "answered (no resumable stream to close)");
   });
   let added = 0;
   tool("test_trigger_tool_change", "Adds a tool and announces the change", async () => {

@@ -76,7 +76,8 @@ describe("legacy sessions over Streamable HTTP", () => {
       await events.publish("tools", { origin: "test" });
       const reader = stream.body!.getReader();
       let text = "";
-      while (!text.includes("\n\n")) text += new TextDecoder().decode((await reader.read()).value);
+      // The stream opens with a priming event (an id, no data); the notification follows.
+      while (!text.includes("list_changed")) text += new TextDecoder().decode((await reader.read()).value);
       assert.match(text, /"method":"notifications\/tools\/list_changed"/);
       assert.doesNotMatch(text, /subscriptionId/);
     } finally {

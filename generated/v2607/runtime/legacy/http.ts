@@ -12,10 +12,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_CODES } from "../protocol.js";
 import { errorResponse, type JsonRpcMessage } from "../jsonrpc.js";
 import { refuseClientResponse, type HttpRejection } from "../transports/http-request.js";
-import { SseWriter, sseFrame, type SseOptions } from "../transports/http-sse.js";
+import type { SseOptions } from "../transports/http-sse.js";
 import type { MessageContext } from "../transport.js";
 import type { LegacyEra } from "./era.js";
-import type { LegacySession, SessionOutput } from "./session.js";
+import { openSessionStream } from "./resumable.js";
+import type { LegacySession } from "./session.js";
 import { SESSION_METHODS } from "./translate.js";
 
 export const SESSION_HEADER = "mcp-session-id";
@@ -70,7 +71,7 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
     res.writeHead(204).end();
     return;
   }
-  if (req.method === "GET") return openNotificationStream(session, exchange, era.maxBufferedBytes);
+  if (req.method === "GET") return openSessionStream(era, session, exchange);
   if (req.method !== "POST") {
     return exchange.reject({
       status: 405,
@@ -97,31 +98,6 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
   }
   await exchange.serve(read.message, session);
   if (!read.isRequest) res.writeHead(202).end();
-}
-
-/** The session's standalone SSE stream: its notifications go here while it is open (one at a time). */
-function openNotificationStream(session: LegacySession, exchange: LegacyHttpExchange, maxBufferedBytes: number | undefined): void {
-  const { req, res } = exchange;
-  if (!String(req.headers.accept ?? "").includes("text/event-stream")) {
-    return exchange.reject({ status: 406, body: errorResponse(null, ERROR_CODES.InvalidRequestError, "the GET stream needs Accept: text/event-stream") });
-  }
-  if (session.output !== undefined) {
-    return exchange.reject({ status: 409, body: errorResponse(null, ERROR_CODES.InvalidRequestError, "this session already has an open GET stream") });
-  }
-  const writer = new SseWriter(res, maxBufferedBytes === undefined ? exchange.sse : { ...exchange.sse, maxBufferedBytes });
-  res.flushHeaders(); // an idle stream must still reach the client as open
-  const output: SessionOutput = {
-    send: (message) => void writer.write(sseFrame(JSON.stringify(message))),
-    close: () => writer.end(),
-  };
-  session.output = output;
-  res.once("close", () => {
-    writer.destroy();
-    if (session.output === output) {
-      session.output = undefined;
-      session.lastActive = Date.now();
-    }
-  });
 }
 
 function samePrincipal(owner: unknown, caller: unknown): boolean {

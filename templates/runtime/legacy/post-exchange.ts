@@ -1,0 +1,124 @@
+/**
+ * One POST of a legacy HTTP session as a transport: a lone answer travels as JSON, like
+ * any POST's; once the response becomes a stream (a notification ahead of the answer, or
+ * the server closing it to make the client poll) it is a resumable stream (resumable.ts)
+ * whose events carry ids. A client that loses such a stream is not cancelling: the request
+ * keeps running, and the connection ends for the server only once the answer is out (or
+ * the session ends).
+ */
+import type { ServerResponse } from "node:http";
+import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
+import { HttpExchange, type HttpHandlerOptions } from "../transports/http-server.js";
+import type { MessageContext, ReceivedMessage, Transport, TransportCapability, TransportEvent, TransportListener } from "../transport.js";
+import type { LegacyEra } from "./era.js";
+import { streamsOf, type ResumableStream } from "./resumable.js";
+import type { LegacySession } from "./session.js";
+
+const SENT: Promise<void> = Promise.resolve();
+
+export class LegacyPostExchange implements Transport {
+  readonly #res: ServerResponse;
+  readonly #inner: HttpExchange;
+  readonly #session: LegacySession;
+  readonly #era: LegacyEra;
+  readonly #sse: HttpHandlerOptions;
+  readonly #requestId: RequestId | undefined;
+  #stream: ResumableStream | undefined;
+  #listener: TransportListener | undefined;
+  #closedDelivered = false;
+  #pollTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    res: ServerResponse,
+    message: JsonRpcMessage,
+    context: MessageContext | undefined,
+    options: HttpHandlerOptions,
+    session: LegacySession,
+    era: LegacyEra,
+  ) {
+    this.#res = res;
+    this.#session = session;
+    this.#era = era;
+    this.#sse = era.maxBufferedBytes === undefined ? options : { ...options, maxBufferedBytes: era.maxBufferedBytes };
+    this.#requestId = "method" in message && "id" in message ? message.id : undefined;
+    this.#inner = new HttpExchange(res, message, context, options);
+    const { pollAfterMs } = era.resume;
+    if (this.#requestId !== undefined && pollAfterMs > 0) this.#pollTimer = setTimeout(() => this.closeStream(), pollAfterMs).unref();
+  }
+
+  connect(): Promise<void> {
+    return this.#inner.connect();
+  }
+
+  sendMessage(message: JsonRpcMessage, json?: string): Promise<void> {
+    const isFinal = !("method" in message) && "id" in message && message.id === this.#requestId;
+    if (isFinal) clearTimeout(this.#pollTimer);
+    if (this.#stream === undefined && (isFinal || this.#res.headersSent || this.#res.destroyed)) return this.#inner.sendMessage(message, json);
+    const stream = this.#openStream();
+    if (stream.finished) return SENT;
+    const encoded = json ?? JSON.stringify(message);
+    if (isFinal) stream.finish(encoded);
+    else stream.send(encoded);
+    return SENT;
+  }
+
+  /** Closes the connection without ending the stream (priming it first when it is not one yet); false when the answer is already out. */
+  closeStream(): boolean {
+    if (this.#requestId === undefined) return false;
+    if (this.#stream === undefined && (this.#res.headersSent || this.#res.destroyed)) return false;
+    return this.#openStream().poll();
+  }
+
+  receiveMessage(): Promise<ReceivedMessage> {
+    return this.#inner.receiveMessage();
+  }
+
+  subscribe(listener: TransportListener): void {
+    this.#listener = listener;
+    this.#inner.subscribe((event) => this.#onInnerEvent(event));
+  }
+
+  capabilities(): readonly TransportCapability[] {
+    return this.#inner.capabilities();
+  }
+
+  connected(): boolean {
+    if (this.#stream === undefined) return this.#inner.connected();
+    return !this.#stream.finished && !this.#session.closed;
+  }
+
+  remoteAddress(): string | undefined {
+    return this.#inner.remoteAddress();
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.#pollTimer);
+    if (this.#stream === undefined) return this.#inner.close();
+    this.#stream.close();
+  }
+
+  #openStream(): ResumableStream {
+    if (this.#stream !== undefined) return this.#stream;
+    const stream = streamsOf(this.#session, this.#era.resume).openPost(() => this.#streamEnded());
+    this.#stream = stream;
+    stream.attach(this.#res, this.#sse);
+    return stream;
+  }
+
+  /** The response's own close: passed on, unless it only ended a connection of a stream that goes on. */
+  #onInnerEvent(event: TransportEvent): void {
+    if (event.type === "closed") {
+      if (this.#stream !== undefined && !this.#stream.finished) return;
+      if (this.#closedDelivered) return;
+      this.#closedDelivered = true;
+    }
+    this.#listener?.(event);
+  }
+
+  /** The stream is over: once its last connection is gone too, the server forgets this exchange. */
+  #streamEnded(): void {
+    clearTimeout(this.#pollTimer);
+    if (!this.#res.destroyed && !this.#res.writableFinished) return; // the response's own close follows
+    process.nextTick(() => this.#onInnerEvent({ type: "closed" }));
+  }
+}
