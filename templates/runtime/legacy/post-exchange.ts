@@ -97,6 +97,13 @@ export class LegacyPostExchange implements Transport {
     this.#stream.close();
   }
 
+  /** The client cancelled the request: nothing answers it (an event stream with no answer in it). */
+  async abandon(): Promise<void> {
+    clearTimeout(this.#pollTimer);
+    if (this.#stream === undefined) return this.#inner.abandon();
+    this.#stream.close();
+  }
+
   #openStream(): ResumableStream {
     if (this.#stream !== undefined) return this.#stream;
     const stream = streamsOf(this.#session, this.#era.resume).openPost(() => this.#streamEnded());

@@ -159,7 +159,7 @@ test(
     assert.deepEqual(discovered.result?.supportedVersions, [FUTURE_REVISION, "2026-07-28"], JSON.stringify(discovered));
     assert.equal(discovered.result?.capabilities?.widgets?.listChanged, true);
     const listed = await rawHttpRequest(url, FUTURE_REVISION, "tools/list");
-    assert.deepEqual(listed.result?.tools?.map((tool: { name: string }) => tool.name).sort(), ["toggle_greet"], JSON.stringify(listed));
+    assert.deepEqual(listed.result?.tools?.map((tool: { name: string }) => tool.name).sort(), ["ask_name", "toggle_greet"], JSON.stringify(listed));
   },
 );
 
