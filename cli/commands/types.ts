@@ -9,6 +9,7 @@ interface TypesArgs {
   out: string;
   check: boolean;
   "protocol-version"?: string;
+  extension?: string[];
 }
 
 /** The options of `types`, read by yargs and by the quick `--check` path alike. */
@@ -17,6 +18,13 @@ const typesOptions = {
   out: { type: "string", default: "generated", describe: "folder that receives v<yymm>/" },
   check: { type: "boolean", default: false, describe: "write nothing; exit 1 listing stale files" },
   "protocol-version": { type: "string", describe: "revision of a schema whose sha256 is not pinned" },
+  // `array` is what yargs reads, `multiple` what node:util's parseArgs reads (the quick path).
+  extension: {
+    type: "string",
+    array: true,
+    multiple: true,
+    describe: "merge an extension schema: a known name (io.modelcontextprotocol/tasks) or a file; repeatable",
+  },
 } as const;
 
 export const typesCommand: CommandModule<object, TypesArgs> = {
@@ -26,14 +34,15 @@ export const typesCommand: CommandModule<object, TypesArgs> = {
     yargs
       .options(typesOptions)
       .example("$0 types --schema ./schema.json", "write generated/v2607/ from a 2026-07-28 schema")
-      .example("$0 types --check --schema ./schema.json", "exit 1 if generated/ is out of date"),
+      .example("$0 types --check --schema ./schema.json", "exit 1 if generated/ is out of date")
+      .example("$0 types --extension io.modelcontextprotocol/tasks", "also generate the tasks extension's methods and facts"),
   handler: async (args) => {
     await runTypes(toTypesOptions(args));
   },
 };
 
 function toTypesOptions(args: TypesArgs): TypesOptions {
-  return { schema: args.schema, out: args.out, check: args.check, protocolVersion: args["protocol-version"] };
+  return { schema: args.schema, out: args.out, check: args.check, protocolVersion: args["protocol-version"], extensions: args.extension };
 }
 
 export default typesCommand;

@@ -18,6 +18,8 @@ export interface ManifestInputs {
   revision: string;
   schemaSha256: string;
   runtimeSourceSha256: string;
+  /** The extension schemas merged in (`--extension`), in the order given; absent when none. */
+  extensions?: Array<{ id: string; sha256: string }>;
 }
 
 /** What a regeneration compares against the previous output to report changes. */

@@ -8,19 +8,20 @@ import { repoRoot, schemaPath } from "../../support/schemas.js";
 import { editedSchema, explain, tempFolder, tscStrict } from "./helpers.js";
 
 const SLOW = { timeout: 180_000 };
-const REVISIONS = [
-  { revision: "2026-07-28", folder: "v2607" },
+// generated/v2607 is committed with the tasks extension merged in (the runtime's tasks support is type-checked against it).
+const REVISIONS: ReadonlyArray<{ revision: string; folder: string; extensions?: string[] }> = [
+  { revision: "2026-07-28", folder: "v2607", extensions: ["io.modelcontextprotocol/tasks"] },
   { revision: "2025-11-25", folder: "v2511" },
   { revision: "draft-2026-06-07", folder: "v2606-draft" },
-] as const;
+];
 const goldenDir = join(repoRoot, "test", "cli", "generate", "golden");
 
 let temp: ReturnType<typeof tempFolder>;
 const generated = new Map<string, string>();
 before(async () => {
   temp = tempFolder("mcp-gen-types");
-  for (const { revision, folder } of REVISIONS) {
-    const report = await generateTypes({ schema: schemaPath(revision), out: temp.dir });
+  for (const { revision, folder, extensions } of REVISIONS) {
+    const report = await generateTypes({ schema: schemaPath(revision), out: temp.dir, extensions });
     assert.equal(report.outDir, join(temp.dir, folder));
     generated.set(revision, report.outDir);
   }
