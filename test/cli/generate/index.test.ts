@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { generateTypes } from "../../../cli/generate/index.js";
 import { listFiles } from "../../../cli/toolbox/files.js";
-import { repoRoot, schemaPath } from "../../support/schemas.js";
+import { repoRoot, schemaPath, type Revision } from "../../support/schemas.js";
 import { editedSchema, explain, tempFolder, tscStrict } from "./helpers.js";
 
 const SLOW = { timeout: 180_000 };
 // generated/v2607 is committed with the tasks extension merged in (the runtime's tasks support is type-checked against it).
-const REVISIONS: ReadonlyArray<{ revision: string; folder: string; extensions?: string[] }> = [
+const REVISIONS: ReadonlyArray<{ revision: Revision; folder: string; extensions?: string[] }> = [
   { revision: "2026-07-28", folder: "v2607", extensions: ["io.modelcontextprotocol/tasks"] },
   { revision: "2025-11-25", folder: "v2511" },
   { revision: "draft-2026-06-07", folder: "v2606-draft" },

@@ -11,8 +11,8 @@
  *   progressToken (the runtime refuses progress otherwise);
  * - `test_trigger_tool_change` / `test_trigger_prompt_change` really change the tool or
  *   prompt list and announce it to every listen stream that asked.
- * The content the `--requirements 2026-07-28` scenarios read lives in `everything.ts` and
- * `input-required.ts`.
+ * The content the `--requirements 2026-07-28` scenarios read lives in `everything.ts`,
+ * `input-required.ts` and `tasks.ts` (the tasks extension).
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import {
@@ -28,6 +28,7 @@ import {
 import { ERROR_CODES, META_KEYS } from "../../../generated/v2607/capabilities.js";
 import { addEverything, text } from "./everything.js";
 import { addInputRequired } from "./input-required.js";
+import { addTasks } from "./tasks.js";
 
 type Topics = { tools: Record<string, never>; prompts: Record<string, never> };
 
@@ -113,6 +114,7 @@ export function createConformanceServer(): ConformanceApp {
   addDiagnostics(server, events);
   addEverything(server);
   addInputRequired(server);
+  addTasks(server);
   server.addSubscriptionHandler(listChangedHandler(events));
   return { server, events };
 }
