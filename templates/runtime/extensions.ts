@@ -26,9 +26,7 @@ export const EXTENSIONS: Readonly<Record<string, ExtensionFacts | undefined>> =
   (revision as unknown as { EXTENSIONS?: Readonly<Record<string, ExtensionFacts>> }).EXTENSIONS ?? {};
 
 /** Request methods whose `Mcp-Name` header mirrors a params property other than `name`/`uri`. */
-export const NAME_PARAMS: ReadonlyMap<string, string> = new Map(
-  Object.values(EXTENSIONS).flatMap((facts) => Object.entries(facts?.nameParams ?? {})),
-);
+export const NAME_PARAMS: ReadonlyMap<string, string> = new Map(Object.values(EXTENSIONS).flatMap((facts) => Object.entries(facts?.nameParams ?? {})));
 
 /** Whether a request's `_meta` client capabilities declare the extension (an empty object is enough). */
 export function declaresExtension(meta: Readonly<Record<string, unknown>> | undefined, id: string): boolean {

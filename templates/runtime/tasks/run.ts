@@ -44,7 +44,8 @@ export class TaskRun {
       const result = (await work(this.#context())) as TaskOutcome;
       return { result: { ...(result as unknown as JsonObject), resultType: "complete" } };
     } catch (error) {
-      if (error instanceof McpError) return { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data as JsonObject }) } };
+      if (error instanceof McpError)
+        return { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data as JsonObject }) } };
       // A tool that throws reports a tool error, as tools/call does: completed with isError.
       return { result: { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], isError: true, resultType: "complete" } };
     }
@@ -52,10 +53,18 @@ export class TaskRun {
 
   #finish(task: StoredTask, outcome: { result: JsonObject } | { error: NonNullable<StoredTask["error"]> }): StoredTask {
     const { inputRequests: _done, inputResponses: _taken, ...rest } = task;
-    const next: StoredTask = { ...rest, lastUpdatedAt: new Date().toISOString(), ...("result" in outcome ? { status: "completed", result: outcome.result } : { status: "failed", error: outcome.error }) };
+    const next: StoredTask = {
+      ...rest,
+      lastUpdatedAt: new Date().toISOString(),
+      ...("result" in outcome ? { status: "completed", result: outcome.result } : { status: "failed", error: outcome.error }),
+    };
     if (JSON.stringify(next).length <= this.maxTaskBytes) return next;
     const { result: _large, ...small } = next;
-    return { ...small, status: "failed", error: { code: INTERNAL_ERROR, message: `The task's result exceeds the server's limit of ${this.maxTaskBytes} bytes` } };
+    return {
+      ...small,
+      status: "failed",
+      error: { code: INTERNAL_ERROR, message: `The task's result exceeds the server's limit of ${this.maxTaskBytes} bytes` },
+    };
   }
 
   #context(): TaskContext {
@@ -63,7 +72,9 @@ export class TaskRun {
       taskId: this.taskId,
       signal: this.#controller.signal,
       setStatusMessage: async (message) => {
-        await this.store.update(this.taskId, (task) => (ended(task) ? undefined : { ...task, statusMessage: message, lastUpdatedAt: new Date().toISOString() }));
+        await this.store.update(this.taskId, (task) =>
+          ended(task) ? undefined : { ...task, statusMessage: message, lastUpdatedAt: new Date().toISOString() },
+        );
       },
       ask: (requests) => this.#ask(requests),
     };
@@ -80,7 +91,12 @@ export class TaskRun {
     const stored = await this.store.update(this.taskId, (task) =>
       ended(task)
         ? undefined
-        : { ...task, status: "input_required", inputRequests: { ...task.inputRequests, ...(requests as unknown as JsonObject) }, lastUpdatedAt: new Date().toISOString() },
+        : {
+            ...task,
+            status: "input_required",
+            inputRequests: { ...task.inputRequests, ...(requests as unknown as JsonObject) },
+            lastUpdatedAt: new Date().toISOString(),
+          },
     );
     if (stored === undefined || ended(stored)) this.#observe(stored);
     return answers;

@@ -146,7 +146,8 @@ export class TaskService {
         return { stream: ids as string[] };
       },
       handleMessage: (message, channel, ids) => {
-        if (TASK_NOTIFICATION !== undefined) channel.sendNotification({ method: TASK_NOTIFICATION, params: stripResultType(detailedTask(message as StoredTask)) });
+        if (TASK_NOTIFICATION !== undefined)
+          channel.sendNotification({ method: TASK_NOTIFICATION, params: stripResultType(detailedTask(message as StoredTask)) });
         return { stream: ids };
       },
       handleClose: (channel, ids) => {
@@ -200,12 +201,19 @@ function answered(responses: JsonObject): (task: StoredTask) => StoredTask | und
     const inputResponses = { ...task.inputResponses, ...Object.fromEntries(taken.map((key) => [key, responses[key]])) };
     const waiting = Object.keys(remaining).length > 0;
     const { inputRequests: _replaced, ...rest } = task;
-    return { ...rest, ...(waiting ? { inputRequests: remaining } : {}), inputResponses, status: waiting ? "input_required" : "working", lastUpdatedAt: new Date().toISOString() };
+    return {
+      ...rest,
+      ...(waiting ? { inputRequests: remaining } : {}),
+      inputResponses,
+      status: waiting ? "input_required" : "working",
+      lastUpdatedAt: new Date().toISOString(),
+    };
   };
 }
 
 function readResponses(value: unknown): JsonObject {
-  if (!isObject(value) || Array.isArray(value)) throw new McpError(INVALID_PARAMS, "Invalid params: inputResponses must be an object keyed by input request keys");
+  if (!isObject(value) || Array.isArray(value))
+    throw new McpError(INVALID_PARAMS, "Invalid params: inputResponses must be an object keyed by input request keys");
   return value;
 }
 

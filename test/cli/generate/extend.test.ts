@@ -46,11 +46,13 @@ test("the merged extension's methods, filter key, notification and error code ap
   assert.match(types, /export interface SubscriptionFilter \{[\s\S]*?taskIds\?: string\[\];/);
 });
 
+// Byte for byte, "unchanged" is held by the draft's golden maps and the committed generated/v2511,
+// both made before extensions existed; here: no trace of the extension without it.
 test("without the extension the output is unchanged: the core alone gives none of its facts", () => {
   const capabilities = read(without, "capabilities.ts");
   assert.doesNotMatch(capabilities, /EXTENSIONS|taskIds|-32021,\n.*Tasks/);
   assert.doesNotMatch(read(without, "methods.ts"), /tasks\//);
-  assert.doesNotMatch(read(without, "mcp-gen.manifest.json"), /extensions/);
+  assert.doesNotMatch(read(without, "mcp-gen.manifest.json"), /"extensions"|io\.modelcontextprotocol\/tasks/);
 });
 
 test("the merged output compiles under tsc --strict", SLOW, async () => {
