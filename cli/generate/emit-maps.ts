@@ -60,10 +60,16 @@ export function emitMaps(maps: MapsIR): MapFiles {
       exportedConst(
         "EXTENSIONS",
         "The extensions merged into the schema (mcp-gen types --extension), keyed by identifier: what each adds.",
-        Object.fromEntries(maps.extensions.map(({ id, errorCodes, nameParams, ...lists }) => [
-          id,
-          { ...lists, errorCodes: Object.fromEntries(errorCodes.map((e) => [e.name, e.code])), nameParams: Object.fromEntries(nameParams.map((n) => [n.method, n.param])) },
-        ])),
+        Object.fromEntries(
+          maps.extensions.map(({ id, errorCodes, nameParams, ...lists }) => [
+            id,
+            {
+              ...lists,
+              errorCodes: Object.fromEntries(errorCodes.map((e) => [e.name, e.code])),
+              nameParams: Object.fromEntries(nameParams.map((n) => [n.method, n.param])),
+            },
+          ]),
+        ),
       ),
     );
   }

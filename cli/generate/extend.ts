@@ -79,7 +79,9 @@ export function mergeExtensions(core: LoadedSchema, extensions: readonly LoadedE
 function mergeOne(defs: JsonRecord, extension: LoadedExtension): ExtensionContribution {
   const added = extension.schema.json.$defs;
   if (!isRecord(added) || Object.keys(added).length === 0) {
-    throw new CliError(`extension ${extension.id} (${extension.schema.location}) has no "$defs" object`, { hint: "an extension schema lists its definitions under $defs" });
+    throw new CliError(`extension ${extension.id} (${extension.schema.location}) has no "$defs" object`, {
+      hint: "an extension schema lists its definitions under $defs",
+    });
   }
   const before = isRecord(defs.SubscriptionFilter) && isRecord(defs.SubscriptionFilter.properties) ? Object.keys(defs.SubscriptionFilter.properties) : [];
   for (const [name, def] of Object.entries(added)) {
@@ -101,9 +103,12 @@ function mergeNode(core: Json, extension: Json, path: string, source: LoadedExte
     }
     return merged;
   }
-  throw new CliError(`extension ${source.id} clashes with the core schema at ${path}: ${brief(core)} in the core, ${brief(extension)} in ${source.schema.location}`, {
-    hint: "an extension may only add definitions, union members and properties; rename its definition",
-  });
+  throw new CliError(
+    `extension ${source.id} clashes with the core schema at ${path}: ${brief(core)} in the core, ${brief(extension)} in ${source.schema.location}`,
+    {
+      hint: "an extension may only add definitions, union members and properties; rename its definition",
+    },
+  );
 }
 
 function unionList(core: readonly Json[], extension: readonly Json[]): Json[] {

@@ -49,7 +49,13 @@ describe("official conformance suite over Streamable HTTP", () => {
         `${run.checks.length - notPassing.length} of ${run.checks.length} checks pass or are the suite's own skip; tasks scenarios: ${tasks.filter((c) => c.status === "SUCCESS").length} of ${tasks.length} pass`,
       );
       assert.deepEqual(notPassing, [], run.output.slice(-3000));
-      for (const scenario of ["json-schema-2020-12", "http-custom-header-server-validation", "tools-call-with-progress", "tasks-lifecycle", "tasks-mrtr-input"]) {
+      for (const scenario of [
+        "json-schema-2020-12",
+        "http-custom-header-server-validation",
+        "tools-call-with-progress",
+        "tasks-lifecycle",
+        "tasks-mrtr-input",
+      ]) {
         assert.ok(
           run.checks.some((check) => check.scenario === scenario),
           `${scenario} did not run`,

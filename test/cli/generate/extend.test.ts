@@ -83,7 +83,10 @@ test("an extension that clashes with a core definition fails in one line naming 
   assert.equal(run.status, 1, explain(run));
   const lines = run.stderr.trim().split("\n");
   assert.match(lines[0], /extension com\.example\/clash clashes with the core schema at \$defs\.Tool\.type: "object" in the core, "string" in /);
-  assert.deepEqual(listFiles(temp.dir).filter((path) => path.startsWith("clash-out")), []);
+  assert.deepEqual(
+    listFiles(temp.dir).filter((path) => path.startsWith("clash-out")),
+    [],
+  );
 });
 
 test("an extension file without an identifier is refused in one line", async () => {

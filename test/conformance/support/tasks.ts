@@ -25,7 +25,11 @@ export function addTasks(server: Server): void {
     text(`Hello, ${String(args.name ?? "World")}!`),
   );
   server.addTool(
-    { name: "slow_compute", description: "Sleeps for `seconds`, as a task", inputSchema: { type: "object", properties: { seconds: { type: "number" }, label: { type: "string" } } } },
+    {
+      name: "slow_compute",
+      description: "Sleeps for `seconds`, as a task",
+      inputSchema: { type: "object", properties: { seconds: { type: "number" }, label: { type: "string" } } },
+    },
     (args) =>
       runAsTask(async (task) => {
         await sleep(Math.min(Number(args.seconds ?? 1), 120) * 1000, task);
@@ -46,11 +50,17 @@ export function addTasks(server: Server): void {
       throw new McpError(-32603, "the job crashed");
     }),
   );
-  server.addTool({ name: "confirm_delete", description: "Asks for confirmation during the task", inputSchema: { type: "object", properties: { filename: { type: "string" } } } }, (args) =>
-    runAsTask(async (task) => {
-      const answers = await task.ask({ confirm: confirm(`Delete ${String(args.filename)}?`) });
-      return text(`confirmation for ${String(args.filename)}: ${JSON.stringify(answers.confirm)}`);
-    }),
+  server.addTool(
+    {
+      name: "confirm_delete",
+      description: "Asks for confirmation during the task",
+      inputSchema: { type: "object", properties: { filename: { type: "string" } } },
+    },
+    (args) =>
+      runAsTask(async (task) => {
+        const answers = await task.ask({ confirm: confirm(`Delete ${String(args.filename)}?`) });
+        return text(`confirmation for ${String(args.filename)}: ${JSON.stringify(answers.confirm)}`);
+      }),
   );
   server.addTool({ name: "multi_input", description: "Asks two questions at once during the task", inputSchema: object }, () =>
     runAsTask(async (task) => {
@@ -61,7 +71,9 @@ export function addTasks(server: Server): void {
   server.addTool({ name: "test_tool_with_task", description: "Asks for a name, then runs as a task", inputSchema: object }, (_args, _context, input) => {
     const answer = input.response("user_name", "elicitation/create");
     if (answer?.action !== "accept") {
-      return input.ask({ user_name: inputRequest.elicit({ mode: "form", message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } }) });
+      return input.ask({
+        user_name: inputRequest.elicit({ mode: "form", message: "Your name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } }),
+      });
     }
     const name = String(answer.content?.name ?? "");
     return runAsTask(async () => text(`Hello, ${name}!`), { required: true });

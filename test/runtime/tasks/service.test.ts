@@ -156,7 +156,10 @@ describe("tasks extension: tools/call answered with a task, tasks/get, tasks/upd
     const refused = await peer.request("subscriptions/listen", { notifications: { taskIds: [watched] } });
     assert.equal(refused.error?.code, -32021);
     const streamId = peer.send("subscriptions/listen", { notifications: { taskIds: [watched] }, _meta: WITH_TASKS });
-    const ack = await peer.waitFor((m) => m.method === "notifications/subscriptions/acknowledged" && m.params._meta?.["io.modelcontextprotocol/subscriptionId"] === streamId, "the ack");
+    const ack = await peer.waitFor(
+      (m) => m.method === "notifications/subscriptions/acknowledged" && m.params._meta?.["io.modelcontextprotocol/subscriptionId"] === streamId,
+      "the ack",
+    );
     assert.deepEqual(ack.params.notifications, { taskIds: [watched] });
     await settled(peer, other, "input_required");
     release.open();
@@ -164,7 +167,10 @@ describe("tasks extension: tools/call answered with a task, tasks/get, tasks/upd
     const done = await peer.waitFor((m) => m.method === "notifications/tasks" && m.params.status === "completed", "the completion notification");
     assert.equal(done.params.taskId, watched);
     assert.equal(done.params.result.content[0].text, "done");
-    const tasksSeen = peer.stream(streamId).filter((m) => m.method === "notifications/tasks").map((m) => m.params.taskId);
+    const tasksSeen = peer
+      .stream(streamId)
+      .filter((m) => m.method === "notifications/tasks")
+      .map((m) => m.params.taskId);
     assert.ok(tasksSeen.length > 0 && tasksSeen.every((id) => id === watched), `only the watched task: ${JSON.stringify(tasksSeen)}`);
     await server.close();
   });
@@ -226,7 +232,12 @@ describe("tasks extension: bounds", () => {
 
 describe("tasks extension over Streamable HTTP: Mcp-Name carries the task id", () => {
   it("tasks/get needs Mcp-Name equal to params.taskId (-32020 otherwise)", () => {
-    const message = { jsonrpc: "2.0" as const, id: 1, method: "tasks/get", params: { taskId: "t-1", _meta: { "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION } } };
+    const message = {
+      jsonrpc: "2.0" as const,
+      id: 1,
+      method: "tasks/get",
+      params: { taskId: "t-1", _meta: { "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION } },
+    };
     const headers = { "mcp-method": "tasks/get", "mcp-protocol-version": PROTOCOL_VERSION };
     assert.equal(checkMcpHeaders({ ...headers, "mcp-name": "t-1" }, message), undefined);
     const wrong = checkMcpHeaders({ ...headers, "mcp-name": "t-2" }, message);

@@ -111,7 +111,10 @@ export class TaskService {
     try {
       await this.#store.create(task);
     } catch (error) {
-      if (error instanceof TaskStoreFullError) throw new McpError(INTERNAL_ERROR, `Cannot create a task: ${error.message}`);
+      // By name too: a store outside the runtime (the Redis one) raises its own class of it.
+      if (error instanceof TaskStoreFullError || (error as Error)?.name === "TaskStoreFullError") {
+        throw new McpError(INTERNAL_ERROR, `Cannot create a task: ${(error as Error).message}`);
+      }
       throw error;
     }
     this.#watch();
