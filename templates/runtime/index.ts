@@ -15,7 +15,8 @@ export type { RunAsTaskOptions, TaskContext, TaskOutcome, TasksOptions, TaskWork
 export { DEFAULT_TASK_LIMITS, EXPIRED_GRACE_MS, MemoryTaskStore, TaskStoreFullError } from "./tasks/store.js";
 export type { StoredTask, TaskLimits, TaskStatusName, TaskStore } from "./tasks/store.js";
 export { TASKS_AVAILABLE, TASKS_EXTENSION } from "./tasks/shapes.js";
-export { declaresExtension, EXTENSIONS } from "./extensions.js";
+// EXTENSIONS itself is the generated capabilities.ts's; a project re-exports both modules.
+export { declaresExtension } from "./extensions.js";
 export type { ExtensionFacts } from "./extensions.js";
 export { checkParamHeaders, readParamHeaders } from "./transports/param-headers.js";
 export type { ParamHeader, ParamHeaderLookup } from "./transports/param-headers.js";

@@ -166,7 +166,7 @@ test("the project's generate script (mcp-gen types) rewrites the files generated
   const generated = join(app, "generated", "v2607");
   const before = snapshotOf(generated);
   const script = JSON.parse(readFileSync(join(app, "package.json"), "utf8")).scripts.generate as string;
-  assert.equal(script, "mcp-gen types --out generated");
+  assert.equal(script, "mcp-gen types --out generated --extension io.modelcontextprotocol/tasks", "the extensions generated/ was scaffolded with");
   rmSync(generated, { recursive: true });
   // The script's own arguments, with the schema from disk instead of its pinned URL.
   const regenerate = runMcpGen([...script.split(" ").slice(1), "--schema", schemaPath("2026-07-28")], app);

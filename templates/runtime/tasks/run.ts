@@ -4,7 +4,7 @@
  * served by another process reaches it), and records its outcome unless the task has
  * already ended (a cancelled task stays cancelled).
  */
-import type { InputRequests, InputResponse } from "../protocol.js";
+import type { InputRequests, InputResponse, JSONObject } from "../protocol.js";
 import { INTERNAL_ERROR, McpError, type JsonObject } from "../jsonrpc.js";
 import type { StoredTask, TaskStore } from "./store.js";
 import type { TaskContext, TaskOutcome, TaskWork } from "./service.js";
@@ -39,19 +39,21 @@ export class TaskRun {
     }
   }
 
-  async #outcome(work: TaskWork): Promise<{ result: JsonObject } | { error: NonNullable<StoredTask["error"]> }> {
+  async #outcome(work: TaskWork): Promise<Outcome> {
     try {
-      const result = (await work(this.#context())) as TaskOutcome;
-      return { result: { ...(result as unknown as JsonObject), resultType: "complete" } };
+      const result: TaskOutcome = await work(this.#context());
+      return { result: asJson({ ...result, resultType: "complete" }) };
     } catch (error) {
       if (error instanceof McpError)
         return { error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data as JsonObject }) } };
       // A tool that throws reports a tool error, as tools/call does: completed with isError.
-      return { result: { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], isError: true, resultType: "complete" } };
+      return {
+        result: asJson({ content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], isError: true, resultType: "complete" }),
+      };
     }
   }
 
-  #finish(task: StoredTask, outcome: { result: JsonObject } | { error: NonNullable<StoredTask["error"]> }): StoredTask {
+  #finish(task: StoredTask, outcome: Outcome): StoredTask {
     const { inputRequests: _done, inputResponses: _taken, ...rest } = task;
     const next: StoredTask = {
       ...rest,
@@ -94,7 +96,7 @@ export class TaskRun {
         : {
             ...task,
             status: "input_required",
-            inputRequests: { ...task.inputRequests, ...(requests as unknown as JsonObject) },
+            inputRequests: { ...task.inputRequests, ...requests },
             lastUpdatedAt: new Date().toISOString(),
           },
     );
@@ -122,6 +124,13 @@ export class TaskRun {
     });
     waiting.resolve(answers);
   }
+}
+
+type Outcome = { result: JSONObject } | { error: NonNullable<StoredTask["error"]> };
+
+/** A tool result as the JSON it is stored as (undefined members dropped, as on the wire). */
+function asJson(result: TaskOutcome): JSONObject {
+  return JSON.parse(JSON.stringify(result)) as JSONObject;
 }
 
 function ended(task: StoredTask): boolean {

@@ -67,18 +67,36 @@ function base(task: StoredTask) {
   };
 }
 
+/**
+ * One status's variant of the generated tasks/get result (CompletedTask & Result, ...), so
+ * that each shape below is checked against the schema; any object without the extension.
+ */
+type GetVariant<S extends string> = [VerbMethod<"get">] extends [never] ? Record<string, unknown> : Extract<TaskResultOf<"get">, { status: S }>;
+
 /** The task as tasks/get answers it (and notifications/tasks carries it): its status's fields only. */
 export function detailedTask(task: StoredTask): TaskResultOf<"get"> {
   const common = { ...base(task), resultType: "complete" };
   switch (task.status) {
-    case "input_required":
-      return { ...common, status: "input_required", inputRequests: task.inputRequests ?? {} } as TaskResultOf<"get">;
-    case "completed":
-      return { ...common, status: "completed", result: task.result ?? {} } as TaskResultOf<"get">;
-    case "failed":
-      return { ...common, status: "failed", error: task.error ?? { code: -32603, message: "the task failed" } } as TaskResultOf<"get">;
-    default:
-      return { ...common, status: task.status } as TaskResultOf<"get">;
+    case "input_required": {
+      const waiting: GetVariant<"input_required"> = { ...common, status: "input_required", inputRequests: task.inputRequests ?? {} };
+      return waiting as TaskResultOf<"get">;
+    }
+    case "completed": {
+      const completed: GetVariant<"completed"> = { ...common, status: "completed", result: task.result ?? {} };
+      return completed as TaskResultOf<"get">;
+    }
+    case "failed": {
+      const failed: GetVariant<"failed"> = { ...common, status: "failed", error: task.error ?? { code: -32603, message: "the task failed" } };
+      return failed as TaskResultOf<"get">;
+    }
+    case "cancelled": {
+      const cancelled: GetVariant<"cancelled"> = { ...common, status: "cancelled" };
+      return cancelled as TaskResultOf<"get">;
+    }
+    default: {
+      const working: GetVariant<"working"> = { ...common, status: "working" };
+      return working as TaskResultOf<"get">;
+    }
   }
 }
 

@@ -128,9 +128,14 @@ export class TaskService {
       if (!declaresExtension(context.meta, TASKS_ID)) throw extensionRequired(`tasks ${verb}`);
       const task = await this.#find(params, context);
       if (verb === "get") return detailedTask(task);
-      if (verb === "cancel") await this.#store.update(task.taskId, cancelled);
-      else await this.#store.update(task.taskId, answered(readResponses(params.inputResponses)));
-      return { resultType: "complete" } as TaskResultOf<TaskVerb>;
+      if (verb === "cancel") {
+        await this.#store.update(task.taskId, cancelled);
+        const ack: TaskResultOf<"cancel"> = { resultType: "complete" };
+        return ack;
+      }
+      await this.#store.update(task.taskId, answered(readResponses(params.inputResponses)));
+      const ack: TaskResultOf<"update"> = { resultType: "complete" };
+      return ack;
     };
   }
 

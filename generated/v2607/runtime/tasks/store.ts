@@ -4,6 +4,7 @@
  * store beside the Redis event source), and an in-memory default with no dependency beyond
  * Node. A store keeps JSON records; the task service (service.ts) owns their meaning.
  */
+import type { InputRequests, JSONObject } from "../protocol.js";
 import type { JsonObject } from "../jsonrpc.js";
 
 export type TaskStatusName = "working" | "input_required" | "completed" | "failed" | "cancelled";
@@ -18,12 +19,13 @@ export interface StoredTask {
   ttlMs: number;
   pollIntervalMs?: number;
   /** Outstanding input requests, keyed as asked (never reused within the task). */
-  inputRequests?: JsonObject;
+  inputRequests?: InputRequests;
   /** Answers delivered by tasks/update and not yet taken by the running work. */
   inputResponses?: JsonObject;
   /** Every key ever asked, so an answer to an old key is ignored. */
   askedKeys?: string[];
-  result?: JsonObject;
+  /** The final result, shaped as the request's own (a CallToolResult for tools/call). */
+  result?: JSONObject;
   /** The JSON-RPC error a failed task ended with. */
   error?: { code: number; message: string; data?: JsonObject };
   /** Epoch milliseconds after which the task is gone (createdAt + ttlMs). */
