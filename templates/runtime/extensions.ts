@@ -34,3 +34,17 @@ export function declaresExtension(meta: Readonly<Record<string, unknown>> | unde
   const settings = capabilities?.extensions?.[id];
   return typeof settings === "object" && settings !== null;
 }
+
+/**
+ * The first listen filter key whose extension the request did not declare: a client that
+ * did not declare an extension cannot subscribe to what only that extension adds (the tasks
+ * extension's taskIds gets -32021 that way).
+ */
+export function undeclaredFilterKey(filter: unknown, meta: Readonly<Record<string, unknown>>): { id: string; key: string } | undefined {
+  if (filter === null || typeof filter !== "object") return undefined;
+  for (const [id, facts] of Object.entries(EXTENSIONS)) {
+    const key = facts?.filterKeys.find((name) => (filter as Record<string, unknown>)[name] !== undefined);
+    if (key !== undefined && !declaresExtension(meta, id)) return { id, key };
+  }
+  return undefined;
+}

@@ -155,6 +155,15 @@ describe("tasks extension: tools/call answered with a task, tasks/get, tasks/upd
     const other = await start(peer, "ask_two");
     const refused = await peer.request("subscriptions/listen", { notifications: { taskIds: [watched] } });
     assert.equal(refused.error?.code, -32021);
+    // Also when another handler would honor the rest of the filter.
+    server.addSubscriptionHandler({
+      subscribe: () => ({ stream: null }),
+      handleMessage: (_m, _c, state) => ({ stream: state }),
+      subscriptionCapabilities: () => ({ toolsListChanged: true }),
+    });
+    const mixed = await peer.request("subscriptions/listen", { notifications: { toolsListChanged: true, taskIds: [watched] } });
+    assert.equal(mixed.error?.code, -32021, JSON.stringify(mixed));
+    assert.deepEqual(mixed.error.data, { requiredCapabilities: { extensions: { [TASKS]: {} } } });
     const streamId = peer.send("subscriptions/listen", { notifications: { taskIds: [watched] }, _meta: WITH_TASKS });
     const ack = await peer.waitFor(
       (m) => m.method === "notifications/subscriptions/acknowledged" && m.params._meta?.["io.modelcontextprotocol/subscriptionId"] === streamId,
