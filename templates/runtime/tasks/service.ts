@@ -132,7 +132,11 @@ export class TaskService {
         const ack: TaskResultOf<"cancel"> = { resultType: "complete" };
         return ack;
       }
-      await this.#store.update(task.taskId, answered(readResponses(params.inputResponses)));
+      const responses = readResponses(params.inputResponses);
+      if (JSON.stringify(responses).length > this.#limits.maxTaskBytes) {
+        throw new McpError(INVALID_PARAMS, `Invalid params: inputResponses exceed the server's limit of ${this.#limits.maxTaskBytes} bytes per task`);
+      }
+      await this.#store.update(task.taskId, answered(responses));
       const ack: TaskResultOf<"update"> = { resultType: "complete" };
       return ack;
     };
@@ -154,8 +158,11 @@ export class TaskService {
         return { stream: ids as string[] };
       },
       handleMessage: (message, channel, ids) => {
-        if (TASK_NOTIFICATION !== undefined)
-          channel.sendNotification({ method: TASK_NOTIFICATION, params: stripResultType(detailedTask(message as StoredTask)) });
+        const task = message as StoredTask;
+        // Like tasks/get: another principal's task is never told about, even when its id is known.
+        if (TASK_NOTIFICATION !== undefined && task.owner === ownerOf(channel).owner) {
+          channel.sendNotification({ method: TASK_NOTIFICATION, params: stripResultType(detailedTask(task)) });
+        }
         return { stream: ids };
       },
       handleClose: (channel, ids) => {
@@ -232,7 +239,7 @@ function stripResultType(task: object): JsonObject {
 }
 
 /** A caller the transport vouched for owns its tasks; anonymous tasks belong to every anonymous caller. */
-function ownerOf(context: RequestContext): { owner?: string } {
+function ownerOf(context: { readonly meta: Readonly<Record<string, unknown>> }): { owner?: string } {
   const principal = context.meta.principal;
   return principal === undefined ? {} : { owner: JSON.stringify(principal) };
 }

@@ -184,13 +184,48 @@ describe("tasks extension: tools/call answered with a task, tasks/get, tasks/upd
     await server.close();
   });
 
-  it("a task belongs to the principal that created it: another principal gets -32602", T, async () => {
-    const { server } = tasksServer();
+  it("a task belongs to the principal that created it: another principal gets -32602 and no notifications of it", T, async () => {
+    const { server, release } = tasksServer();
     const alice = await Peer.connect(server, "test", { principal: "alice" });
     const bob = await Peer.connect(server, "test", { principal: "bob" });
     const taskId = await start(alice, "wait");
     assert.equal((await get(alice, taskId)).result.status, "working");
     assert.equal((await get(bob, taskId)).error?.code, -32602);
+    assert.equal((await bob.request("tasks/cancel", { taskId, _meta: WITH_TASKS })).error?.code, -32602);
+    const aliceStream = alice.send("subscriptions/listen", { notifications: { taskIds: [taskId] }, _meta: WITH_TASKS });
+    const bobStream = bob.send("subscriptions/listen", { notifications: { taskIds: [taskId] }, _meta: WITH_TASKS });
+    for (const [peer, id] of [
+      [alice, aliceStream],
+      [bob, bobStream],
+    ] as const) {
+      await peer.waitFor(
+        (m) => m.method === "notifications/subscriptions/acknowledged" && m.params._meta?.["io.modelcontextprotocol/subscriptionId"] === id,
+        "an ack",
+      );
+    }
+    release.open();
+    await alice.waitFor((m) => m.method === "notifications/tasks" && m.params.status === "completed", "alice's notification");
+    await bob.sync();
+    assert.deepEqual(
+      bob.messages.filter((m) => m.method === "notifications/tasks"),
+      [],
+      "bob hears nothing of alice's task",
+    );
+    await server.close();
+  });
+
+  it("tasks/update answers larger than maxTaskBytes are refused with -32602", T, async () => {
+    const { server } = tasksServer({ limits: { maxTaskBytes: 4000 } });
+    const peer = await Peer.connect(server, "test");
+    const taskId = await start(peer, "ask_two");
+    await settled(peer, taskId, "input_required");
+    const answer = await peer.request("tasks/update", {
+      taskId,
+      inputResponses: { a: { action: "accept", content: { v: "x".repeat(5000) } } },
+      _meta: WITH_TASKS,
+    });
+    assert.equal(answer.error?.code, -32602);
+    assert.equal((await get(peer, taskId)).result.status, "input_required", "nothing was taken");
     await server.close();
   });
 });
