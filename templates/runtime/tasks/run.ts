@@ -26,6 +26,14 @@ export class TaskRun {
     private readonly maxTaskBytes: number,
   ) {}
 
+  /** Stops the work (the server is closing): its signal aborts and a pending ask rejects. */
+  abort(): void {
+    this.#controller.abort(new Error("the server is closing"));
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.reject(new Error("the server is closing"));
+  }
+
   async execute(work: TaskWork): Promise<void> {
     const unwatch = this.store.watch((task) => task.taskId === this.taskId && this.#observe(task));
     try {

@@ -76,6 +76,8 @@ export class TaskService {
   /** Listen streams by the task ids they asked for. */
   readonly #listeners = new Map<string, Set<Channel>>();
   #unwatch: (() => void) | undefined;
+  /** Work running in this process; aborted when the server closes. */
+  readonly #running = new Set<TaskRun>();
   /** Whether any tool answered with a task: then server/discover advertises the extension. */
   used = false;
 
@@ -93,7 +95,7 @@ export class TaskService {
     this.used = true;
     if (!declaresExtension(context.meta, TASKS_ID)) {
       if (start.options.required) throw extensionRequired("This tool");
-      return (await start.work(inlineContext(context))) as unknown as JsonObject;
+      return runInline(start.work, context);
     }
     const now = Date.now();
     const ttlMs = Math.min(Math.max(1, Math.trunc(start.options.ttlMs ?? this.#limits.defaultTtlMs)), this.#limits.maxTtlMs);
@@ -117,7 +119,9 @@ export class TaskService {
       throw error;
     }
     this.#watch();
-    void new TaskRun(this.#store, task.taskId, this.#limits.maxTaskBytes).execute(start.work);
+    const run = new TaskRun(this.#store, task.taskId, this.#limits.maxTaskBytes);
+    this.#running.add(run);
+    void run.execute(start.work).finally(() => this.#running.delete(run));
     return createdTask(task);
   }
 
@@ -176,6 +180,7 @@ export class TaskService {
   }
 
   async close(): Promise<void> {
+    for (const run of this.#running) run.abort();
     this.#unwatch?.();
     await this.#store.close?.();
   }
@@ -244,7 +249,17 @@ function ownerOf(context: { readonly meta: Readonly<Record<string, unknown>> }):
   return principal === undefined ? {} : { owner: JSON.stringify(principal) };
 }
 
-/** Work run inside the request: the request's signal; input cannot be asked for without a task. */
+/** Work run inside the request; like a tool, a throw other than McpError is a tool error (isError). */
+async function runInline(work: TaskWork, context: RequestContext): Promise<JsonObject> {
+  try {
+    return (await work(inlineContext(context))) as unknown as JsonObject;
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    return { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], isError: true };
+  }
+}
+
+/** The request's signal; input cannot be asked for without a task. */
 function inlineContext(context: RequestContext): TaskContext {
   return {
     taskId: undefined,

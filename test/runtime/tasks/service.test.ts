@@ -36,6 +36,11 @@ function tasksServer(options: Parameters<typeof createServer>[0]["tasks"] = {}) 
       return { content: [{ type: "text", text: JSON.stringify(answers) }] };
     }),
   );
+  server.addTool({ name: "throws", inputSchema: { type: "object" } }, () =>
+    runAsTask(async () => {
+      throw new Error("broke");
+    }),
+  );
   server.addTool({ name: "big", inputSchema: { type: "object" } }, () => runAsTask(async () => ({ content: [{ type: "text", text: "x".repeat(5000) }] })));
   return { server, release, seen };
 }
@@ -111,6 +116,8 @@ describe("tasks extension: tools/call answered with a task, tasks/get, tasks/upd
     assert.equal(inline.resultType, "complete");
     assert.equal(inline.taskId, undefined);
     assert.equal((await peer.request("tools/call", { name: "only_task" })).error?.code, -32021);
+    const thrown = (await peer.request("tools/call", { name: "throws" })).result;
+    assert.deepEqual([thrown.isError, thrown.content[0].text], [true, "broke"], "inline, a throw is a tool error as in any tool");
     await server.close();
   });
 
