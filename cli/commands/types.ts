@@ -11,6 +11,7 @@ interface TypesArgs {
   check: boolean;
   watch: boolean;
   "protocol-version"?: string;
+  extension?: string[];
 }
 
 /** The options of `types`, read by yargs and by the quick `--check` path alike. */
@@ -26,6 +27,13 @@ const typesOptions = {
   check: { type: "boolean", default: false, describe: "write nothing; exit 1 listing stale files (every listed revision in a project)" },
   watch: { type: "boolean", default: false, describe: "regenerate whenever a listed local schema file or the runtime source changes; Ctrl-C stops" },
   "protocol-version": { type: "string", describe: "revision of a schema whose sha256 is not pinned" },
+  // `array` is what yargs reads, `multiple` what node:util's parseArgs reads (the quick path).
+  extension: {
+    type: "string",
+    array: true,
+    multiple: true,
+    describe: "merge an extension schema: a known name (io.modelcontextprotocol/tasks) or a file; repeatable",
+  },
 } as const;
 
 export const typesCommand: CommandModule<object, TypesArgs> = {
@@ -37,14 +45,16 @@ export const typesCommand: CommandModule<object, TypesArgs> = {
       .example("$0 types --schema ./schema.json", "write generated/v2607/ from a 2026-07-28 schema")
       .example("$0 types --check --schema ./schema.json", "exit 1 if generated/ is out of date")
       .example("$0 types", "in a project: regenerate every revision package.json lists")
-      .example("$0 types --schema ./next.json --protocol-version 2027-01-26", "in a project: add that revision to the list"),
+      .example("$0 types --schema ./next.json --protocol-version 2027-01-26", "in a project: add that revision to the list")
+
+      .example("$0 types --extension io.modelcontextprotocol/tasks", "also generate the tasks extension's methods and facts"),
   handler: async (args) => {
     await runTypes(args);
   },
 };
 
 function toTypesOptions(args: TypesArgs): TypesOptions {
-  return { schema: args.schema, out: args.out ?? "generated", check: args.check, protocolVersion: args["protocol-version"] };
+  return { schema: args.schema, out: args.out ?? "generated", check: args.check, protocolVersion: args["protocol-version"], extensions: args.extension };
 }
 
 export default typesCommand;

@@ -53,6 +53,26 @@ export function emitMaps(maps: MapsIR): MapFiles {
     exportedConst("ERROR_CODES", "Error codes, keyed by the name of each error definition.", Object.fromEntries(maps.errorCodes.map((e) => [e.name, e.code]))),
     exportedConst("META_KEYS", "The reserved `_meta` keys the schema names.", Object.fromEntries(maps.metaKeys.map((m) => [m.name, m.key]))),
   ];
+  // Printed only when extensions were merged, so output made without them is unchanged; the
+  // runtime reads it through a lookup that falls back to none (runtime/extensions.ts).
+  if (maps.extensions.length > 0) {
+    capabilities.push(
+      exportedConst(
+        "EXTENSIONS",
+        "The extensions merged into the schema (mcp-gen types --extension), keyed by identifier: what each adds.",
+        Object.fromEntries(
+          maps.extensions.map(({ id, errorCodes, nameParams, ...lists }) => [
+            id,
+            {
+              ...lists,
+              errorCodes: Object.fromEntries(errorCodes.map((e) => [e.name, e.code])),
+              nameParams: Object.fromEntries(nameParams.map((n) => [n.method, n.param])),
+            },
+          ]),
+        ),
+      ),
+    );
+  }
   return { "methods.ts": methods.join(""), "capabilities.ts": capabilities.join("") };
 }
 

@@ -15,6 +15,7 @@ import {
   type Summary,
 } from "./manifest.js";
 import { runtimeSourceDir } from "./paths.js";
+import { loadExtensions, type LoadedExtension } from "./extend.js";
 
 export interface TypesOptions {
   /** Path or http(s) URL; the pinned default revision's URL when absent. */
@@ -23,7 +24,10 @@ export interface TypesOptions {
   out: string;
   check?: boolean;
   protocolVersion?: string;
-  /** Extensions (names or paths) merged into this revision's schema, from `--extension` or the project config. */
+  /**
+   * Extension schemas merged into the core one before normalisation (`--extension`, repeatable):
+   * a known name such as `io.modelcontextprotocol/tasks` (mcp-gen's own schema), else a file path.
+   */
   extensions?: string[];
   /**
    * The sibling folder whose facts an emitted runtime serves `initialize` clients with
@@ -49,7 +53,7 @@ export interface TypesReport {
 /**
  * `mcp-gen types`, as a table of contents:
  * 1. check the requested revision name, read the lock, load the schema (file or bounded download);
- * 2. identify it (pinned by hash, or named) and so the output folder;
+ * 2. identify it (pinned by hash, or named) and so the output folder; load the extensions;
  * 3. `--check`: when the manifest there says the output was made from these inputs and no
  *    file changed, done, having loaded none of the code-generation stages;
  * 4. make the output (make.ts: normalize, IR, emit, format) and its manifest;
@@ -61,15 +65,16 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
   const loaded = await loadSchema(options.schema ?? defaultSchemaUrl(lock));
   const identity = identifySchema(loaded, lock, requested);
   const outDir = join(options.out, versionFolder(identity.revision));
+  const extensions = await loadExtensions(options.extensions ?? []);
   const runtimeSource = readRuntimeSource(runtimeSourceDir);
   const legacyFolder = options.legacyFolder === undefined ? DEFAULT_LEGACY_FOLDER : options.legacyFolder;
-  const inputs = manifestInputs(identity, runtimeSource);
+  const inputs = manifestInputs(identity, runtimeSource, extensions);
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
   if (options.check && isFresh(outDir, inputs, legacyFolder ?? undefined)) return report;
 
   // Only now load the stages that make output, and through them the code-generation libraries.
   const { makeOutput } = await import("./make.js");
-  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, legacyFolder ?? undefined);
+  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, extensions, legacyFolder ?? undefined);
   if (ir.withRuntime && legacyFolder === null) throw noLegacyRevision(identity.revision);
   const summary = summarize(ir);
   files.set(MANIFEST_FILE, renderManifest(ir.withRuntime ? { ...inputs, legacyFolder: legacyFolder! } : inputs, files, summary));
@@ -86,20 +91,23 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
  * `--check` of a pinned revision without reading its schema: the lock's sha256 stands for the
  * pinned bytes (a download is checked against it anyway), so fresh output needs no network.
  */
-export function isPinnedOutputFresh(out: string, revision: string, legacyFolder: string | null): boolean {
+export async function isPinnedOutputFresh(out: string, revision: string, legacyFolder: string | null, extensions: readonly string[] = []): Promise<boolean> {
   const pin = readLock().revisions[revision];
   if (!pin) return false;
   const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
-  const inputs = manifestInputs(identity, readRuntimeSource(runtimeSourceDir));
+  const inputs = manifestInputs(identity, readRuntimeSource(runtimeSourceDir), await loadExtensions(extensions));
   return isFresh(join(out, versionFolder(revision)), inputs, legacyFolder ?? undefined);
 }
 
 /** What identifies an output: never the generator's own source text (see generatorIdentity). */
-function manifestInputs(identity: SchemaIdentity, runtimeSource: ReadonlyMap<string, string>): ManifestInputs {
-  return {
+function manifestInputs(identity: SchemaIdentity, runtimeSource: ReadonlyMap<string, string>, extensions: readonly LoadedExtension[]): ManifestInputs {
+  const inputs: ManifestInputs = {
     generator: generatorIdentity(),
     revision: identity.revision,
     schemaSha256: identity.sha256,
     runtimeSourceSha256: runtimeSourceSha256(runtimeSource),
   };
+  // Listed only when given, so output made without extensions keeps its manifest.
+  if (extensions.length > 0) inputs.extensions = extensions.map((extension) => ({ id: extension.id, sha256: extension.schema.sha256 }));
+  return inputs;
 }

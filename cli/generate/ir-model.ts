@@ -35,7 +35,10 @@ export interface NotificationEntry {
 
 export interface SubscriptionKind {
   filterKey: string;
-  value: "boolean" | "uris";
+  /** A boolean opt-in, a list of URIs (matched against the notification's `params.uri`), or a list of ids (matched against `params[idParam]`). */
+  value: "boolean" | "uris" | "ids";
+  /** For an "ids" kind only: the notification params property the ids name. */
+  idParam?: string;
   notificationMethod: string;
   notificationType: string;
   handlerCapability: string;
@@ -53,4 +56,20 @@ export interface MapsIR {
   streamMethods: string[];
   errorCodes: Array<{ name: string; code: number }>;
   metaKeys: Array<{ name: string; key: string }>;
+  /** What each merged extension added (`--extension`); empty without extensions, and then not emitted. */
+  extensions: ExtensionFacts[];
+}
+
+export interface ExtensionFacts {
+  id: string;
+  /** Client request methods the extension added, sorted. */
+  requests: string[];
+  /** Server notification methods it added, sorted. */
+  notifications: string[];
+  /** SubscriptionFilter properties it added, sorted. */
+  filterKeys: string[];
+  /** Error codes of the error definitions it added. */
+  errorCodes: Array<{ name: string; code: number }>;
+  /** Per added request, the params property mirrored in the Mcp-Name header (marked `x-mcp-name`). */
+  nameParams: Array<{ method: string; param: string }>;
 }

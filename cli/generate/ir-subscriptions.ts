@@ -56,21 +56,45 @@ function describeKind(defs: Definitions, filterKey: string, property: JsonObject
   const notification = defs.get(linked)!;
   const method = (notification.properties as JsonObject).method as JsonObject;
   const notificationMethod = String(method.const);
+  const value = valueKind(defs, property, filterKey, notification);
   return {
     filterKey,
-    value: valueKind(property, filterKey),
+    ...value,
     notificationMethod,
     notificationType: linked,
     handlerCapability: camelCase(notificationMethod.replace(/^notifications\//, "").split(/[/_]/)),
   };
 }
 
-function valueKind(property: JsonObject, filterKey: string): "boolean" | "uris" {
-  if (property.type === "boolean") return "boolean";
-  if (property.type === "array" && isObject(property.items) && property.items.type === "string") return "uris";
-  throw new CliError(`SubscriptionFilter.${filterKey} is neither a boolean nor a list of URIs`, {
+/**
+ * A boolean opt-in; or a list of strings: ids when the key is `<thing>Ids` and the
+ * notification's params name `<thing>Id` (taskIds -> params.taskId), URIs otherwise.
+ */
+function valueKind(defs: Definitions, property: JsonObject, filterKey: string, notification: JsonObject): Pick<SubscriptionKind, "value" | "idParam"> {
+  if (property.type === "boolean") return { value: "boolean" };
+  if (property.type === "array" && isObject(property.items) && property.items.type === "string") {
+    const idParam = filterKey.endsWith("Ids") ? filterKey.slice(0, -1) : undefined;
+    return idParam !== undefined && paramsDeclare(defs, notification, idParam) ? { value: "ids", idParam } : { value: "uris" };
+  }
+  throw new CliError(`SubscriptionFilter.${filterKey} is neither a boolean nor a list of URIs or ids`, {
     hint: "teach cli/generate/ir-subscriptions.ts the new filter value shape",
   });
+}
+
+/** Whether a notification's params (inline, or through $ref and allOf) declare the property. */
+function paramsDeclare(defs: Definitions, notification: JsonObject, property: string): boolean {
+  const params = isObject(notification.properties) ? notification.properties.params : undefined;
+  return declares(params, property, defs);
+}
+
+function declares(node: JsonValue | undefined, property: string, defs: Definitions, depth = 0): boolean {
+  if (!isObject(node) || depth > 8) return false;
+  const named = refName(node);
+  if (named) return declares(defs.get(named), property, defs, depth + 1);
+  if (isObject(node.properties) && property in node.properties) return true;
+  // Any part of an allOf declaring it is enough; every alternative of an anyOf must.
+  if (Array.isArray(node.allOf) && node.allOf.some((part) => declares(part, property, defs, depth + 1))) return true;
+  return Array.isArray(node.anyOf) && node.anyOf.length > 0 && node.anyOf.every((part) => declares(part, property, defs, depth + 1));
 }
 
 export function camelCase(words: string[]): string {

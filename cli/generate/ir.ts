@@ -3,13 +3,15 @@ import type { NormalizedSchema } from "./normalize.js";
 import type { SchemaIR } from "./ir-model.js";
 import { deriveMethods } from "./ir-methods.js";
 import { deriveSubscriptions } from "./ir-subscriptions.js";
-import { deriveErrorCodes, deriveMetaKeys } from "./ir-facts.js";
+import { deriveErrorCodes, deriveExtensionFacts, deriveMetaKeys } from "./ir-facts.js";
+import type { ExtensionContribution } from "./extend.js";
 
-/** Derives the IR from a normalized schema: methods, subscription kinds, error codes, `_meta` keys. */
-export function buildIR(schema: NormalizedSchema, identity: SchemaIdentity): SchemaIR {
+/** Derives the IR from a normalized schema: methods, subscription kinds, error codes, `_meta` keys, what each extension added. */
+export function buildIR(schema: NormalizedSchema, identity: SchemaIdentity, extensions: readonly ExtensionContribution[] = []): SchemaIR {
   const notes: string[] = [];
   const methods = deriveMethods(schema.definitions, notes);
   const subscriptions = deriveSubscriptions(schema.definitions, methods, notes);
+  const errorCodes = deriveErrorCodes(schema.definitions);
   return {
     identity,
     definitions: [...schema.definitions].map(([name, def]) => ({ name, schema: def })),
@@ -18,8 +20,9 @@ export function buildIR(schema: NormalizedSchema, identity: SchemaIdentity): Sch
       ...methods,
       subscriptionKinds: subscriptions?.kinds ?? null,
       streamMethods: subscriptions?.streamMethods ?? [],
-      errorCodes: deriveErrorCodes(schema.definitions),
+      errorCodes,
       metaKeys: deriveMetaKeys(schema.definitions),
+      extensions: extensions.map((extension) => deriveExtensionFacts(schema.definitions, extension, methods, errorCodes)),
     },
     withRuntime: subscriptions !== null,
     notes,

@@ -9,9 +9,11 @@ import { emitMaps } from "./emit-maps.js";
 import { emitRuntime } from "./emit-runtime.js";
 import { loadFormatter } from "./format.js";
 import { sortedBy } from "../toolbox/sort.js";
+import { mergeExtensions, type LoadedExtension } from "./extend.js";
 
 /**
- * Makes every output file from a verified schema, one stage after the other: normalize it,
+ * Makes every output file from a verified schema, one stage after the other: merge the
+ * extensions into it (extend.ts), normalize it,
  * derive the IR, emit types.ts (json-schema-to-typescript, then prettier), print the two maps
  * (already in their formatted layout), and add the runtime (header plus source bytes,
  * nothing to format) when the IR says the revision has one. The orchestrator imports this module only once it knows
@@ -23,10 +25,12 @@ export async function makeOutput(
   identity: SchemaIdentity,
   lock: Lock,
   runtimeSource: ReadonlyMap<string, string>,
+  extensions: readonly LoadedExtension[] = [],
   legacyFolder?: string,
 ): Promise<{ files: Map<string, string>; ir: SchemaIR }> {
-  const ir = buildIR(normalizeSchema(loaded), identity);
-  const header = generatedHeader(identity, lock);
+  const { schema, contributions } = mergeExtensions(loaded, extensions);
+  const ir = buildIR(normalizeSchema(schema), identity, contributions);
+  const header = generatedHeader(identity, lock, extensions);
   const maps = emitMaps(ir.maps);
   const format = await loadFormatter();
   const files: Array<[string, string]> = [

@@ -22,6 +22,8 @@ export interface ManifestInputs {
   runtimeSourceSha256: string;
   /** The sibling folder an emitted runtime's legacy binding names (see emit-runtime.ts); only an output with a runtime has one. */
   legacyFolder?: string;
+  /** The extension schemas merged in (`--extension`), in the order given; absent when none. */
+  extensions?: Array<{ id: string; sha256: string }>;
 }
 
 /** What a regeneration compares against the previous output to report changes. */

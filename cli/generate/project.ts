@@ -64,7 +64,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
     const legacyFolder = legacyFolderOf(config, outDir, revision);
     const pinnedUrl = lock.revisions[revision]?.url === sources.get(revision);
     // A pinned download would only confirm the sha256 the lock already holds.
-    if (check && pinnedUrl && !config.extensions[revision]?.length && isPinnedOutputFresh(outDir, revision, legacyFolder)) {
+    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolder, config.extensions[revision]))) {
       reports.push(upToDate(outDir, revision, lock));
       continue;
     }

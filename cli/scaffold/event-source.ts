@@ -14,6 +14,8 @@ export type EventSourceChoice = "memory" | "redis";
 export const EVENT_SOURCES: readonly EventSourceChoice[] = ["memory", "redis"];
 
 export const REDIS_MODULE_PATH = "src/event-sources/redis.ts";
+/** The Redis task store beside it, for `createServer({ tasks: { store } })` across processes. */
+export const REDIS_TASK_STORE_PATH = "src/event-sources/redis-task-store.ts";
 const REDIS_SPECIFIER = "./event-sources/redis.js";
 
 const BODIES: Record<EventSourceChoice, string> = {
@@ -34,7 +36,7 @@ export async function eventSourceChanges(
   if (events !== eventsText) edited.push({ path: "src/events.ts", content: events });
   const created: PlannedFile[] = [];
   if (choice === "redis") {
-    created.push(redisModule());
+    created.push(redisModule(), redisTaskStoreModule());
     const withDependency = addDependency(packageText, "redis", redisDependencySpec());
     if (withDependency !== packageText) edited.push({ path: "package.json", content: withDependency });
   }
@@ -45,6 +47,12 @@ export async function eventSourceChanges(
 export function redisModule(): PlannedFile {
   const source = join(packageRoot(), "templates", "event-sources", "redis", "redis-event-source.ts");
   return { path: REDIS_MODULE_PATH, content: readFileSync(source, "utf8") };
+}
+
+/** The Redis task store module a Redis project gets too (tasks shared by every process). */
+export function redisTaskStoreModule(): PlannedFile {
+  const source = join(packageRoot(), "templates", "event-sources", "redis", "redis-task-store.ts");
+  return { path: REDIS_TASK_STORE_PATH, content: readFileSync(source, "utf8") };
 }
 
 /** The `redis` client version this generator is tested with, e.g. `^6.3.1`. */

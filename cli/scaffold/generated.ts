@@ -9,7 +9,8 @@ import { readManifest, RUNTIME_ENTRY } from "../generate/manifest.js";
 import { legacyFolderOf, schemaSource } from "../generate/project.js";
 import { readLock, versionFolder } from "../generate/verify.js";
 import { listFiles } from "../toolbox/files.js";
-import { parseProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
+import { packageRoot } from "../toolbox/package.js";
+import { parseProjectConfig, readProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
 import type { PlannedFile } from "../toolbox/write.js";
 
 /** What a new project serves unless `--revisions` says otherwise: both eras. */
@@ -21,6 +22,9 @@ export const DEFAULT_REVISIONS: readonly string[] = ["2025-11-25", "2026-07-28"]
  */
 export function projectConfigFor(revisions: readonly string[], out: string): ProjectConfig {
   const config = parseProjectConfig({ out, revisions: [...revisions] }, "--revisions");
+  // The extensions this package's own generated/ was made with, for the revisions listed.
+  const shipped = readProjectConfig(packageRoot())?.extensions ?? {};
+  for (const revision of config.revisions) if (shipped[revision]) config.extensions[revision] = [...shipped[revision]];
   const lock = readLock();
   const unpinned = config.revisions.find((revision) => !Object.hasOwn(lock.revisions, revision));
   if (unpinned !== undefined) {
@@ -55,7 +59,8 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
       if (manifest && (!runtime || manifest.inputs.legacyFolder === legacyFolder)) continue;
       if (runtime && legacyFolder === null) throw noLegacyRevision(revision);
       rmSync(join(work, folder), { recursive: true, force: true });
-      await generateTypes({ schema: schemaSource(revision, config, work, lock), protocolVersion: revision, out: work, legacyFolder });
+      const schema = schemaSource(revision, config, work, lock);
+      await generateTypes({ schema, protocolVersion: revision, out: work, legacyFolder, extensions: config.extensions[revision] });
     }
     const index = renderImportPoint(readEras(config.revisions, work));
     if (index === undefined) {

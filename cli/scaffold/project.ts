@@ -71,6 +71,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     generatorSpec: dependencySpecFor(options.pm, generatorDependencySpec(root)),
     revisions: listed.revisions,
     revisionList: listed.revisions.join(", "),
+    extensions: Object.entries(listed.extensions).map(([revision, names]) => ({ revision, names })),
     pm: options.pm,
     redis: options.eventSource === "redis",
     run: options.pm === "npm" ? "npm run" : options.pm,

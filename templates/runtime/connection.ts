@@ -3,7 +3,8 @@
  * requests, runs the listen streams opened on it, and tears them down when the client
  * cancels one or the transport goes away. Cheap to create: one per HTTP request is fine.
  */
-import { META_KEYS, type SubscriptionFilter } from "./protocol.js";
+import { ERROR_CODES, META_KEYS, type SubscriptionFilter } from "./protocol.js";
+import { undeclaredFilterKey } from "./extensions.js";
 import type { EventHook } from "./hooks.js";
 import {
   classifyMessage,
@@ -32,6 +33,8 @@ import { StreamTable } from "./subscriptions/stream-table.js";
 import { SlowConsumerEvicted, supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
 
 export const LISTEN_METHOD = "subscriptions/listen";
+/** -32021; absent from revisions without it, where no extension adds filter keys either. */
+const MISSING_CAPABILITY: number = (ERROR_CODES as Readonly<Record<string, number>>).MissingRequiredClientCapabilityError ?? -32021;
 const CANCELLED_METHOD = "notifications/cancelled";
 const SUBSCRIPTION_ID_KEY: string = META_KEYS.subscriptionId;
 /** The message-context key a transport vouches for the caller with (HTTP authentication). */
@@ -241,6 +244,12 @@ export class Connection implements StreamHost, EraConnection {
     const problem = filterProblem(filter);
     if (problem !== undefined) {
       this.send(errorResponse(request.id, INVALID_PARAMS, `Invalid params: ${problem}`));
+      return;
+    }
+    const undeclared = undeclaredFilterKey(filter, meta);
+    if (undeclared !== undefined) {
+      const message = `"notifications.${undeclared.key}" needs the ${undeclared.id} extension: declare it in _meta clientCapabilities.extensions`;
+      this.send(errorResponse(request.id, MISSING_CAPABILITY, message, { requiredCapabilities: { extensions: { [undeclared.id]: {} } } }));
       return;
     }
     const refusal = this.host.slots.reserve(client);

@@ -12,6 +12,14 @@ export type { RegistrySettings, ToolAnswer, ToolRunner } from "./tools.js";
 export { bindingOf, inputRequest, RequestStateSealer, STATE_TTL_MS } from "./input-required.js";
 export type { InputMethod, InputRequiredAnswer, InputResultOf, InputRound } from "./input-required.js";
 export { ajvSchemaValidator } from "./validation.js";
+export { runAsTask, TaskService, TaskStart } from "./tasks/service.js";
+export type { RunAsTaskOptions, TaskContext, TaskOutcome, TasksOptions, TaskWork } from "./tasks/service.js";
+export { DEFAULT_TASK_LIMITS, EXPIRED_GRACE_MS, MemoryTaskStore, TaskStoreFullError } from "./tasks/store.js";
+export type { StoredTask, TaskLimits, TaskStatusName, TaskStore } from "./tasks/store.js";
+export { TASKS_AVAILABLE, TASKS_EXTENSION } from "./tasks/shapes.js";
+// EXTENSIONS itself is the generated capabilities.ts's; a project re-exports both modules.
+export { declaresExtension } from "./extensions.js";
+export type { ExtensionFacts } from "./extensions.js";
 export { checkParamHeaders, readParamHeaders } from "./transports/param-headers.js";
 export type { ParamHeader, ParamHeaderLookup } from "./transports/param-headers.js";
 export type { AjvLike, AjvValidateFunction, CompiledSchema, SchemaValidator, ValidationResult } from "./validation.js";

@@ -31,6 +31,8 @@ import type { Transport } from "./transport.js";
 import type { SchemaValidator } from "./validation.js";
 import type { ParamHeader } from "./transports/param-headers.js";
 import type { InputRequiredAnswer } from "./input-required.js";
+import { TaskService, type TasksOptions } from "./tasks/service.js";
+import { TASKS_AVAILABLE, TASKS_EXTENSION, taskMethod } from "./tasks/shapes.js";
 
 const DISCOVER_METHOD = "server/discover";
 /** Absent from schemas whose results carry no server info; then nothing is added. */
@@ -84,6 +86,11 @@ export interface ServerOptions {
    * `initialize` with the error naming the versions it speaks).
    */
   legacy?: LegacyOptions | false;
+  /**
+   * The tasks extension (when the revision was generated with it): where tasks live and their
+   * bounds. A tool opts in by answering `runAsTask(work)`.
+   */
+  tasks?: TasksOptions;
   /** Stream lifecycle and failure reports; they never reach the client. */
   onEvent?(event: RuntimeEvent): void;
 }
@@ -93,8 +100,14 @@ type RuntimeMethod = typeof DISCOVER_METHOD | typeof LISTEN_METHOD;
 export type HandledMethod = Exclude<ClientRequestMethod, RuntimeMethod>;
 type ResultOf<M extends ClientRequestMethod> = ClientRequests[M]["result"];
 /** A handler's result; `resultType` may be left out (the runtime adds "complete"). */
-/** Methods whose params carry `inputResponses`: the schema lets them answer input_required (read from the map, not listed). */
-export type InputRequiredMethod = { [M in ClientRequestMethod]: "inputResponses" extends keyof ClientRequests[M]["params"] ? M : never }[ClientRequestMethod];
+/**
+ * Methods whose params carry `inputResponses` and `requestState`: the schema lets them answer
+ * input_required (read from the map, not listed). tasks/update carries answers but no state:
+ * it delivers input to a task, it is never retried.
+ */
+export type InputRequiredMethod = {
+  [M in ClientRequestMethod]: "inputResponses" | "requestState" extends keyof ClientRequests[M]["params"] ? M : never;
+}[ClientRequestMethod];
 export type HandlerResult<M extends ClientRequestMethod> =
   (Omit<ResultOf<M>, "resultType"> & { resultType?: string }) | (M extends InputRequiredMethod ? InputRequiredAnswer : never);
 export type RequestHandler<M extends ClientRequestMethod> = (params: ClientRequests[M]["params"], context: RequestContext) => Awaitable<HandlerResult<M>>;
@@ -107,7 +120,8 @@ export class Server {
   readonly #handlers = new Map<string, AnyHandler>();
   readonly #subscriptionHandlers: HandlerEntry[] = [];
   readonly #connections = new Set<Connection>();
-  readonly #tools = new ToolRegistry(() => this.#options);
+  readonly #tasks: TaskService;
+  readonly #tools = new ToolRegistry(() => ({ ...this.#options, tasks: this.#tasks }));
   readonly #primitives = new Primitives(
     (method, handler) => void (this.#handlers.has(method) || this.#handlers.set(method, handler)),
     () => this.#options,
@@ -123,6 +137,17 @@ export class Server {
     this.#info =
       options.title === undefined ? { name: options.name, version: options.version } : { name: options.name, version: options.version, title: options.title };
     this.#host = this.#makeHost();
+    this.#tasks = new TaskService(options.tasks);
+    if (TASKS_AVAILABLE) this.#serveTasks();
+  }
+
+  /** tasks/get, tasks/update, tasks/cancel and the taskIds listen kind, from the generated facts. */
+  #serveTasks(): void {
+    for (const verb of ["get", "update", "cancel"] as const) {
+      const method = taskMethod(verb);
+      if (method !== undefined) this.#handlers.set(method, this.#tasks.handler(verb) as AnyHandler);
+    }
+    this.#subscriptionHandlers.push({ handler: this.#tasks.subscriptionHandler(), arg: undefined });
   }
 
   /** Registers the handler for one request method (replacing any earlier one). */
@@ -212,6 +237,7 @@ export class Server {
     this.#closed = true;
     await this.#host.legacy.close("shutdown");
     await Promise.all([...this.#connections].map((connection) => connection.shutdown()));
+    await this.#tasks.close();
   }
 
   /** The capabilities server/discover advertises to a caller with this `_meta`. */
@@ -224,7 +250,9 @@ export class Server {
         return {};
       }
     });
-    return foldCapabilities(this.#handlers.keys(), declarations, this.#options.capabilities, this.#options.logging !== false);
+    const folded = foldCapabilities(this.#handlers.keys(), declarations, this.#options.capabilities, this.#options.logging !== false);
+    if (!this.#tasks.used) return folded;
+    return { ...folded, extensions: { ...folded.extensions, [TASKS_EXTENSION]: {} } };
   }
 
   #discover(context: RequestContext): JsonObject {

@@ -15,15 +15,21 @@ import { cacheFields, paginate, type ListSettings } from "./primitives/paginatio
 import type { CompiledSchema, SchemaValidator } from "./validation.js";
 import { readParamHeaders, type ParamHeader } from "./transports/param-headers.js";
 import { bindingOf, inputRound, RequestStateSealer, type InputRequiredAnswer, type InputRound } from "./input-required.js";
+import { TaskStart, type TaskService } from "./tasks/service.js";
 
-/** A tool's answer: its result (`resultType` may be left out), or a request for input (see input-required.ts). */
-export type ToolAnswer = (Omit<CallToolResult, "resultType"> & { resultType?: "complete" }) | InputRequiredAnswer;
+/**
+ * A tool's answer: its result (`resultType` may be left out), a request for input (see
+ * input-required.ts), or `runAsTask(work)` to run as a task (see tasks/service.ts).
+ */
+export type ToolAnswer = (Omit<CallToolResult, "resultType"> & { resultType?: "complete" }) | InputRequiredAnswer | TaskStart;
 export type ToolRunner = (args: Record<string, unknown>, context: RequestContext, input: InputRound) => Awaitable<ToolAnswer>;
 
 /** The server options a registry reads (after the server is made). */
 export interface RegistrySettings {
   readonly validator?: SchemaValidator;
   readonly stateKey?: string | Uint8Array;
+  /** The server's tasks, for tools that answer `runAsTask(...)`. */
+  readonly tasks?: TaskService;
 }
 
 interface ToolEntry {
@@ -96,6 +102,10 @@ export class ToolRegistry {
     } catch (error) {
       if (error instanceof McpError) throw error;
       return failure(error instanceof Error ? error.message : String(error));
+    }
+    if (result instanceof TaskStart) {
+      if (this.settings().tasks === undefined) throw new McpError(INVALID_PARAMS, `Tool ${entry.tool.name} runs as a task, which this server does not serve`);
+      return this.settings().tasks!.begin(result, context);
     }
     if (result?.resultType === "input_required") return result;
     if (entry.checkOutput !== undefined && result?.isError !== true) {

@@ -159,27 +159,36 @@ test("--help prints the usage, every prompt's flag included, and writes nothing"
   assert.deepEqual(readdirSync(temp.dir), []);
 });
 
-test("the project's generate script (mcp-gen types) rewrites the files generated/ was scaffolded with, every listed revision and the import point", SLOW, () => {
-  const run = runCreate(["app", "--yes", ...quick], temp.dir);
-  assert.equal(run.status, 0, explain(run));
-  const app = join(temp.dir, "app");
-  const generated = join(app, "generated");
-  const before = snapshotOf(generated);
-  const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
-  assert.equal(manifest.scripts.generate, "mcp-gen types");
-  assert.deepEqual(manifest["mcp-gen"], { out: "generated", revisions: ["2025-11-25", "2026-07-28"] });
-  rmSync(generated, { recursive: true });
-  // The script's own arguments, each schema from $MCP_SCHEMAS_DIR instead of its pinned URL.
-  const regenerate = runMcpGen(manifest.scripts.generate.split(" ").slice(1), app, { MCP_SCHEMAS_DIR: schemasDir() });
-  assert.equal(regenerate.status, 0, explain(regenerate));
-  const after = snapshotOf(generated);
-  assert.deepEqual([...after.keys()], [...before.keys()], "the same files, in the folders the project imports from");
-  // The schema-derived files and the import point match exactly; the runtime follows
-  // templates/runtime, which the repository's own generation test keeps equal to the copy.
-  for (const file of ["index.ts", ...["types.ts", "methods.ts", "capabilities.ts"].flatMap((name) => [`v2607/${name}`, `v2511/${name}`])]) {
-    assert.equal(after.get(file), before.get(file), file);
-  }
-});
+test(
+  "the project's generate script (mcp-gen types) rewrites the files generated/ was scaffolded with, every listed revision and the import point",
+  SLOW,
+  () => {
+    const run = runCreate(["app", "--yes", ...quick], temp.dir);
+    assert.equal(run.status, 0, explain(run));
+    const app = join(temp.dir, "app");
+    const generated = join(app, "generated");
+    const before = snapshotOf(generated);
+    const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
+    assert.equal(manifest.scripts.generate, "mcp-gen types");
+    // The extensions this package's own generated/ was made with, so `npm run generate` makes the same.
+    assert.deepEqual(manifest["mcp-gen"], {
+      out: "generated",
+      revisions: ["2025-11-25", "2026-07-28"],
+      extensions: { "2026-07-28": ["io.modelcontextprotocol/tasks"] },
+    });
+    rmSync(generated, { recursive: true });
+    // The script's own arguments, each schema from $MCP_SCHEMAS_DIR instead of its pinned URL.
+    const regenerate = runMcpGen(manifest.scripts.generate.split(" ").slice(1), app, { MCP_SCHEMAS_DIR: schemasDir() });
+    assert.equal(regenerate.status, 0, explain(regenerate));
+    const after = snapshotOf(generated);
+    assert.deepEqual([...after.keys()], [...before.keys()], "the same files, in the folders the project imports from");
+    // The schema-derived files and the import point match exactly; the runtime follows
+    // templates/runtime, which the repository's own generation test keeps equal to the copy.
+    for (const file of ["index.ts", ...["types.ts", "methods.ts", "capabilities.ts"].flatMap((name) => [`v2607/${name}`, `v2511/${name}`])]) {
+      assert.equal(after.get(file), before.get(file), file);
+    }
+  },
+);
 
 function snapshotOf(dir: string): Map<string, string> {
   const files = (readdirSync(dir, { recursive: true }) as string[]).filter((path) => path.includes("."));

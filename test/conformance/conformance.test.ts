@@ -35,40 +35,44 @@ describe("official conformance suite over Streamable HTTP", () => {
   });
 
   it(
-    "--requirements 2026-07-28: every check the suite reports passes, scored or not, but the tasks extension's",
+    "--requirements 2026-07-28: every check the suite reports passes, scored or not, the tasks extension's included",
     { timeout: RUN_TIMEOUT_MS + 10_000 },
     async (t) => {
       const baseline = join(repoRoot, "test/conformance/expected-failures.yml");
       const run = await runConformance(["server", "--url", handle.url, "--requirements", "2026-07-28", "--expected-failures", baseline], outputDir);
       assert.ok(run.checks.length >= 190, `expected the requirement set's checks, got ${run.checks.length}:\n${run.output.slice(-2000)}`);
-      const gap = run.checks.filter((check) => isTasksExtension(check.scenario));
-      const judged = run.checks.filter((check) => !isTasksExtension(check.scenario));
-      const notPassing = judged
-        .filter((check) => !PASSING.has(check.status))
+      const notPassing = run.checks
+        .filter((check) => !PASSING.has(check.status) && !isPendingInSuite(check))
         .map((check) => `${check.scenario}/${check.id}: ${check.status} ${check.errorMessage ?? ""}`);
-      t.diagnostic(`${judged.length - notPassing.length} of ${judged.length} checks pass outside the tasks extension; ${gap.length} tasks checks not judged`);
+      const tasks = run.checks.filter((check) => check.scenario.startsWith("tasks-"));
+      t.diagnostic(
+        `${run.checks.length - notPassing.length} of ${run.checks.length} checks pass or are the suite's own skip; tasks scenarios: ${tasks.filter((c) => c.status === "SUCCESS").length} of ${tasks.length} pass`,
+      );
       assert.deepEqual(notPassing, [], run.output.slice(-3000));
-      for (const scenario of ["json-schema-2020-12", "http-custom-header-server-validation", "tools-call-with-progress"]) {
+      for (const scenario of [
+        "json-schema-2020-12",
+        "http-custom-header-server-validation",
+        "tools-call-with-progress",
+        "tasks-lifecycle",
+        "tasks-mrtr-input",
+      ]) {
         assert.ok(
-          judged.some((check) => check.scenario === scenario),
+          run.checks.some((check) => check.scenario === scenario),
           `${scenario} did not run`,
         );
       }
-      assert.ok(
-        gap.some((check) => check.status === "FAILURE"),
-        "the tasks extension passes now: judge its checks too (remove isTasksExtension)",
-      );
       assert.equal(run.code, 0, run.output.slice(-4000));
     },
   );
 });
 
 /**
- * The one known gap: the tasks extension (io.modelcontextprotocol/tasks), not built yet.
- * Its scenarios are unscored for 2026-07-28; every other check is judged, scored or not.
+ * The suite's own placeholder: `tasks-status-notifications` reports one SKIPPED check whatever
+ * the server does (its harness is pending a rewrite for listen streams), so it cannot pass;
+ * notifications/tasks on listen streams is tested in test/runtime/tasks/ instead.
  */
-function isTasksExtension(scenario: string): boolean {
-  return scenario.startsWith("tasks-");
+function isPendingInSuite(check: { scenario: string; status: string }): boolean {
+  return check.scenario === "tasks-status-notifications" && check.status === "SKIPPED";
 }
 
 /** INFO checks report facts (e.g. which SSE features were seen) without a verdict. */

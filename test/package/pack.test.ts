@@ -56,16 +56,19 @@ test("the installed mcp-gen prints its help, listing the types command", SLOW, (
   assert.match(help.stdout, /mcp-gen types +Generate types, method maps and capability maps/);
 });
 
+/** generated/v2607 is committed with the tasks extension, which the package ships and resolves by name. */
+const TASKS = ["--extension", "io.modelcontextprotocol/tasks"];
+
 test("the installed mcp-gen types writes the same files as the checkout has committed", SLOW, () => {
   const out = join(temp.dir, "out");
-  const types = run(bin, ["types", "--schema", schemaPath("2026-07-28"), "--out", out], temp.dir);
+  const types = run(bin, ["types", "--schema", schemaPath("2026-07-28"), ...TASKS, "--out", out], temp.dir);
   assert.equal(types.status, 0, explain(types));
   const committed = join(repoRoot, "generated", "v2607");
   // The manifest is left out: it records the library versions this install resolved.
   for (const file of ["types.ts", "methods.ts", "capabilities.ts", "runtime/index.ts"]) {
     assert.equal(readFileSync(join(out, "v2607", file), "utf8"), readFileSync(join(committed, file), "utf8"), file);
   }
-  const check = run(bin, ["types", "--schema", schemaPath("2026-07-28"), "--out", out, "--check"], temp.dir);
+  const check = run(bin, ["types", "--schema", schemaPath("2026-07-28"), ...TASKS, "--out", out, "--check"], temp.dir);
   assert.equal(check.status, 0, explain(check));
 });
 
@@ -78,10 +81,10 @@ test("--check on unchanged output loads none of the code-generation libraries", 
       if (entry !== "package.json") rmSync(join(installed, library, entry), { recursive: true, force: true });
     }
   }
-  const check = run(bin, ["types", "--schema", schemaPath("2026-07-28"), "--out", out, "--check"], temp.dir);
+  const check = run(bin, ["types", "--schema", schemaPath("2026-07-28"), ...TASKS, "--out", out, "--check"], temp.dir);
   assert.equal(check.status, 0, explain(check));
   assert.match(check.stdout, /is up to date with MCP 2026-07-28/);
   writeFileSync(join(out, "v2607", "types.ts"), "// edited\n");
-  const stale = run(bin, ["types", "--schema", schemaPath("2026-07-28"), "--out", out, "--check"], temp.dir);
+  const stale = run(bin, ["types", "--schema", schemaPath("2026-07-28"), ...TASKS, "--out", out, "--check"], temp.dir);
   assert.notEqual(stale.status, 0, "drift takes the full path, which needs the libraries");
 });

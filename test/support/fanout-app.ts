@@ -4,7 +4,15 @@
  * that publishes events. Which event source (in-process or Redis) is the caller's choice,
  * so the same code runs alone or as one of several processes sharing a broker.
  */
-import { createServer, type Channel, type EventSource, type Server, type ServerLimits, type SubscriptionHandler, type Unsubscribe } from "../../templates/runtime/index.js";
+import {
+  createServer,
+  type Channel,
+  type EventSource,
+  type Server,
+  type ServerLimits,
+  type SubscriptionHandler,
+  type Unsubscribe,
+} from "../../templates/runtime/index.js";
 
 /** One topic per resource URI, so an update wakes only the streams watching that resource. */
 export type FanoutTopics = {

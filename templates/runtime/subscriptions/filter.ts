@@ -1,23 +1,32 @@
 /**
  * Subscription filters, generically over the generated SUBSCRIPTION_KINDS: validation of
  * a requested filter, narrowing (never widening), union, and the per-stream gate that
- * `sendNotification` consults. A kind is either a boolean opt-in or a list of URIs; for a
- * URI kind the notification's `params.uri` names the resource.
+ * `sendNotification` consults. A kind is a boolean opt-in, a list of URIs (the notification's
+ * `params.uri` names the resource) or a list of ids (`params[idParam]`, e.g. a task's id).
  */
 import { SUBSCRIPTION_KINDS, type SubscriptionCapabilities, type SubscriptionFilter } from "../protocol.js";
 import { isObject } from "../jsonrpc.js";
 
 interface Kind {
   readonly filterKey: string;
-  readonly value: "boolean" | "uris";
+  readonly value: "boolean" | "uris" | "ids";
+  readonly idParam?: string;
   readonly notificationMethod: string;
   readonly handlerCapability: string;
   readonly serverCapability: readonly [string, string] | null;
 }
 
-export const KINDS: readonly Kind[] = Object.values(SUBSCRIPTION_KINDS as Record<string, Kind>);
+export const KINDS: readonly Kind[] = Object.values(SUBSCRIPTION_KINDS as Readonly<Record<string, Kind>>);
+
+/** For each list kind's notification method, the params property its list is matched against. */
+export const LIST_PARAMS: ReadonlyMap<string, string> = new Map(
+  KINDS.filter((kind) => kind.value !== "boolean").map((kind) => [kind.notificationMethod, kind.value === "ids" ? (kind.idParam ?? "id") : "uri"]),
+);
 
 type MutableFilter = Record<string, boolean | string[]>;
+
+/** How many URIs or ids one list in a filter may name. */
+export const MAX_LIST_ENTRIES = 1000;
 
 /** A problem with a requested filter, phrased for the client; undefined when valid. */
 export function filterProblem(value: unknown): string | undefined {
@@ -26,8 +35,11 @@ export function filterProblem(value: unknown): string | undefined {
     const entry = value[kind.filterKey];
     if (entry === undefined) continue;
     if (kind.value === "boolean" && typeof entry !== "boolean") return `"notifications.${kind.filterKey}" must be a boolean`;
-    if (kind.value === "uris" && (!Array.isArray(entry) || !entry.every((uri) => typeof uri === "string"))) {
-      return `"notifications.${kind.filterKey}" must be an array of URI strings`;
+    if (kind.value !== "boolean" && (!Array.isArray(entry) || !entry.every((uri) => typeof uri === "string"))) {
+      return `"notifications.${kind.filterKey}" must be an array of ${kind.value === "uris" ? "URI" : "id"} strings`;
+    }
+    if (kind.value !== "boolean" && (entry as string[]).length > MAX_LIST_ENTRIES) {
+      return `"notifications.${kind.filterKey}" may name at most ${MAX_LIST_ENTRIES} entries`;
     }
   }
   return undefined;

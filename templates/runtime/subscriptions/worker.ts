@@ -7,7 +7,7 @@
 import type { SubscriptionCapabilities, SubscriptionFilter } from "../protocol.js";
 import type { EventHook } from "../hooks.js";
 import { isObject, type JsonRpcNotification, type RequestId } from "../jsonrpc.js";
-import { gateFor, type Gate } from "./filter.js";
+import { gateFor, LIST_PARAMS, type Gate } from "./filter.js";
 import { stampedJson, stampNotification } from "./stamp.js";
 import type { Channel, OutgoingNotification, SendResult, StopReason, SubscriptionHandler } from "./types.js";
 
@@ -85,8 +85,8 @@ export class Worker {
     const rule = this.#gate.get(notification.method);
     if (rule === undefined) return REFUSED_NOT_REQUESTED;
     if (rule !== true) {
-      const uri = notification.params?.uri;
-      if (typeof uri !== "string" || !rule.has(uri)) return REFUSED_URI;
+      const named = notification.params?.[LIST_PARAMS.get(notification.method) ?? "uri"];
+      if (typeof named !== "string" || !rule.has(named)) return REFUSED_URI;
     }
     const id = this.owner.id;
     const message = stampNotification(notification, id);

@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { ERROR_CODES, META_KEYS } from "../protocol.js";
+import { NAME_PARAMS } from "../extensions.js";
 import { classifyValue, errorResponse, type Classified, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc.js";
 
 /** A refusal the transport answers by itself: an HTTP status and, usually, a JSON-RPC error. */
@@ -197,9 +198,18 @@ export function encodeHeaderValue(value: string): string {
   return plain ? value : `${BASE64_PREFIX}${Buffer.from(value, "utf8").toString("base64")}${BASE64_SUFFIX}`;
 }
 
-/** What `Mcp-Name` mirrors: the top-level `params.name`, else `params.uri` (tools, prompts, resources). */
-export function nameOf(params: unknown): string | undefined {
+/**
+ * What `Mcp-Name` mirrors: the params property an extension names for the method (the
+ * generated `nameParams`, e.g. a task's `taskId`), else the top-level `params.name`, else
+ * `params.uri` (tools, prompts, resources).
+ */
+export function nameOf(params: unknown, method?: string): string | undefined {
   if (params === null || typeof params !== "object") return undefined;
+  const named = method === undefined ? undefined : NAME_PARAMS.get(method);
+  if (named !== undefined) {
+    const value = (params as Record<string, unknown>)[named];
+    return typeof value === "string" ? value : undefined;
+  }
   const { name, uri } = params as { name?: unknown; uri?: unknown };
   if (typeof name === "string") return name;
   return typeof uri === "string" ? uri : undefined;
@@ -214,11 +224,16 @@ export function mcpRequestHeaders(message: JsonRpcMessage): Record<string, strin
   const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
   if (!("method" in message)) return headers;
   headers["mcp-method"] = message.method;
-  const name = nameOf(message.params);
+  const name = nameOf(message.params, message.method);
   if (name !== undefined) headers["mcp-name"] = encodeHeaderValue(name);
   const version = (message.params?._meta as Record<string, unknown> | undefined)?.[META_KEYS.protocolVersion];
   if (typeof version === "string") headers["mcp-protocol-version"] = version;
   return headers;
+}
+
+function nameField(method: string | undefined): string {
+  const named = method === undefined ? undefined : NAME_PARAMS.get(method);
+  return named === undefined ? "name or uri" : `params.${named}`;
 }
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
@@ -249,13 +264,13 @@ export function checkMcpHeaders(headers: IncomingHttpHeaders, message: JsonRpcMe
     if (methodHeader !== method) return mismatch(id, `Mcp-Method header "${methodHeader}" does not match the body method "${method}"`);
   }
 
-  const name = nameOf(params);
+  const name = nameOf(params, method);
   const nameHeader = header(headers, "mcp-name");
   if (name !== undefined && (nameHeader !== undefined || isRequest)) {
-    if (nameHeader === undefined) return mismatch(id, `missing Mcp-Name header; set it to the request's name or uri`);
+    if (nameHeader === undefined) return mismatch(id, `missing Mcp-Name header; set it to the request's ${nameField(method)}`);
     const decoded = decodeHeaderValue(nameHeader);
     if (decoded === undefined) return mismatch(id, "Mcp-Name header has a malformed =?base64?...?= value");
-    if (decoded !== name) return mismatch(id, `Mcp-Name header does not match the body's name or uri`);
+    if (decoded !== name) return mismatch(id, `Mcp-Name header does not match the body's ${nameField(method)}`);
   }
 
   const bodyVersion = params?._meta?.[META_KEYS.protocolVersion];

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
 import { parseCreateFlags } from "../../../cli/scaffold/create-options.js";
-import { addDependency, REDIS_MODULE_PATH, useEventSource } from "../../../cli/scaffold/event-source.js";
+import { addDependency, REDIS_MODULE_PATH, REDIS_TASK_STORE_PATH, useEventSource } from "../../../cli/scaffold/event-source.js";
 import { validateName } from "../../../cli/scaffold/names.js";
 import { planProject } from "../../../cli/scaffold/project.js";
 
@@ -64,6 +64,7 @@ const project = (eventSource?: "memory" | "redis") =>
 test("create --event-source redis gives the project the Redis module, its import and the redis dependency", async () => {
   const files = new Map((await project("redis")).map((file) => [file.path, file.content]));
   assert.ok(files.get(REDIS_MODULE_PATH)?.includes("export async function connectRedisEventSource"));
+  assert.ok(files.get(REDIS_TASK_STORE_PATH)?.includes("export async function connectRedisTaskStore"), "the task store comes beside it");
   assert.match(files.get("src/events.ts")!, /return connectRedisEventSource<AppEvents>\(\);/);
   assert.equal(JSON.parse(files.get("package.json")!).dependencies.redis, "^6.3.1");
 });
@@ -72,6 +73,7 @@ test("create without --event-source, or with memory, adds neither the Redis modu
   for (const files of [await project(), await project("memory")]) {
     const byPath = new Map(files.map((file) => [file.path, file.content]));
     assert.equal(byPath.has(REDIS_MODULE_PATH), false);
+    assert.equal(byPath.has(REDIS_TASK_STORE_PATH), false);
     assert.equal(JSON.parse(byPath.get("package.json")!).dependencies?.redis, undefined);
     assert.match(byPath.get("src/events.ts")!, /return createEventSource\(\);/);
     assert.doesNotMatch(byPath.get("src/events.ts")!, /event-sources\/redis/);

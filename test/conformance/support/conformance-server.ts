@@ -15,8 +15,9 @@
  *   answers (`closeSseStream`); the client resumes the stream with `Last-Event-ID`;
  * - `test_trigger_tool_change` / `test_trigger_prompt_change` really change the tool or
  *   prompt list and announce it to every listen stream that asked.
- * The content the `--requirements 2026-07-28` scenarios read lives in `everything.ts` and
- * `input-required.ts`; the 2025-11-25 tools that ask the client, in `client-requests.ts`.
+ * The content the `--requirements 2026-07-28` scenarios read lives in `everything.ts`,
+ * `input-required.ts` and `tasks.ts` (the tasks extension); the 2025-11-25 tools that ask
+ * the client, in `client-requests.ts`.
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
 import {
@@ -33,6 +34,7 @@ import { ERROR_CODES, META_KEYS } from "../../../generated/v2607/capabilities.js
 import { addEverything, text } from "./everything.js";
 import { addClientRequestTools } from "./client-requests.js";
 import { addInputRequired } from "./input-required.js";
+import { addTasks } from "./tasks.js";
 
 type Topics = { tools: Record<string, never>; prompts: Record<string, never> };
 
@@ -130,6 +132,7 @@ export function createConformanceServer(): ConformanceApp {
   addEverything(server);
   addInputRequired(server);
   addClientRequestTools(server);
+  addTasks(server);
   server.addSubscriptionHandler(listChangedHandler(events));
   return { server, events };
 }

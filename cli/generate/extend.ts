@@ -1,0 +1,121 @@
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { CliError } from "../errors.js";
+import { loadSchema, type LoadedSchema } from "./load.js";
+import { packageRoot } from "./paths.js";
+
+/**
+ * `mcp-gen types --extension <name|file>`: an extension schema (JSON Schema 2020-12 with
+ * `$defs`, and `x-mcp-extension` naming the extension's identifier) merged into the core
+ * schema before normalisation, so that everything it adds flows through the same stages as
+ * the core's own definitions.
+ *
+ * A definition the core lacks is added. One the core has is extended member by member: an
+ * `anyOf` list (a union such as ClientRequest or a response's result) gains the new members,
+ * a `properties` or `required` list gains new entries, and anything present on both sides
+ * must be equal. Any other difference is a clash, refused in one line naming the path.
+ */
+
+/** Extensions mcp-gen knows by name, each a schema it ships; any other value is a file path. */
+export const KNOWN_EXTENSIONS: Readonly<Record<string, string>> = {
+  "io.modelcontextprotocol/tasks": "schemas/extensions/tasks.json",
+};
+
+export interface LoadedExtension {
+  /** As given on the command line (a known name or a path). */
+  given: string;
+  /** The identifier the schema declares (`x-mcp-extension`). */
+  id: string;
+  schema: LoadedSchema;
+}
+
+/** What one extension contributed, for the facts the IR derives (EXTENSIONS in capabilities.ts). */
+export interface ExtensionContribution {
+  id: string;
+  /** Definitions the extension added or extended. */
+  definitions: ReadonlySet<string>;
+  /** SubscriptionFilter properties it added. */
+  filterKeys: readonly string[];
+}
+
+/** The location a `--extension` value stands for: a known name's shipped schema, else the value as a path. */
+export function extensionLocation(given: string): string {
+  const known = KNOWN_EXTENSIONS[given];
+  return known === undefined ? given : join(packageRoot, known);
+}
+
+export async function loadExtensions(given: readonly string[]): Promise<LoadedExtension[]> {
+  const loaded: LoadedExtension[] = [];
+  for (const value of given) {
+    const schema = await loadSchema(extensionLocation(value));
+    const id = schema.json["x-mcp-extension"];
+    if (typeof id !== "string" || id.length === 0) {
+      throw new CliError(`${schema.location} names no extension: it has no "x-mcp-extension" identifier at its top level`, {
+        hint: `add "x-mcp-extension": "<identifier>" or pass one of: ${Object.keys(KNOWN_EXTENSIONS).join(", ")}`,
+      });
+    }
+    if (loaded.some((other) => other.id === id)) throw new CliError(`extension ${id} is given twice`, { hint: "pass each --extension once" });
+    loaded.push({ given: value, id, schema });
+  }
+  return loaded;
+}
+
+type Json = unknown;
+type JsonRecord = Record<string, Json>;
+
+const isRecord = (value: Json): value is JsonRecord => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Keywords whose list gains the extension's entries instead of having to be equal. */
+const EXTENSIBLE_LISTS = new Set(["anyOf", "required"]);
+
+/** The core schema with every extension merged in, and what each contributed. */
+export function mergeExtensions(core: LoadedSchema, extensions: readonly LoadedExtension[]): { schema: LoadedSchema; contributions: ExtensionContribution[] } {
+  if (extensions.length === 0) return { schema: core, contributions: [] };
+  const defs: JsonRecord = structuredClone(isRecord(core.json.$defs) ? core.json.$defs : {});
+  const contributions = extensions.map((extension) => mergeOne(defs, extension));
+  return { schema: { ...core, json: { ...core.json, $defs: defs } }, contributions };
+}
+
+function mergeOne(defs: JsonRecord, extension: LoadedExtension): ExtensionContribution {
+  const added = extension.schema.json.$defs;
+  if (!isRecord(added) || Object.keys(added).length === 0) {
+    throw new CliError(`extension ${extension.id} (${extension.schema.location}) has no "$defs" object`, {
+      hint: "an extension schema lists its definitions under $defs",
+    });
+  }
+  const before = isRecord(defs.SubscriptionFilter) && isRecord(defs.SubscriptionFilter.properties) ? Object.keys(defs.SubscriptionFilter.properties) : [];
+  for (const [name, def] of Object.entries(added)) {
+    if (!(name in defs)) defs[name] = structuredClone(def);
+    else defs[name] = mergeNode(defs[name], def, `$defs.${name}`, extension);
+  }
+  const after = isRecord(defs.SubscriptionFilter) && isRecord(defs.SubscriptionFilter.properties) ? Object.keys(defs.SubscriptionFilter.properties) : [];
+  return { id: extension.id, definitions: new Set(Object.keys(added)), filterKeys: after.filter((key) => !before.includes(key)) };
+}
+
+function mergeNode(core: Json, extension: Json, path: string, source: LoadedExtension): Json {
+  if (isDeepStrictEqual(core, extension)) return core;
+  if (isRecord(core) && isRecord(extension)) {
+    const merged: JsonRecord = { ...core };
+    for (const [key, value] of Object.entries(extension)) {
+      if (!(key in core)) merged[key] = structuredClone(value);
+      else if (EXTENSIBLE_LISTS.has(key) && Array.isArray(core[key]) && Array.isArray(value)) merged[key] = unionList(core[key] as Json[], value);
+      else merged[key] = mergeNode(core[key], value, `${path}.${key}`, source);
+    }
+    return merged;
+  }
+  throw new CliError(
+    `extension ${source.id} clashes with the core schema at ${path}: ${brief(core)} in the core, ${brief(extension)} in ${source.schema.location}`,
+    {
+      hint: "an extension may only add definitions, union members and properties; rename its definition",
+    },
+  );
+}
+
+function unionList(core: readonly Json[], extension: readonly Json[]): Json[] {
+  return [...core, ...extension.filter((item) => !core.some((existing) => isDeepStrictEqual(existing, item)))];
+}
+
+function brief(value: Json): string {
+  const text = JSON.stringify(value) ?? "undefined";
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

@@ -1,0 +1,272 @@
+/**
+ * The tasks extension on the server side. A tool answers `runAsTask(work)`; for a client that
+ * declared the extension on that request the task is stored (durably, before the answer
+ * names it) and `work` runs in the background, otherwise it runs inline (or, when the tool
+ * requires a task, the client gets -32021). tasks/get, tasks/update and tasks/cancel read and
+ * change the stored task, from any process sharing the store; every write is announced with
+ * notifications/tasks on the listen streams that asked for that task's id.
+ */
+import { randomUUID } from "node:crypto";
+import type { CallToolResult, InputRequests, InputResponse } from "../protocol.js";
+import { declaresExtension } from "../extensions.js";
+import { INTERNAL_ERROR, INVALID_PARAMS, isObject, McpError, type JsonObject } from "../jsonrpc.js";
+import type { RequestContext } from "../request-notifications.js";
+import type { Awaitable, Channel, SubscriptionHandler } from "../subscriptions/types.js";
+import { DEFAULT_TASK_LIMITS, MemoryTaskStore, TaskStoreFullError, type StoredTask, type TaskLimits, type TaskStore } from "./store.js";
+import {
+  createdTask,
+  detailedTask,
+  extensionRequired,
+  TASK_KIND,
+  TASK_NOTIFICATION,
+  taskCapabilities,
+  TASKS_EXTENSION as TASKS_ID,
+  type TaskResultOf,
+  type TaskVerb,
+} from "./shapes.js";
+import { TaskRun } from "./run.js";
+
+/** A tool result as work returns it (`resultType` may be left out). */
+export type TaskOutcome = Omit<CallToolResult, "resultType"> & { resultType?: "complete" };
+
+/** What running work sees of its task. */
+export interface TaskContext {
+  /** The task's id; undefined when the work runs inline (the client did not declare the extension). */
+  readonly taskId: string | undefined;
+  /** Aborted when the task is cancelled, from this process or another. */
+  readonly signal: AbortSignal;
+  /** Sets the task's status message (shown on tasks/get). */
+  setStatusMessage(message: string): Promise<void>;
+  /** Parks the task in input_required with these requests until tasks/update answers them all. */
+  ask(requests: InputRequests): Promise<Record<string, InputResponse>>;
+}
+
+export type TaskWork = (task: TaskContext) => Awaitable<TaskOutcome>;
+
+export interface RunAsTaskOptions {
+  /** The tool only runs as a task: a client without the extension gets -32021. Default false (it runs inline). */
+  required?: boolean;
+  /** How long the task is kept after creation; capped by `limits.maxTtlMs`. */
+  ttlMs?: number;
+  pollIntervalMs?: number;
+}
+
+/** A tool's answer that asks the runtime to run `work` as a task (see `runAsTask`). */
+export class TaskStart {
+  constructor(
+    readonly work: TaskWork,
+    readonly options: RunAsTaskOptions,
+  ) {}
+}
+
+/** Answer a tool call with a task: `return runAsTask(async (task) => ({ content: [...] }))`. */
+export function runAsTask(work: TaskWork, options: RunAsTaskOptions = {}): TaskStart {
+  return new TaskStart(work, options);
+}
+
+export interface TasksOptions {
+  /** Where tasks live; default one process's memory (share a RedisTaskStore across processes). */
+  store?: TaskStore;
+  limits?: TaskLimits;
+}
+
+export class TaskService {
+  readonly #limits: Required<TaskLimits>;
+  readonly #store: TaskStore;
+  /** Listen streams by the task ids they asked for. */
+  readonly #listeners = new Map<string, Set<Channel>>();
+  #unwatch: (() => void) | undefined;
+  /** Work running in this process; aborted when the server closes. */
+  readonly #running = new Set<TaskRun>();
+  /** Whether any tool answered with a task: then server/discover advertises the extension. */
+  used = false;
+
+  constructor(options: TasksOptions = {}) {
+    this.#limits = { ...DEFAULT_TASK_LIMITS, ...options.limits };
+    this.#store = options.store ?? new MemoryTaskStore(this.#limits.maxTasks);
+  }
+
+  get store(): TaskStore {
+    return this.#store;
+  }
+
+  /** Answers a tool call that returned `runAsTask(...)`. */
+  async begin(start: TaskStart, context: RequestContext): Promise<JsonObject> {
+    this.used = true;
+    if (!declaresExtension(context.meta, TASKS_ID)) {
+      if (start.options.required) throw extensionRequired("This tool");
+      return runInline(start.work, context);
+    }
+    const now = Date.now();
+    const ttlMs = Math.min(Math.max(1, Math.trunc(start.options.ttlMs ?? this.#limits.defaultTtlMs)), this.#limits.maxTtlMs);
+    const task: StoredTask = {
+      taskId: randomUUID(),
+      status: "working",
+      createdAt: new Date(now).toISOString(),
+      lastUpdatedAt: new Date(now).toISOString(),
+      ttlMs,
+      expiresAt: now + ttlMs,
+      ...(start.options.pollIntervalMs === undefined ? {} : { pollIntervalMs: Math.max(1, Math.trunc(start.options.pollIntervalMs)) }),
+      ...ownerOf(context),
+    };
+    try {
+      await this.#store.create(task);
+    } catch (error) {
+      // By name too: a store outside the runtime (the Redis one) raises its own class of it.
+      if (error instanceof TaskStoreFullError || (error as Error)?.name === "TaskStoreFullError") {
+        throw new McpError(INTERNAL_ERROR, `Cannot create a task: ${(error as Error).message}`);
+      }
+      throw error;
+    }
+    this.#watch();
+    const run = new TaskRun(this.#store, task.taskId, this.#limits.maxTaskBytes);
+    this.#running.add(run);
+    void run.execute(start.work).finally(() => this.#running.delete(run));
+    return createdTask(task);
+  }
+
+  /** The handler of one verb's request. */
+  handler(verb: TaskVerb): (params: JsonObject, context: RequestContext) => Promise<TaskResultOf<TaskVerb>> {
+    return async (params, context) => {
+      if (!declaresExtension(context.meta, TASKS_ID)) throw extensionRequired(`tasks ${verb}`);
+      const task = await this.#find(params, context);
+      if (verb === "get") return detailedTask(task);
+      if (verb === "cancel") {
+        await this.#store.update(task.taskId, cancelled);
+        const ack: TaskResultOf<"cancel"> = { resultType: "complete" };
+        return ack;
+      }
+      const responses = readResponses(params.inputResponses);
+      if (JSON.stringify(responses).length > this.#limits.maxTaskBytes) {
+        throw new McpError(INVALID_PARAMS, `Invalid params: inputResponses exceed the server's limit of ${this.#limits.maxTaskBytes} bytes per task`);
+      }
+      await this.#store.update(task.taskId, answered(responses));
+      const ack: TaskResultOf<"update"> = { resultType: "complete" };
+      return ack;
+    };
+  }
+
+  /** The listen-stream side: taskIds honored for a client that declared the extension. */
+  subscriptionHandler(): SubscriptionHandler<string[]> {
+    return {
+      subscriptionCapabilities: () => taskCapabilities(),
+      subscribe: (filter, channel) => {
+        const ids = TASK_KIND === undefined ? undefined : (filter as Record<string, unknown>)[TASK_KIND.filterKey];
+        if (!Array.isArray(ids) || ids.length === 0) return { stream: [], honored: {} };
+        if (!declaresExtension(channel.meta, TASKS_ID)) return { stop: extensionRequired("A taskIds subscription") };
+        for (const id of ids as string[]) {
+          const channels = this.#listeners.get(id) ?? new Set();
+          this.#listeners.set(id, channels.add(channel));
+        }
+        this.#watch();
+        return { stream: ids as string[] };
+      },
+      handleMessage: (message, channel, ids) => {
+        const task = message as StoredTask;
+        // Like tasks/get: another principal's task is never told about, even when its id is known.
+        if (TASK_NOTIFICATION !== undefined && task.owner === ownerOf(channel).owner) {
+          channel.sendNotification({ method: TASK_NOTIFICATION, params: stripResultType(detailedTask(task)) });
+        }
+        return { stream: ids };
+      },
+      handleClose: (channel, ids) => {
+        for (const id of ids) {
+          const channels = this.#listeners.get(id);
+          channels?.delete(channel);
+          if (channels?.size === 0) this.#listeners.delete(id);
+        }
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const run of this.#running) run.abort();
+    this.#unwatch?.();
+    await this.#store.close?.();
+  }
+
+  /** Every stored write reaches the streams that asked for its task. */
+  #watch(): void {
+    this.#unwatch ??= this.#store.watch((task) => {
+      for (const channel of this.#listeners.get(task.taskId) ?? []) channel.post(task);
+    });
+  }
+
+  async #find(params: JsonObject, context: RequestContext): Promise<StoredTask> {
+    if (typeof params.taskId !== "string") throw new McpError(INVALID_PARAMS, "Invalid params: taskId must be a string");
+    const task = await this.#store.get(params.taskId);
+    const owner = ownerOf(context).owner;
+    if (task === undefined || task.owner !== owner) throw new McpError(INVALID_PARAMS, "Failed to retrieve task: Task not found");
+    if (task.expiresAt < Date.now()) throw new McpError(INVALID_PARAMS, "Failed to retrieve task: Task has expired");
+    return task;
+  }
+}
+
+const TERMINAL = new Set(["completed", "failed", "cancelled"]);
+export const isTerminal = (task: StoredTask): boolean => TERMINAL.has(task.status);
+
+function cancelled(task: StoredTask): StoredTask | undefined {
+  if (isTerminal(task)) return undefined;
+  const { inputRequests: _dropped, ...rest } = task;
+  return { ...rest, status: "cancelled", statusMessage: "Cancelled at the client's request", lastUpdatedAt: new Date().toISOString() };
+}
+
+/** Takes the answers to outstanding requests; keys not outstanding are ignored (the spec's SHOULD). */
+function answered(responses: JsonObject): (task: StoredTask) => StoredTask | undefined {
+  return (task) => {
+    const outstanding = task.inputRequests ?? {};
+    const taken = Object.keys(responses).filter((key) => key in outstanding);
+    if (isTerminal(task) || taken.length === 0) return undefined;
+    const remaining = Object.fromEntries(Object.entries(outstanding).filter(([key]) => !taken.includes(key)));
+    const inputResponses = { ...task.inputResponses, ...Object.fromEntries(taken.map((key) => [key, responses[key]])) };
+    const waiting = Object.keys(remaining).length > 0;
+    const { inputRequests: _replaced, ...rest } = task;
+    return {
+      ...rest,
+      ...(waiting ? { inputRequests: remaining } : {}),
+      inputResponses,
+      status: waiting ? "input_required" : "working",
+      lastUpdatedAt: new Date().toISOString(),
+    };
+  };
+}
+
+function readResponses(value: unknown): JsonObject {
+  if (!isObject(value) || Array.isArray(value))
+    throw new McpError(INVALID_PARAMS, "Invalid params: inputResponses must be an object keyed by input request keys");
+  return value;
+}
+
+/** A notification carries the task as tasks/get gives it, without the result's `resultType`. */
+function stripResultType(task: object): JsonObject {
+  const { resultType: _dropped, ...rest } = task as JsonObject;
+  return rest;
+}
+
+/** A caller the transport vouched for owns its tasks; anonymous tasks belong to every anonymous caller. */
+function ownerOf(context: { readonly meta: Readonly<Record<string, unknown>> }): { owner?: string } {
+  const principal = context.meta.principal;
+  return principal === undefined ? {} : { owner: JSON.stringify(principal) };
+}
+
+/** Work run inside the request; like a tool, a throw other than McpError is a tool error (isError). */
+async function runInline(work: TaskWork, context: RequestContext): Promise<JsonObject> {
+  try {
+    return (await work(inlineContext(context))) as unknown as JsonObject;
+  } catch (error) {
+    if (error instanceof McpError) throw error;
+    return { content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }], isError: true };
+  }
+}
+
+/** The request's signal; input cannot be asked for without a task. */
+function inlineContext(context: RequestContext): TaskContext {
+  return {
+    taskId: undefined,
+    signal: context.signal,
+    setStatusMessage: async () => {},
+    ask: async () => {
+      throw extensionRequired("Asking for input during a task");
+    },
+  };
+}

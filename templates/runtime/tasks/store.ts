@@ -1,0 +1,128 @@
+/**
+ * Where tasks live: a small interface, so that several processes can share them (the Redis
+ * store beside the Redis event source), and an in-memory default with no dependency beyond
+ * Node. A store keeps JSON records; the task service (service.ts) owns their meaning.
+ */
+import type { InputRequests, JSONObject } from "../protocol.js";
+import type { JsonObject } from "../jsonrpc.js";
+
+export type TaskStatusName = "working" | "input_required" | "completed" | "failed" | "cancelled";
+
+/** One task as stored: what tasks/get reports, plus the bookkeeping the service needs. */
+export interface StoredTask {
+  taskId: string;
+  status: TaskStatusName;
+  statusMessage?: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number;
+  pollIntervalMs?: number;
+  /** Outstanding input requests, keyed as asked (never reused within the task). */
+  inputRequests?: InputRequests;
+  /** Answers delivered by tasks/update and not yet taken by the running work. */
+  inputResponses?: JsonObject;
+  /** Every key ever asked, so an answer to an old key is ignored. */
+  askedKeys?: string[];
+  /** The final result, shaped as the request's own (a CallToolResult for tools/call). */
+  result?: JSONObject;
+  /** The JSON-RPC error a failed task ended with. */
+  error?: { code: number; message: string; data?: JsonObject };
+  /** Epoch milliseconds after which the task is gone (createdAt + ttlMs). */
+  expiresAt: number;
+  /** Who created it (the transport's principal), so that nobody else can read it; absent when anonymous. */
+  owner?: string;
+}
+
+export interface TaskStore {
+  /** Stores a new task; resolves only once a `get` anywhere would find it. */
+  create(task: StoredTask): Promise<void>;
+  /** The task, or undefined when unknown (an expired one may be either). */
+  get(taskId: string): Promise<StoredTask | undefined>;
+  /**
+   * Applies `change` to the stored task and stores its answer, as one step against other
+   * writers; `change` returning undefined leaves the task as it is. Resolves with the task
+   * as stored afterwards (undefined when unknown).
+   */
+  update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined>;
+  /** Calls `listener` with every task written, by any process sharing the store. */
+  watch(listener: (task: StoredTask) => void): () => void;
+  close?(): Promise<void>;
+}
+
+export interface TaskLimits {
+  /** Live tasks at once; a task beyond it is refused (-32603). Default 10000. */
+  maxTasks?: number;
+  /** Bytes of one stored task as JSON (its result, error and input requests included). Default 1 MiB. */
+  maxTaskBytes?: number;
+  /** The longest TTL a task may have. Default 1 hour. */
+  maxTtlMs?: number;
+  /** The TTL a task gets unless its tool asks for another. Default 10 minutes. */
+  defaultTtlMs?: number;
+}
+
+export const DEFAULT_TASK_LIMITS: Required<TaskLimits> = { maxTasks: 10_000, maxTaskBytes: 1 << 20, maxTtlMs: 60 * 60_000, defaultTtlMs: 10 * 60_000 };
+
+/** Raised by a store that cannot take another task; the service answers -32603 naming the limit. */
+export class TaskStoreFullError extends Error {
+  constructor(readonly limit: number) {
+    super(`the task store holds its limit of ${limit} live tasks`);
+    this.name = "TaskStoreFullError";
+  }
+}
+
+/** The default store: one process's memory. Expired tasks are dropped when read and before a create. */
+export class MemoryTaskStore implements TaskStore {
+  readonly #tasks = new Map<string, StoredTask>();
+  readonly #listeners = new Set<(task: StoredTask) => void>();
+
+  constructor(
+    private readonly maxTasks = DEFAULT_TASK_LIMITS.maxTasks,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    return this.#tasks.size;
+  }
+
+  async create(task: StoredTask): Promise<void> {
+    if (this.#tasks.size >= this.maxTasks) this.#purgeExpired();
+    if (this.#tasks.size >= this.maxTasks) throw new TaskStoreFullError(this.maxTasks);
+    this.#write(task);
+  }
+
+  async get(taskId: string): Promise<StoredTask | undefined> {
+    const task = this.#tasks.get(taskId);
+    if (task !== undefined && task.expiresAt + EXPIRED_GRACE_MS < this.now()) this.#tasks.delete(taskId);
+    return task === undefined ? undefined : structuredClone(task);
+  }
+
+  async update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined> {
+    const current = await this.get(taskId);
+    if (current === undefined) return undefined;
+    const next = change(current);
+    if (next === undefined) return current;
+    this.#write(next);
+    return structuredClone(next);
+  }
+
+  watch(listener: (task: StoredTask) => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  #write(task: StoredTask): void {
+    this.#tasks.set(task.taskId, structuredClone(task));
+    for (const listener of this.#listeners) listener(structuredClone(task));
+  }
+
+  #purgeExpired(): void {
+    const now = this.now();
+    for (const [id, task] of this.#tasks) if (task.expiresAt < now) this.#tasks.delete(id);
+  }
+}
+
+/**
+ * How long an expired task is kept so that tasks/get can say "expired" rather than
+ * "unknown"; both are -32602, the message differs. Beyond it the task is simply gone.
+ */
+export const EXPIRED_GRACE_MS = 60_000;
