@@ -77,7 +77,9 @@ async function runTypes(args: TypesArgs): Promise<void> {
       });
     }
     const report =
-      schema === undefined ? await regenerateProject(dir, project, args.check) : await addRevision(dir, project, schema, args["protocol-version"], args.check);
+      schema === undefined
+        ? await regenerateProject(dir, project, args.check)
+        : await addRevision(dir, project, schema, args["protocol-version"], args.check, args.extension);
     return printProjectReport(report, args.check);
   }
   const { generateTypes } = await import("../generate/index.js");

@@ -3,10 +3,10 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import { readProjectConfig, withRevision, writeProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
 import { generateTypes, isPinnedOutputFresh, type TypesReport } from "./index.js";
-import { isUrl } from "./load.js";
+import { isUrl, loadSchema } from "./load.js";
 import { describeChanges, readManifest } from "./manifest.js";
 import { assertImportPointOurs, IMPORT_POINT_FILE, importPointUpToDate, readEras, renderImportPoint, writeImportPoint } from "./import-point.js";
-import { readLock, versionFolder, type Lock } from "./verify.js";
+import { identifySchema, readLock, versionFolder, type Lock } from "./verify.js";
 
 /** What `mcp-gen types` did in a project: one report per revision, and the import point. */
 export interface ProjectReport {
@@ -99,16 +99,19 @@ export async function addRevision(
   schema: string,
   protocolVersion: string | undefined,
   check: boolean,
+  extensions?: string[],
 ): Promise<ProjectReport> {
   const outDir = resolve(projectDir, config.out);
   assertImportPointOurs(outDir);
+  // The config's entries are keyed by revision: a schema given without one is identified first.
+  const named = protocolVersion ?? identifySchema(await loadSchema(schema), readLock()).revision;
   const report = await generateTypes({
     schema,
     protocolVersion,
     out: outDir,
     check,
-    extensions: protocolVersion === undefined ? undefined : config.extensions[protocolVersion],
-    legacyFolder: legacyFolderOf(config, outDir, protocolVersion),
+    extensions: extensions ?? config.extensions[named],
+    legacyFolder: legacyFolderOf(config, outDir, named),
   });
   const { revision, pinned } = report.identity;
   const listedBefore = config.revisions.includes(revision);
@@ -116,7 +119,7 @@ export async function addRevision(
   const importPointPath = join(outDir, IMPORT_POINT_FILE);
   if (check) return { reports: [report], importPoint: finishImportPoint(config, outDir, true), importPointPath, added };
   const location = pinned ? undefined : isUrl(schema) ? schema : projectPath(projectDir, schema);
-  const next = withRevision(config, revision, location);
+  const next = withRevision(config, revision, location, extensions);
   writeProjectConfig(projectDir, next);
   return { reports: [report], importPoint: finishImportPoint(next, outDir, false), importPointPath, added };
 }

@@ -108,12 +108,16 @@ export function sortRevisions(revisions: Iterable<string>): string[] {
   return [...revisions].sort((a, b) => (date(a) < date(b) ? -1 : date(a) > date(b) ? 1 : a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** The config with `revision` listed (and its schema location recorded, or forgotten when pinned). */
-export function withRevision(config: ProjectConfig, revision: string, schemaLocation?: string): ProjectConfig {
+/**
+ * The config with `revision` listed (and its schema location recorded, or forgotten when
+ * pinned; its extensions recorded when given, else kept as they were).
+ */
+export function withRevision(config: ProjectConfig, revision: string, schemaLocation?: string, extensions?: string[]): ProjectConfig {
   const schemas = { ...config.schemas };
   if (schemaLocation === undefined) delete schemas[revision];
   else schemas[revision] = schemaLocation;
-  return { ...config, revisions: sortRevisions(new Set([...config.revisions, revision])), schemas };
+  const listedExtensions = extensions === undefined ? config.extensions : { ...config.extensions, [revision]: [...extensions] };
+  return { ...config, revisions: sortRevisions(new Set([...config.revisions, revision])), schemas, extensions: listedExtensions };
 }
 
 /**

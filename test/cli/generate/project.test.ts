@@ -11,6 +11,7 @@ import { listFiles } from "../../../cli/toolbox/files.js";
 import { parseProjectConfig, readProjectConfig } from "../../../cli/toolbox/project-config.js";
 import { FUTURE_REVISION, futureSchemaText } from "../../support/future-schema.js";
 import { repoRoot } from "../../support/schemas.js";
+import { schemaPath } from "../../support/schemas.js";
 import { schemasDir } from "../scaffold/helpers.js";
 import { explain, runMcpGen, tempFolder } from "./helpers.js";
 
@@ -33,7 +34,8 @@ describe("a project with a revision list", () => {
   let app: string;
   before(() => {
     temp = tempFolder("mcp-gen-project-types");
-    app = project(join(temp.dir, "app"), { out: "generated", revisions: ["2025-11-25", "2026-07-28"] });
+    // The config this repository's own package.json holds, so the output is the committed one.
+    app = project(join(temp.dir, "app"), readProjectConfig(repoRoot));
   });
   after(() => temp.remove());
 
@@ -76,7 +78,7 @@ describe("a project with a revision list", () => {
     assert.deepEqual(readProjectConfig(app), {
       out: "generated",
       revisions: ["2025-11-25", "2026-07-28", FUTURE_REVISION],
-      extensions: {},
+      extensions: { "2026-07-28": ["io.modelcontextprotocol/tasks"] },
       schemas: { [FUTURE_REVISION]: "schemas/next.json" },
     });
     assert.match(readFileSync(join(app, "generated", "index.ts"), "utf8"), /^export \* from "\.\/v2701\/runtime\/index\.js";$/m);
@@ -151,10 +153,12 @@ test("the committed generated/index.ts is the import point this repository's lis
 test("--check of pinned revisions reads no schema: the lock's sha256 stands for the pinned bytes", SLOW, async () => {
   const temp = tempFolder("mcp-gen-project-offline");
   try {
-    const app = project(temp.dir, { out: "generated", revisions: ["2025-11-25", "2026-07-28"] });
+    const app = project(temp.dir, readProjectConfig(repoRoot));
     cpSync(join(repoRoot, "generated"), join(app, "generated"), { recursive: true });
-    assert.equal(isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511"), true);
-    assert.equal(isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2607"), false, "another legacy binding");
+    const tasks = ["io.modelcontextprotocol/tasks"];
+    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511", tasks), true);
+    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2607", tasks), false, "another legacy binding");
+    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511"), false, "without the extension it was made with");
     // Without $MCP_SCHEMAS_DIR the sources are the pinned URLs; nothing is downloaded for fresh output.
     const { MCP_SCHEMAS_DIR: _unset, ...env } = process.env;
     const run = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(repoRoot, "cli", "main.ts"), "types", "--check"], {
@@ -165,7 +169,7 @@ test("--check of pinned revisions reads no schema: the lock's sha256 stands for 
     });
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
     writeFileSync(join(app, "generated", "v2607", "methods.ts"), "// edited\n");
-    assert.equal(isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511"), false, "an edited file");
+    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511", tasks), false, "an edited file");
   } finally {
     temp.remove();
   }
@@ -199,6 +203,26 @@ test("an index.ts in the generated folder that mcp-gen did not write is refused 
     assert.equal(run.stderr.trimEnd().split("\n").length, 1, explain(run));
     assert.equal(readFileSync(join(app, "generated", "index.ts"), "utf8"), "export const mine = 1;\n");
     assert.deepEqual(listFiles(join(app, "generated")), ["index.ts"], "no revision folder was written");
+  } finally {
+    temp.remove();
+  }
+});
+
+test("--schema with --extension lists the extension for that revision; a --check of that schema then applies it", SLOW, async () => {
+  const temp = tempFolder("mcp-gen-project-extension");
+  try {
+    const app = project(temp.dir, { revisions: ["2025-11-25"] });
+    const schema = schemaPath("2026-07-28");
+    const legacy = await runMcpGen(["types"], app);
+    assert.equal(legacy.status, 0, explain(legacy));
+    const added = await runMcpGen(["types", "--schema", schema, "--extension", "io.modelcontextprotocol/tasks"], app);
+    assert.equal(added.status, 0, explain(added));
+    assert.deepEqual(readProjectConfig(app)?.extensions, { "2026-07-28": ["io.modelcontextprotocol/tasks"] });
+    assert.match(readFileSync(join(app, "generated", "v2607", "methods.ts"), "utf8"), /"tasks\/get"/);
+    // No --extension and no --protocol-version: the schema is identified, and the config's extensions apply.
+    const checked = await runMcpGen(["types", "--check", "--schema", schema], app);
+    assert.equal(checked.status, 0, explain(checked));
+    assert.match(checked.stdout, /generated\/v2607 is up to date/);
   } finally {
     temp.remove();
   }
