@@ -18,7 +18,8 @@
  * Not part of the test suite. Needs `ulimit -n` above streams + a few hundred (it checks).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { waitForStdout } from "../../test/support/child-output.js";
@@ -64,6 +65,21 @@ function rssKb(pid: number): number {
   return Number(line?.split(/\s+/)[1]);
 }
 
+/** CPU time the process has used so far, in ms, summed over its threads (ns precision). */
+function cpuMs(pid: number): number {
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return ns / 1e6;
+}
+
+const load = () => loadavg()[0]!;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Stream i asks for one kind: tools, prompts, or updates of one of ten resources. */
@@ -106,6 +122,12 @@ interface Outcome {
   shutdown?: { ms: number; exitCode: number | null; completed: number };
   rssPerStreamKb: number;
   deliveryMs: number[];
+  /** The server's CPU time per burst, trigger to last delivery (less sensitive to a busy machine than wall time). */
+  cpuMs: number[];
+  /** The soak's own (client) CPU time per burst. */
+  clientCpuMs: number[];
+  /** 1-minute load average at the end of each burst. */
+  loads: number[];
   openMs: number;
   errors: string[];
 }
@@ -130,10 +152,19 @@ async function soak(name: ServerName): Promise<Outcome> {
     const openKb = rssKb(child.pid!);
     const resourceUris = Array.from({ length: RESOURCE_GROUPS }, (_, g) => `file:///soak/${g}`);
     const deliveryMs: number[] = [];
+    const burstCpuMs: number[] = [];
+    const loads: number[] = [];
+    const clientCpuMs: number[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
+      const cpuBefore = cpuMs(child.pid!);
+      const clientBefore = process.cpuUsage();
       const started = performance.now();
       await callTool(url, "fire", { resourceUris });
       const done = await waitFor(() => streams.every((s) => s.total >= round), ROUND_TIMEOUT_MS);
+      burstCpuMs.push(cpuMs(child.pid!) - cpuBefore);
+      const client = process.cpuUsage(clientBefore);
+      clientCpuMs.push((client.user + client.system) / 1000);
+      loads.push(load());
       if (!done) errors.push(`round ${round}: ${streams.filter((s) => s.total < round).length} streams short`);
       deliveryMs.push(Math.max(...streams.map((s) => s.lastArrival)) - started);
       await sleep(200); // lets a duplicate, if any were sent, arrive before counting
@@ -146,7 +177,7 @@ async function soak(name: ServerName): Promise<Outcome> {
       }
     }
     const shutdown = name === "bare" ? undefined : await gracefulShutdown(child, streams);
-    return { name, rssPerStreamKb: (openKb - baseKb) / STREAMS, deliveryMs, openMs, errors, shutdown };
+    return { name, rssPerStreamKb: (openKb - baseKb) / STREAMS, deliveryMs, cpuMs: burstCpuMs, clientCpuMs, loads, openMs, errors, shutdown };
   } finally {
     for (const stream of streams) stream.close();
     if (child.exitCode === null && child.signalCode === null) {
@@ -187,16 +218,20 @@ async function main(): Promise<void> {
     `soak: ${STREAMS} listen streams, ${ROUNDS} bursts of ${STREAMS} notifications per run, ` +
       `${values.repeat} runs per server taking turns, loopback, node ${process.version}`,
   );
-  const summary = new Map<ServerName, { rss: number[]; delivery: number[] }>();
+  const summary = new Map<ServerName, { rss: number[]; delivery: number[]; cpu: number[]; loads: number[] }>();
   for (const run of runs) {
-    const entry = summary.get(run.name) ?? { rss: [], delivery: [] };
+    const entry = summary.get(run.name) ?? { rss: [], delivery: [], cpu: [], loads: [] };
     entry.rss.push(run.rssPerStreamKb);
     entry.delivery.push(...run.deliveryMs);
+    entry.cpu.push(...run.cpuMs);
+    entry.loads.push(...run.loads);
     summary.set(run.name, entry);
     const verdict = run.errors.length === 0 ? "exact" : `${run.errors.length} ERRORS`;
     console.log(
       `  ${run.name.padEnd(13)} RSS/stream ${run.rssPerStreamKb.toFixed(1)} KB   delivery ` +
-        `${run.deliveryMs.map((ms) => ms.toFixed(0)).join(", ")} ms   open all ${run.openMs.toFixed(0)} ms   ${verdict}`,
+        `${run.deliveryMs.map((ms) => ms.toFixed(0)).join(", ")} ms   server CPU ${run.cpuMs.map((ms) => ms.toFixed(0)).join(", ")} ms   ` +
+        `client CPU ${run.clientCpuMs.map((ms) => ms.toFixed(0)).join(", ")} ms   ` +
+        `open all ${run.openMs.toFixed(0)} ms   load ${run.loads.map((l) => l.toFixed(1)).join(", ")}   ${verdict}`,
     );
     for (const error of run.errors.slice(0, 10)) console.log(`    ${error}`);
     if (run.shutdown) {
@@ -204,19 +239,24 @@ async function main(): Promise<void> {
       console.log(`    SIGTERM with ${STREAMS} open: exit ${exitCode} after ${ms.toFixed(0)} ms, ${completed} streams got their complete result`);
     }
   }
-  for (const [name, { rss, delivery }] of summary) {
+  for (const [name, { rss, delivery, cpu, loads }] of summary) {
     console.log(
       `${name.padEnd(13)} RSS/stream min ${Math.min(...rss).toFixed(1)} median ${median(rss).toFixed(1)} KB   ` +
-        `burst delivery min ${Math.min(...delivery).toFixed(0)} median ${median(delivery).toFixed(0)} ms`,
+        `burst delivery min ${Math.min(...delivery).toFixed(0)} median ${median(delivery).toFixed(0)} ms   ` +
+        `server CPU per burst min ${Math.min(...cpu).toFixed(0)} median ${median(cpu).toFixed(0)} ms   ` +
+        `load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
     );
   }
   const bare = summary.get("bare");
   for (const name of ["runtime", "runtime+redis"] as const) {
     const contestant = summary.get(name);
     if (bare === undefined || contestant === undefined) continue;
+    const ratio = (pick: (xs: number[]) => number, key: "delivery" | "cpu") => (pick(contestant[key]) / pick(bare[key])).toFixed(2);
+    const min = (xs: number[]) => Math.min(...xs);
     console.log(
-      `ratios ${name}/bare (median): RSS/stream ${(median(contestant.rss) / median(bare.rss)).toFixed(2)}x, ` +
-        `delivery ${(median(contestant.delivery) / median(bare.delivery)).toFixed(2)}x`,
+      `ratios ${name}/bare: RSS/stream ${(median(contestant.rss) / median(bare.rss)).toFixed(2)}x (median); ` +
+        `delivery ${ratio(min, "delivery")}x min, ${ratio(median, "delivery")}x median; ` +
+        `server CPU per burst ${ratio(min, "cpu")}x min, ${ratio(median, "cpu")}x median`,
     );
   }
   await redis?.stop();

@@ -28,7 +28,7 @@ import { filterProblem } from "./subscriptions/filter.js";
 import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
 import { StreamTable } from "./subscriptions/stream-table.js";
-import { SlowConsumerEvicted, supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
+import { SENT, SlowConsumerEvicted, supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
 
 export const LISTEN_METHOD = "subscriptions/listen";
 const CANCELLED_METHOD = "notifications/cancelled";
@@ -89,7 +89,16 @@ export class Connection implements StreamHost, EraConnection {
 
   send(message: JsonRpcMessage, json?: string): void {
     if (this.#closed) return;
-    this.transport.sendMessage(message, json).catch(this.host.onSendError);
+    const sent = this.transport.sendMessage(message, json);
+    if (sent !== SENT) sent.catch(this.host.onSendError);
+  }
+
+  sendText(json: string): boolean {
+    if (this.transport.sendNotificationText === undefined) return false;
+    if (this.#closed) return true;
+    const sent = this.transport.sendNotificationText(json);
+    if (sent !== SENT) sent.catch(this.host.onSendError);
+    return true;
   }
 
   completeResult(id: RequestId): JsonRpcResultResponse {

@@ -15,6 +15,7 @@ import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
 import { errorResponse } from "../jsonrpc.js";
 import { ERROR_CODES } from "../protocol.js";
 import {
+  SENT,
   SlowConsumerEvicted,
   TransportClosedError,
   type MessageContext,
@@ -43,8 +44,6 @@ import { SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.
 import { SseBudget } from "./sse-budget.js";
 import type { LegacyEra } from "../legacy/era.js";
 import { isLegacyInitialize, isLegacyTransportRequest, openHttpSession, serveSessionRequest, SESSION_HEADER, type LegacyHttpExchange } from "../legacy/http.js";
-
-const SENT: Promise<void> = Promise.resolve();
 
 /** What the handler needs of a server: the core's `connect`, called once per POST. */
 export interface ConnectableServer {
@@ -262,6 +261,13 @@ export class HttpExchange implements Transport {
     this.#writer ??= new SseWriter(this.#res, this.#options);
     if (isFinal) this.#writer.end(sseFrame(json));
     else this.#writer.write(sseFrame(json));
+    return SENT;
+  }
+
+  /** A stream notification's text: always a frame of the SSE stream, never the final answer. */
+  sendNotificationText(json: string): Promise<void> {
+    if (!this.connected()) return Promise.reject(new TransportClosedError("the HTTP response is closed"));
+    (this.#writer ??= new SseWriter(this.#res, this.#options)).write(sseFrame(json));
     return SENT;
   }
 

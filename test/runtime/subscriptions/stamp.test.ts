@@ -17,8 +17,7 @@ function counted(): { value: object; serialisations: () => number } {
   return { value: { toJSON: () => (calls++, "detail") }, serialisations: () => calls };
 }
 
-const textOf = (notification: Parameters<typeof stampNotification>[0], id: string | number) =>
-  stampedJson(notification, stampNotification(notification, id), JSON.stringify(id));
+const textOf = (notification: Parameters<typeof stampNotification>[0], id: string | number) => stampedJson(notification, id, JSON.stringify(id));
 
 describe("stamped notification text", () => {
   for (const [shape, extra] of [
@@ -63,6 +62,23 @@ describe("stamped notification text", () => {
   it("content that looks like the placeholder id is never replaced", () => {
     const tricky = { method: UPDATED, params: { uri: "(subscription-id placeholder 9f2c)", _meta: { note: "(subscription-id placeholder 9f2c)" } } };
     for (const id of [1, "two"]) assert.equal(textOf(tricky, id), JSON.stringify(stampNotification(tricky, id)));
+  });
+
+  it("fresh objects built per stream get the text JSON.stringify gives, equal or not", () => {
+    const uris = ["file:///a", "file:///a", "file:///b", "file:///a", "file:///a"];
+    for (const [i, uri] of uris.entries()) {
+      const fresh = { method: UPDATED, params: { uri, n: i < 2 ? 1 : i } };
+      assert.equal(textOf(fresh, `s-${i}`), JSON.stringify(stampNotification(fresh, `s-${i}`)));
+    }
+    const reordered = { method: UPDATED, params: { n: 1, uri: "file:///a" } };
+    assert.equal(textOf(reordered, 9), JSON.stringify(stampNotification(reordered, 9)));
+  });
+
+  it("fresh objects sharing a nested object changed between sends get fresh text", () => {
+    const nested = { size: 1 };
+    assert.equal(JSON.parse(textOf({ method: UPDATED, params: { uri: "file:///a", nested } }, 1)).params.nested.size, 1);
+    nested.size = 2;
+    assert.equal(JSON.parse(textOf({ method: UPDATED, params: { uri: "file:///a", nested } }, 2)).params.nested.size, 2);
   });
 
   it("an object changed and sent again on a later event gets fresh text", async () => {

@@ -75,6 +75,8 @@ export class SseWriter implements BudgetedStream {
   readonly #maxBuffered: number;
   readonly #maxStalledMs: number;
   readonly #budget: SseBudget | undefined;
+  /** Node's high-water mark for the socket (where `write` starts returning false); fixed per socket. */
+  readonly #nodeHighWater: number;
   /** The streams this one shares a keep-alive timer with. */
   #keepAlive: KeepAliveGroup | undefined;
   readonly #onDrain: () => void;
@@ -110,6 +112,7 @@ export class SseWriter implements BudgetedStream {
     // No flushHeaders: the writer exists because a frame is about to be written, and the
     // headers travel with it.
     res.writeHead(200, SSE_HEADERS);
+    this.#nodeHighWater = res.writableHighWaterMark;
     // Per-stream closures are the cheap kind: one inline arrow, the rest static methods.
     this.#onDrain = () => this.#drained();
     res.on("drain", this.#onDrain);
@@ -203,9 +206,11 @@ export class SseWriter implements BudgetedStream {
    */
   #startTurn(): boolean {
     this.#inTurn = true;
-    process.nextTick(SseWriter.#endTurn, this);
-    this.#account();
-    const congested = this.#pending !== undefined || this.#res.writableLength > this.#highWater;
+    // One tick flushes every writer of this turn: a burst to 10,000 streams queues one tick, not 10,000.
+    if (SseWriter.#turn.push(this) === 1) process.nextTick(SseWriter.#endTurn);
+    const buffered = this.#res.writableLength;
+    this.#account(buffered);
+    const congested = this.#pending !== undefined || buffered > this.#highWater;
     if (congested !== this.#congested) {
       this.#congested = congested;
       this.#congestedSince = congested ? Date.now() : 0;
@@ -215,9 +220,16 @@ export class SseWriter implements BudgetedStream {
     return true;
   }
 
-  static #endTurn(writer: SseWriter): void {
-    writer.#inTurn = false;
-    if (!writer.done) writer.#flushBatch();
+  /** Writers that started a turn and have not flushed it yet, in the order they started. */
+  static #turn: SseWriter[] = [];
+
+  static #endTurn(): void {
+    const writers = SseWriter.#turn;
+    SseWriter.#turn = []; // a writer starting its next turn during the flush queues anew
+    for (const writer of writers) {
+      writer.#inTurn = false;
+      if (!writer.done) writer.#flushBatch();
+    }
   }
 
   #flushBatch(): void {
@@ -229,13 +241,13 @@ export class SseWriter implements BudgetedStream {
   /** One write to the response, then the held bytes accounted again. */
   #write(text: string): void {
     this.#res.write(text);
-    if (this.#res.writableLength > 0) this.#writesBuffered++;
-    this.#account();
+    const buffered = this.#res.writableLength;
+    if (buffered > 0) this.#writesBuffered++;
+    this.#account(buffered);
   }
 
-  /** Recounts what this stream holds from Node's buffer and the waiting frames. */
-  #account(): void {
-    const buffered = this.#res.writableLength;
+  /** Recounts what this stream holds from Node's buffer (`buffered`, its writableLength) and the waiting frames. */
+  #account(buffered: number): void {
     if (buffered === 0) this.#writesBuffered = 0;
     this.#setHeld(buffered + this.#pendingBytes + BUFFERED_WRITE_OVERHEAD * this.#writesBuffered);
   }
@@ -250,7 +262,7 @@ export class SseWriter implements BudgetedStream {
     // returning false), the client has not taken what it was sent: an eviction candidate,
     // marked before the charge so that a stream pushing the total over can go. Not our
     // higher `highWaterBytes`: 256 streams just under it would already fill the budget.
-    const candidate = held > this.#res.writableHighWaterMark;
+    const candidate = held > this.#nodeHighWater;
     if (candidate !== this.#candidate) this.#budget.setCongested(this, (this.#candidate = candidate));
     this.#budget.charge(delta);
   }
@@ -272,7 +284,7 @@ export class SseWriter implements BudgetedStream {
       if (pending.size === 0) this.#pending = undefined;
     }
     if (refill.length > 0) this.#write(refill);
-    else this.#account();
+    else this.#account(this.#res.writableLength);
     if (this.#pending === undefined && this.#endAfterFlush) {
       this.#finish();
       this.#res.end();
