@@ -18,12 +18,13 @@
  * Not part of the test suite. Needs `ulimit -n` above streams + a few hundred (it checks).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { waitForStdout } from "../../test/support/child-output.js";
 import { startRedisServer, type RedisServer } from "../../test/support/redis-server.js";
+import { cpuMs, rssBytes } from "./proc.js";
 import { agent, callTool, openListenStream, type Filter, type ListenStream } from "./listen-stream.js";
 
 const { values } = parseArgs({
@@ -58,25 +59,7 @@ function fdLimit(): number {
   return Number(limits?.split(/\s+/)[3]);
 }
 
-function rssKb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("VmRSS:"));
-  return Number(line?.split(/\s+/)[1]);
-}
-
-/** CPU time the process has used so far, in ms, summed over its threads (ns precision). */
-function cpuMs(pid: number): number {
-  let ns = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // a thread that ended between the listing and the read
-    }
-  }
-  return ns / 1e6;
-}
+const rssKb = (pid: number) => rssBytes(pid) / 1024;
 
 const load = () => loadavg()[0]!;
 

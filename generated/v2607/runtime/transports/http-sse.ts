@@ -19,7 +19,14 @@
  * A stream is evicted (its response destroyed: the server sees the client gone, reported as
  * "evicted", and handleClose runs) when
  * - it would hold more than `maxBufferedBytes` (per-stream cap), or
- * - it stayed congested for `maxStalledMs` (a client that reads nothing), or
+ * - it stalled for `maxStalledMs`: a write was refused (Node's buffer for the socket went
+ *   over its high-water mark, so the kernel's buffers are full) and the socket has not
+ *   drained since. A shared timer checks, so a stalled stream ends on time even when
+ *   nothing more is sent to it. What the kernel takes first is invisible to the server: a
+ *   client that stops reading is seen only once the kernel refuses (on Linux the socket's
+ *   send buffer, up to net.ipv4.tcp_wmem's maximum, 4 MiB by default, plus the peer's
+ *   receive window). So a stuck client leaves at most that plus `maxBufferedBytes` unread,
+ *   of which only the latter is in the server's memory; or
  * - all streams together hold more than the server-wide budget and it is among those
  *   holding the most (see sse-budget.ts; streams whose writes the socket took are never
  *   evicted for the budget).
@@ -34,7 +41,7 @@ export interface SseOptions {
   readonly highWaterBytes?: number;
   /** Held bytes above which the stream is evicted. Default 1 MiB. */
   readonly maxBufferedBytes?: number;
-  /** A stream congested this long is evicted even within the budget; 0 never. Default 30 000. */
+  /** A stream whose socket refused a write and has not drained for this long is evicted, even within the budget; 0 never. Default 30 000. */
   readonly maxStalledMs?: number;
   /** The server-wide budget this stream counts against; none when absent. */
   readonly budget?: SseBudget;
@@ -86,7 +93,8 @@ export class SseWriter implements BudgetedStream {
   #congested = false;
   /** Marked in the budget as holding more than Node's high-water mark. */
   #candidate = false;
-  #congestedSince = 0;
+  /** When a write was refused with no drain since (Date.now()); 0 while not stalled. */
+  #stalledSince = 0;
   /** Frames waiting while congested, in order; a Set, so an identical frame is not queued twice. Made when first needed. */
   #pending: Set<string> | undefined;
   /** Waiting frames' bytes, bookkeeping included. */
@@ -187,6 +195,7 @@ export class SseWriter implements BudgetedStream {
   #finish(): void {
     if (this.#done) return;
     this.#done = true;
+    this.#unstall();
     this.#keepAlive?.delete(this);
     this.#keepAlive = undefined;
     this.#res.off("drain", this.#onDrain);
@@ -202,7 +211,7 @@ export class SseWriter implements BudgetedStream {
    * The first frame of a turn decides for the whole turn: a client that took what was
    * written before (held bytes under the high-water mark, nothing waiting) gets the burst
    * as one write when the turn ends; otherwise the stream is congested and the burst waits.
-   * False when the stream was evicted for staying congested too long.
+   * False when the stream was evicted for staying stalled too long.
    */
   #startTurn(): boolean {
     this.#inTurn = true;
@@ -211,13 +220,32 @@ export class SseWriter implements BudgetedStream {
     const buffered = this.#res.writableLength;
     this.#account(buffered);
     const congested = this.#pending !== undefined || buffered > this.#highWater;
-    if (congested !== this.#congested) {
-      this.#congested = congested;
-      this.#congestedSince = congested ? Date.now() : 0;
-    } else if (congested && this.#maxStalledMs > 0 && Date.now() - this.#congestedSince > this.#maxStalledMs) {
-      return this.evict("stalled");
-    }
+    this.#congested = congested;
+    return !this.#evictIfStalled(this.#stalledSince === 0 ? 0 : Date.now());
+  }
+
+  /** Evicts the stream when it has been stalled longer than maxStalledMs at `now`; true when it did. */
+  #evictIfStalled(now: number): boolean {
+    if (this.#stalledSince === 0 || this.#maxStalledMs <= 0 || now - this.#stalledSince <= this.#maxStalledMs) return false;
+    this.evict("stalled");
     return true;
+  }
+
+  /** A write was refused: the stall clock starts, and the shared watch checks it from now on. */
+  #stall(): void {
+    this.#stalledSince = Date.now();
+    if (this.#maxStalledMs > 0) stallWatch(this.#maxStalledMs).add(this);
+  }
+
+  #unstall(): void {
+    if (this.#stalledSince === 0) return;
+    this.#stalledSince = 0;
+    if (this.#maxStalledMs > 0) stallWatch(this.#maxStalledMs).delete(this);
+  }
+
+  /** For the stall watch's timer (module-internal). */
+  static checkStall(writer: SseWriter, now: number): void {
+    writer.#evictIfStalled(now);
   }
 
   /** Writers that started a turn and have not flushed it yet, in the order they started. */
@@ -240,7 +268,7 @@ export class SseWriter implements BudgetedStream {
 
   /** One write to the response, then the held bytes accounted again. */
   #write(text: string): void {
-    this.#res.write(text);
+    if (!this.#res.write(text) && this.#stalledSince === 0) this.#stall();
     const buffered = this.#res.writableLength;
     if (buffered > 0) this.#writesBuffered++;
     this.#account(buffered);
@@ -269,6 +297,7 @@ export class SseWriter implements BudgetedStream {
 
   #drained(): void {
     if (this.done) return;
+    this.#unstall(); // the client took everything Node held: not stalled, whatever comes next
     this.#writesBuffered = 0;
     const pending = this.#pending;
     // Refill up to the high-water mark, in one write; the rest waits for the next drain.
@@ -293,8 +322,7 @@ export class SseWriter implements BudgetedStream {
 
   /**
    * A comment line: ignored by SSE parsers, keeps proxies from timing the stream out. On
-   * a congested stream it waits like any frame (at most one: identical ones coalesce),
-   * and the turn it starts checks how long the stream has been congested.
+   * a congested stream it waits like any frame (at most one: identical ones coalesce).
    */
   sendKeepAlive(): void {
     if (!this.done) this.write(KEEP_ALIVE_FRAME);
@@ -334,4 +362,43 @@ function keepAliveGroup(intervalMs: number): KeepAliveGroup {
   let group = keepAliveGroups.get(intervalMs);
   if (group === undefined) keepAliveGroups.set(intervalMs, (group = new KeepAliveGroup(intervalMs)));
   return group;
+}
+
+/**
+ * One timer per stall time for the streams currently stalled (none for the rest): it ends
+ * a stalled stream on time even when nothing more is written to it. It checks four times
+ * per stall time (at most once a second, at least every 10 ms), so an eviction comes at
+ * most a quarter of maxStalledMs late (a second at most). Stops with its last stream.
+ */
+class StallWatch {
+  readonly #writers = new Set<SseWriter>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly maxStalledMs: number) {}
+
+  add(writer: SseWriter): void {
+    this.#writers.add(writer);
+    this.#timer ??= setInterval(
+      () => {
+        const now = Date.now();
+        for (const member of this.#writers) SseWriter.checkStall(member, now); // an eviction leaves the set: safe while iterating
+      },
+      Math.min(1000, Math.max(10, Math.floor(this.maxStalledMs / 4))),
+    );
+  }
+
+  delete(writer: SseWriter): void {
+    this.#writers.delete(writer);
+    if (this.#writers.size > 0 || this.#timer === undefined) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+const stallWatches = new Map<number, StallWatch>();
+
+function stallWatch(maxStalledMs: number): StallWatch {
+  let watch = stallWatches.get(maxStalledMs);
+  if (watch === undefined) stallWatches.set(maxStalledMs, (watch = new StallWatch(maxStalledMs)));
+  return watch;
 }
