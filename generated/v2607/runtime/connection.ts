@@ -29,7 +29,16 @@ import { filterProblem } from "./subscriptions/filter.js";
 import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
 import { StreamTable } from "./subscriptions/stream-table.js";
-import { SENT, SlowConsumerEvicted, supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
+import {
+  SENT,
+  SlowConsumerEvicted,
+  supportsPush,
+  type SharedText,
+  type MessageContext,
+  type ReceivedMessage,
+  type Transport,
+  type TransportEvent,
+} from "./transport.js";
 
 export const LISTEN_METHOD = "subscriptions/listen";
 const CANCELLED_METHOD = "notifications/cancelled";
@@ -94,10 +103,10 @@ export class Connection implements StreamHost, EraConnection {
     if (sent !== SENT) sent.catch(this.host.onSendError);
   }
 
-  sendText(json: string): boolean {
+  sendText(json: string, shared?: SharedText, idJson?: string): boolean {
     if (this.transport.sendNotificationText === undefined) return false;
     if (this.#closed) return true;
-    const sent = this.transport.sendNotificationText(json);
+    const sent = this.transport.sendNotificationText(json, shared, idJson);
     if (sent !== SENT) sent.catch(this.host.onSendError);
     return true;
   }

@@ -51,6 +51,11 @@ interface Template {
   readonly after: string | undefined;
 }
 
+/** A template that cuts the text around the id. */
+interface SplicedTemplate extends Template {
+  readonly after: string;
+}
+
 /** Stands for the id while the text is built; it must occur exactly once to be cut around. */
 const PLACEHOLDER_ID = "(subscription-id placeholder 9f2c)";
 const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER_ID);
@@ -83,6 +88,7 @@ export function stampedJson(notification: OutgoingNotification, id: RequestId, i
       return splice((last.template = cutTemplate(notification)), notification, id, idJson);
     }
     last.template = undefined;
+    lastSpliced = undefined;
     last.json = JSON.stringify(stampNotification(notification, id));
     last.idLength = idJson.length;
     return last.json;
@@ -128,9 +134,23 @@ function templateFromFirst(notification: OutgoingNotification): Template {
   return cutTemplate(notification);
 }
 
+/** The template the last stampedJson call spliced its text from; undefined when it built the text whole. */
+let lastSpliced: SplicedTemplate | undefined;
+
+/**
+ * The parts of the text the last `stampedJson` returned, when it was spliced as
+ * `before + idJson + after` (the same object for every stream of the fan-out, so a
+ * transport may keep their bytes); undefined otherwise.
+ */
+export function splicedFrom(): SplicedTemplate | undefined {
+  return lastSpliced;
+}
+
 function splice(template: Template, notification: OutgoingNotification, id: RequestId, idJson: string): string {
+  lastSpliced = undefined;
   if (template.after === undefined) return template.before;
   if (template === UNCUT) return JSON.stringify(stampNotification(notification, id));
+  lastSpliced = template as SplicedTemplate;
   return template.before + idJson + template.after;
 }
 

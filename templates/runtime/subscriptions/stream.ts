@@ -32,7 +32,8 @@ import {
 } from "../jsonrpc.js";
 import type { ClientKey } from "./slots.js";
 import { intersectFilter, isEmptyFilter, KINDS, unionFilters } from "./filter.js";
-import { stampedJson, stampNotification } from "./stamp.js";
+import { splicedFrom, stampedJson, stampNotification } from "./stamp.js";
+import type { SharedText } from "../transport.js";
 import type { OutgoingNotification } from "./types.js";
 import { EMPTY_FILTER, SUBSCRIPTION_ID_KEY, Worker, type HandlerEntry, type WorkerEnding, type WorkerOwner } from "./worker.js";
 
@@ -49,7 +50,7 @@ export interface StreamHost {
    * Sends a notification given only as its text, where the transport writes text (then no
    * message object is built for it); false, having sent nothing, where it does not.
    */
-  sendText?(json: string): boolean;
+  sendText?(json: string, shared?: SharedText, idJson?: string): boolean;
   readonly emit: EventHook;
   completeResult(id: RequestId): JsonRpcResultResponse;
   /** The stream is over and its id may be reused. */
@@ -109,7 +110,7 @@ export class ListenStream implements WorkerOwner {
 
   sendNotification(notification: OutgoingNotification, idJson: string): void {
     const json = stampedJson(notification, this.id, idJson);
-    if (this.#host.sendText?.(json) !== true) this.#host.send(stampNotification(notification, this.id), json);
+    if (this.#host.sendText?.(json, splicedFrom(), idJson) !== true) this.#host.send(stampNotification(notification, this.id), json);
   }
 
   /** Offers the stream to the handlers, then acknowledges it or answers with an error. */

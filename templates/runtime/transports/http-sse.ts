@@ -32,6 +32,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { SseBudget, type BudgetedStream } from "./sse-budget.js";
+import type { SharedText } from "../transport.js";
 
 export interface SseOptions {
   /** Keep-alive comment interval in ms; 0 disables. Default 15 000. */
@@ -73,6 +74,31 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 /** One SSE frame carrying one JSON-RPC message (JSON text has no raw newlines). */
 export function sseFrame(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
+}
+
+/**
+ * Text at least this long that every stream of a fan-out shares (all but the id) is
+ * written as shared bytes: a string write would copy it for each stream (and flatten it in
+ * the heap first), 128 MB for a 128 KB update to 1,000 streams.
+ */
+export const SHARED_FRAME_MIN_CHARS = 16 * 1024;
+
+/** A frame's bytes around the id, encoded once for every stream of a fan-out. */
+export interface SharedFrame {
+  readonly head: Buffer;
+  readonly tail: Buffer;
+}
+
+const sharedFrames = new WeakMap<SharedText, SharedFrame>();
+
+/** The shared bytes of the frames made from `text` (kept while `text` is). */
+export function sharedFrame(text: SharedText): SharedFrame {
+  let frame = sharedFrames.get(text);
+  if (frame === undefined) {
+    frame = { head: Buffer.from(`event: message\ndata: ${text.before}`), tail: Buffer.from(`${text.after}\n\n`) };
+    sharedFrames.set(text, frame);
+  }
+  return frame;
 }
 
 export class SseWriter implements BudgetedStream {
@@ -162,6 +188,28 @@ export class SseWriter implements BudgetedStream {
     pending.add(frame);
     this.#pendingBytes += size;
     this.#setHeld(this.#held + size); // may evict this stream to keep the budget
+    return !this.done;
+  }
+
+  /**
+   * Writes one large frame as its shared bytes around `idJson` (see SharedFrame): after
+   * this turn's earlier frames, in three writes of their own. A congested stream queues it
+   * as text (`json`) like any frame. Returns false when the stream is over.
+   */
+  writeShared(frame: SharedFrame, idJson: string, json: string): boolean {
+    if (this.done) return false;
+    if (!this.#inTurn && !this.#startTurn()) return false;
+    if (this.#congested) return this.write(sseFrame(json));
+    this.#flushBatch();
+    const size = frame.head.length + 3 * idJson.length + frame.tail.length + 3 * BUFFERED_WRITE_OVERHEAD;
+    if (this.#held + size > this.#maxBuffered) return this.evict("stream-cap");
+    const res = this.#res;
+    res.write(frame.head);
+    res.write(idJson);
+    if (!res.write(frame.tail) && this.#stalledSince === 0) this.#stall();
+    const buffered = res.writableLength;
+    if (buffered > 0) this.#writesBuffered += 3;
+    this.#account(buffered);
     return !this.done;
   }
 

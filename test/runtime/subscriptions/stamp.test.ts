@@ -153,4 +153,41 @@ describe("fan-out through a server", () => {
       await handle.close();
     }
   });
+
+  it("a large notification fanned out over Streamable HTTP reaches each stream whole, with its own id, in order with small ones", T, async () => {
+    const large = { method: UPDATED, params: { uri: "file:///a", text: "\u00e9".repeat(20_000) + "z".repeat(30_000) } };
+    const small = { method: UPDATED, params: { uri: "file:///a", text: "after" } };
+    const channels: Channel[] = [];
+    const server = createServer({ name: "fan-out", version: "1.0.0" });
+    server.addSubscriptionHandler({
+      subscriptionCapabilities: () => ({ resourcesUpdated: true }),
+      subscribe: (_filter, channel) => (channels.push(channel), { stream: null }),
+      handleMessage: (message, channel, state) => (channel.sendNotification(message === "large" ? large : small), { stream: state }),
+    });
+    const handle = await serveHttp(server);
+    const streams: OpenStream[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        const stream = await openListen(handle.url, `big-${i}`, FILTER);
+        assert.equal((await stream.next()).method, ACK);
+        streams.push(stream);
+      }
+      // Each kind to every stream in turn, as an event source fans out: the large text is spliced for all but the first.
+      for (const kind of ["small", "large", "small"]) channels.forEach((channel) => channel.post(kind));
+      for (const [i, stream] of streams.entries()) {
+        for (const sent of [small, large, small]) {
+          const got = await stream.next();
+          assert.deepEqual(
+            got.params,
+            { ...sent.params, _meta: { [SUBSCRIPTION_ID]: `big-${i}` } },
+            `stream big-${i} got the ${sent.params.text.length}-character update whole`,
+          );
+        }
+      }
+    } finally {
+      streams.forEach((stream) => stream.close());
+      await server.close();
+      await handle.close();
+    }
+  });
 });

@@ -21,6 +21,7 @@ import {
   TransportClosedError,
   type MessageContext,
   type ReceivedMessage,
+  type SharedText,
   type Transport,
   type TransportCapability,
   type TransportListener,
@@ -41,7 +42,7 @@ import {
 } from "./http-request.js";
 import { corsHeaders, preflightHeaders } from "./http-cors.js";
 import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
-import { SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
+import { SHARED_FRAME_MIN_CHARS, sharedFrame, SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
 import type { LegacyEra } from "../legacy/era.js";
 import { isLegacyInitialize, isLegacyTransportRequest, openHttpSession, serveSessionRequest, SESSION_HEADER, type LegacyHttpExchange } from "../legacy/http.js";
@@ -266,9 +267,11 @@ export class HttpExchange implements Transport {
   }
 
   /** A stream notification's text: always a frame of the SSE stream, never the final answer. */
-  sendNotificationText(json: string): Promise<void> {
+  sendNotificationText(json: string, shared?: SharedText, idJson?: string): Promise<void> {
     if (!this.connected()) return Promise.reject(new TransportClosedError("the HTTP response is closed"));
-    (this.#writer ??= new SseWriter(this.#res, this.#options)).write(sseFrame(json));
+    const writer = (this.#writer ??= new SseWriter(this.#res, this.#options));
+    if (shared !== undefined && idJson !== undefined && json.length >= SHARED_FRAME_MIN_CHARS) writer.writeShared(sharedFrame(shared), idJson, json);
+    else writer.write(sseFrame(json));
     return SENT;
   }
 
