@@ -3,7 +3,7 @@
  * default limits (buffered-output budget, stall time, per-client share), one subscription
  * handler relaying numbered ticks (resource `soak://ticks`) and, to streams that ask for
  * it, a large update of `soak://bulk` once a second; two tools: `start` publishes both on
- * timers, `stats` reports memory, the budget, and how streams ended. Each stream's client
+ * timers, `stats` reports memory, the budget, and how streams ended (evictions by rule). Each stream's client
  * names itself in `x-soak-client`, which `authenticate` turns into the principal, so the
  * per-client share applies per stream as it would per user. Prints `listening <url>`.
  */
@@ -17,8 +17,12 @@ type Topics = { tick: { notification: OutgoingNotification }; bulk: { notificati
 const events = new InProcessEventSource<Topics>();
 const budget = new SseBudget();
 const ended = new Map<string, number>();
+/** Evicted streams by the rule that ended them (stream-cap, server-budget, stalled), and when the last one went. */
+const evictedBy = new Map<string, number>();
+let lastEvictionAt = 0;
 let open = 0;
 let published = 0;
+let bulkPublished = 0;
 const timers: NodeJS.Timeout[] = [];
 
 const server = createServer({
@@ -71,9 +75,8 @@ server.addTool(
       const seq = ++published;
       void events.publish("tick", { notification: { method: "notifications/resources/updated", params: { seq, uri: TICK_URI, pad } } });
     });
-    let bulkSeq = 0;
     every(1000, () => {
-      const bulk = `${++bulkSeq}`.padEnd(bulkBytes, "y");
+      const bulk = `${++bulkPublished}`.padEnd(bulkBytes, "y");
       void events.publish("bulk", { notification: { method: "notifications/resources/updated", params: { uri: BULK_URI, bulk } } });
     });
     return text({ started: true });
@@ -90,8 +93,11 @@ server.addTool({ name: "stats", description: "Memory, buffered-output budget and
     budgetPeak: budget.peakBytes,
     budgetMax: budget.maxBytes,
     budgetEvictions: budget.evictions,
+    evictedBy: Object.fromEntries(evictedBy),
+    lastEvictionAt,
     open,
     published,
+    bulkPublished,
     ended: Object.fromEntries(ended),
   });
 });
@@ -100,6 +106,11 @@ const http = await serveHttp(server, {
   port: Number(process.env.PORT ?? 0),
   budget,
   authenticate: (req) => req.headers["x-soak-client"],
+  onStreamEnd(report) {
+    if (report.eviction === undefined) return;
+    evictedBy.set(report.eviction, (evictedBy.get(report.eviction) ?? 0) + 1);
+    lastEvictionAt = Date.now();
+  },
 });
 process.stdout.write(`listening ${http.url}\n`);
 process.on("SIGTERM", () => process.exit(0));

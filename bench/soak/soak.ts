@@ -3,10 +3,12 @@
  * of notification bursts fanned out to all of them. Every stream must receive exactly
  * what its filter asked for, stamped with its own subscription id. Runs the runtime's
  * server and a bare node:http reference side by side and reports, for each: server RSS
- * per open stream, and the time from a burst's trigger to its last delivery (min/median
- * over rounds), with the runtime/bare ratios.
+ * per open stream, the time from a burst's trigger to its last delivery and the server's
+ * CPU time for it (min/median over rounds, each with the load average), with the
+ * runtime/bare ratios. CPU time is the steadier figure on a shared machine: wall time
+ * there is mostly waiting for a core.
  *
- *   node --import tsx bench/soak/soak.ts [--streams 10000] [--rounds 5] [--repeat 2] [--redis]
+ *   node --import tsx bench/soak/soak.ts [--streams 10000] [--rounds 5] [--warmup 1] [--repeat 2] [--redis]
  *     [--only bare|runtime|runtime+redis]
  *
  * --redis adds a third contestant: the runtime publishing through a real redis-server on a
@@ -19,16 +21,19 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { waitForStdout } from "../../test/support/child-output.js";
 import { startRedisServer, type RedisServer } from "../../test/support/redis-server.js";
+import { cpuMs, rssBytes } from "./proc.js";
 import { agent, callTool, openListenStream, type Filter, type ListenStream } from "./listen-stream.js";
 
 const { values } = parseArgs({
   options: {
     streams: { type: "string", default: "10000" },
     rounds: { type: "string", default: "5" },
+    warmup: { type: "string", default: "1" },
     repeat: { type: "string", default: "2" },
     only: { type: "string" },
     batch: { type: "string", default: "250" },
@@ -37,6 +42,8 @@ const { values } = parseArgs({
 });
 const STREAMS = Number(values.streams);
 const ROUNDS = Number(values.rounds);
+/** Bursts fanned out first and left out of the figures: the first burst of each side pays for compiling its fan-out path. */
+const WARMUP = Number(values.warmup);
 const BATCH = Number(values.batch);
 const RESOURCE_GROUPS = 10;
 const ROUND_TIMEOUT_MS = 120_000;
@@ -57,12 +64,9 @@ function fdLimit(): number {
   return Number(limits?.split(/\s+/)[3]);
 }
 
-function rssKb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, "utf8")
-    .split("\n")
-    .find((l) => l.startsWith("VmRSS:"));
-  return Number(line?.split(/\s+/)[1]);
-}
+const rssKb = (pid: number) => rssBytes(pid) / 1024;
+
+const load = () => loadavg()[0]!;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -106,6 +110,12 @@ interface Outcome {
   shutdown?: { ms: number; exitCode: number | null; completed: number };
   rssPerStreamKb: number;
   deliveryMs: number[];
+  /** The server's CPU time per burst, trigger to last delivery (less sensitive to a busy machine than wall time). */
+  cpuMs: number[];
+  /** The soak's own (client) CPU time per burst. */
+  clientCpuMs: number[];
+  /** 1-minute load average at the end of each burst. */
+  loads: number[];
   openMs: number;
   errors: string[];
 }
@@ -130,23 +140,33 @@ async function soak(name: ServerName): Promise<Outcome> {
     const openKb = rssKb(child.pid!);
     const resourceUris = Array.from({ length: RESOURCE_GROUPS }, (_, g) => `file:///soak/${g}`);
     const deliveryMs: number[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
+    const burstCpuMs: number[] = [];
+    const loads: number[] = [];
+    const clientCpuMs: number[] = [];
+    for (let round = 1; round <= WARMUP + ROUNDS; round++) {
+      const cpuBefore = cpuMs(child.pid!);
+      const clientBefore = process.cpuUsage();
       const started = performance.now();
       await callTool(url, "fire", { resourceUris });
       const done = await waitFor(() => streams.every((s) => s.total >= round), ROUND_TIMEOUT_MS);
+      burstCpuMs.push(cpuMs(child.pid!) - cpuBefore);
+      const client = process.cpuUsage(clientBefore);
+      clientCpuMs.push((client.user + client.system) / 1000);
+      loads.push(load());
       if (!done) errors.push(`round ${round}: ${streams.filter((s) => s.total < round).length} streams short`);
       deliveryMs.push(Math.max(...streams.map((s) => s.lastArrival)) - started);
+      if (round <= WARMUP) [deliveryMs, burstCpuMs, clientCpuMs, loads].forEach((figures) => figures.pop());
       await sleep(200); // lets a duplicate, if any were sent, arrive before counting
     }
     for (const stream of streams) {
       if (stream.violations.length > 0) errors.push(`${stream.id}: ${stream.violations.slice(0, 2).join("; ")}`);
       const counts = [...stream.received.values()];
-      if (stream.received.size !== 1 || counts[0] !== ROUNDS) {
-        errors.push(`${stream.id}: received ${JSON.stringify([...stream.received])}, expected ${ROUNDS} of one kind`);
+      if (stream.received.size !== 1 || counts[0] !== WARMUP + ROUNDS) {
+        errors.push(`${stream.id}: received ${JSON.stringify([...stream.received])}, expected ${WARMUP + ROUNDS} of one kind`);
       }
     }
     const shutdown = name === "bare" ? undefined : await gracefulShutdown(child, streams);
-    return { name, rssPerStreamKb: (openKb - baseKb) / STREAMS, deliveryMs, openMs, errors, shutdown };
+    return { name, rssPerStreamKb: (openKb - baseKb) / STREAMS, deliveryMs, cpuMs: burstCpuMs, clientCpuMs, loads, openMs, errors, shutdown };
   } finally {
     for (const stream of streams) stream.close();
     if (child.exitCode === null && child.signalCode === null) {
@@ -184,19 +204,23 @@ async function main(): Promise<void> {
   const runs: Outcome[] = [];
   for (let turn = 0; turn < Number(values.repeat); turn++) for (const name of names) runs.push(await soak(name));
   console.log(
-    `soak: ${STREAMS} listen streams, ${ROUNDS} bursts of ${STREAMS} notifications per run, ` +
+    `soak: ${STREAMS} listen streams, ${ROUNDS} bursts of ${STREAMS} notifications per run (after ${WARMUP} not counted), ` +
       `${values.repeat} runs per server taking turns, loopback, node ${process.version}`,
   );
-  const summary = new Map<ServerName, { rss: number[]; delivery: number[] }>();
+  const summary = new Map<ServerName, { rss: number[]; delivery: number[]; cpu: number[]; loads: number[] }>();
   for (const run of runs) {
-    const entry = summary.get(run.name) ?? { rss: [], delivery: [] };
+    const entry = summary.get(run.name) ?? { rss: [], delivery: [], cpu: [], loads: [] };
     entry.rss.push(run.rssPerStreamKb);
     entry.delivery.push(...run.deliveryMs);
+    entry.cpu.push(...run.cpuMs);
+    entry.loads.push(...run.loads);
     summary.set(run.name, entry);
     const verdict = run.errors.length === 0 ? "exact" : `${run.errors.length} ERRORS`;
     console.log(
       `  ${run.name.padEnd(13)} RSS/stream ${run.rssPerStreamKb.toFixed(1)} KB   delivery ` +
-        `${run.deliveryMs.map((ms) => ms.toFixed(0)).join(", ")} ms   open all ${run.openMs.toFixed(0)} ms   ${verdict}`,
+        `${run.deliveryMs.map((ms) => ms.toFixed(0)).join(", ")} ms   server CPU ${run.cpuMs.map((ms) => ms.toFixed(0)).join(", ")} ms   ` +
+        `client CPU ${run.clientCpuMs.map((ms) => ms.toFixed(0)).join(", ")} ms   ` +
+        `open all ${run.openMs.toFixed(0)} ms   load ${run.loads.map((l) => l.toFixed(1)).join(", ")}   ${verdict}`,
     );
     for (const error of run.errors.slice(0, 10)) console.log(`    ${error}`);
     if (run.shutdown) {
@@ -204,19 +228,24 @@ async function main(): Promise<void> {
       console.log(`    SIGTERM with ${STREAMS} open: exit ${exitCode} after ${ms.toFixed(0)} ms, ${completed} streams got their complete result`);
     }
   }
-  for (const [name, { rss, delivery }] of summary) {
+  for (const [name, { rss, delivery, cpu, loads }] of summary) {
     console.log(
       `${name.padEnd(13)} RSS/stream min ${Math.min(...rss).toFixed(1)} median ${median(rss).toFixed(1)} KB   ` +
-        `burst delivery min ${Math.min(...delivery).toFixed(0)} median ${median(delivery).toFixed(0)} ms`,
+        `burst delivery min ${Math.min(...delivery).toFixed(0)} median ${median(delivery).toFixed(0)} ms   ` +
+        `server CPU per burst min ${Math.min(...cpu).toFixed(0)} median ${median(cpu).toFixed(0)} ms   ` +
+        `load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
     );
   }
   const bare = summary.get("bare");
   for (const name of ["runtime", "runtime+redis"] as const) {
     const contestant = summary.get(name);
     if (bare === undefined || contestant === undefined) continue;
+    const ratio = (pick: (xs: number[]) => number, key: "delivery" | "cpu") => (pick(contestant[key]) / pick(bare[key])).toFixed(2);
+    const min = (xs: number[]) => Math.min(...xs);
     console.log(
-      `ratios ${name}/bare (median): RSS/stream ${(median(contestant.rss) / median(bare.rss)).toFixed(2)}x, ` +
-        `delivery ${(median(contestant.delivery) / median(bare.delivery)).toFixed(2)}x`,
+      `ratios ${name}/bare: RSS/stream ${(median(contestant.rss) / median(bare.rss)).toFixed(2)}x (median); ` +
+        `delivery ${ratio(min, "delivery")}x min, ${ratio(median, "delivery")}x median; ` +
+        `server CPU per burst ${ratio(min, "cpu")}x min, ${ratio(median, "cpu")}x median`,
     );
   }
   await redis?.stop();

@@ -30,7 +30,16 @@ import { filterProblem } from "./subscriptions/filter.js";
 import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
 import { StreamTable } from "./subscriptions/stream-table.js";
-import { SlowConsumerEvicted, supportsPush, type MessageContext, type ReceivedMessage, type Transport, type TransportEvent } from "./transport.js";
+import {
+  SENT,
+  SlowConsumerEvicted,
+  supportsPush,
+  type SharedText,
+  type MessageContext,
+  type ReceivedMessage,
+  type Transport,
+  type TransportEvent,
+} from "./transport.js";
 
 export const LISTEN_METHOD = "subscriptions/listen";
 /** -32021; absent from revisions without it, where no extension adds filter keys either. */
@@ -96,7 +105,16 @@ export class Connection implements StreamHost, EraConnection {
 
   send(message: JsonRpcMessage, json?: string): void {
     if (this.#closed) return;
-    this.transport.sendMessage(message, json).catch(this.host.onSendError);
+    const sent = this.transport.sendMessage(message, json);
+    if (sent !== SENT) sent.catch(this.host.onSendError);
+  }
+
+  sendText(json: string, shared?: SharedText, idJson?: string): boolean {
+    if (this.transport.sendNotificationText === undefined) return false;
+    if (this.#closed) return true;
+    const sent = this.transport.sendNotificationText(json, shared, idJson);
+    if (sent !== SENT) sent.catch(this.host.onSendError);
+    return true;
   }
 
   completeResult(id: RequestId): JsonRpcResultResponse {

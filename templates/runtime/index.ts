@@ -53,7 +53,16 @@ export type {
 } from "./subscriptions/types.js";
 export { stampNotification } from "./subscriptions/stream.js";
 export { getTransport, registerTransport, SlowConsumerEvicted, supportsPush, TransportClosedError } from "./transport.js";
-export type { MessageContext, ReceivedMessage, Transport, TransportCapability, TransportClass, TransportEvent, TransportListener } from "./transport.js";
+export type {
+  MessageContext,
+  ReceivedMessage,
+  SharedText,
+  Transport,
+  TransportCapability,
+  TransportClass,
+  TransportEvent,
+  TransportListener,
+} from "./transport.js";
 export { NdjsonTransport } from "./transports/ndjson.js";
 export type { NdjsonOptions } from "./transports/ndjson.js";
 export { StdioClientTransport, StdioServerTransport } from "./transports/stdio.js";

@@ -41,6 +41,8 @@ export interface InProcessEventSourceOptions {
 
 interface Subscription {
   readonly listener: EventListener<any>;
+  /** The publish count when it subscribed: it hears publishes numbered above it. */
+  readonly since: number;
 }
 
 /**
@@ -49,6 +51,8 @@ interface Subscription {
  */
 export class InProcessEventSource<Topics extends EventTopics = EventTopics> implements EventSource<Topics> {
   readonly #topics = new Map<string, Set<Subscription>>();
+  /** How many publishes have started; a subscription hears only those started after it. */
+  #published = 0;
   readonly #onListenerError: (error: unknown, topic: string) => void;
 
   constructor(options: InProcessEventSourceOptions = {}) {
@@ -57,7 +61,7 @@ export class InProcessEventSource<Topics extends EventTopics = EventTopics> impl
 
   subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe {
     // A wrapper object per call, so the same function subscribed twice is two subscriptions.
-    const subscription: Subscription = { listener };
+    const subscription: Subscription = { listener, since: this.#published };
     let subscriptions = this.#topics.get(topic);
     if (subscriptions === undefined) this.#topics.set(topic, (subscriptions = new Set()));
     subscriptions.add(subscription);
@@ -70,10 +74,13 @@ export class InProcessEventSource<Topics extends EventTopics = EventTopics> impl
   publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void> {
     const subscriptions = this.#topics.get(topic);
     if (subscriptions !== undefined) {
-      // Iterating a Set visits entries added during the loop; a snapshot keeps the burst
-      // to the subscribers present at publish time.
-      for (const subscription of [...subscriptions]) {
-        if (!subscriptions.has(subscription)) continue; // unsubscribed by an earlier listener
+      // Iterating a Set skips entries deleted during the loop (unsubscribed by an earlier
+      // listener) but visits entries added during it: those carry this publish's number
+      // or a later one and are skipped, keeping the burst to the subscribers present at
+      // publish time without copying them.
+      const published = ++this.#published;
+      for (const subscription of subscriptions) {
+        if (subscription.since >= published) continue;
         try {
           subscription.listener(payload, topic);
         } catch (error) {

@@ -41,6 +41,19 @@ export type TransportEvent =
 
 export type TransportListener = (event: TransportEvent) => void;
 
+/** The parts of a notification's text that every stream of one fan-out shares (see `sendNotificationText`). */
+export interface SharedText {
+  readonly before: string;
+  readonly after: string;
+}
+
+/**
+ * A settled send: transports that finish a send synchronously may return this one shared
+ * promise, and the server then attaches no handler to it (a fan-out to 10,000 streams
+ * spares 10,000 promise reactions).
+ */
+export const SENT: Promise<void> = Promise.resolve();
+
 export interface Transport {
   /** Opens the channel; resolves once messages can flow. */
   connect(): Promise<void>;
@@ -52,6 +65,16 @@ export interface Transport {
    * again; one that hands objects over ignores it.
    */
   sendMessage(message: JsonRpcMessage, json?: string): Promise<void | JsonRpcMessage>;
+  /**
+   * Sends one notification given only as its JSON text: a stream notification fanned out
+   * to many streams, whose text is spliced per stream and for which no message object is
+   * built. Optional: a transport that writes text implements it; for one that does not,
+   * the server builds the message and calls `sendMessage`. `shared`, when given, says that
+   * `json` is `shared.before + idJson + shared.after` with the same `shared` object for
+   * every stream of the fan-out: a transport may encode those parts once and reuse the
+   * bytes (a large notification then costs no copy per stream).
+   */
+  sendNotificationText?(json: string, shared?: SharedText, idJson?: string): Promise<void>;
   /** Pull model: the next received message; rejects with `TransportClosedError` once closed. */
   receiveMessage(): Promise<ReceivedMessage>;
   /** Closes the channel; the peer and the subscriber see a "closed" event. Idempotent. */

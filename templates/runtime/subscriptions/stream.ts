@@ -27,12 +27,14 @@ import {
   isObject,
   McpError,
   type JsonRpcMessage,
-  type JsonRpcNotification,
   type JsonRpcResultResponse,
   type RequestId,
 } from "../jsonrpc.js";
 import type { ClientKey } from "./slots.js";
 import { intersectFilter, isEmptyFilter, KINDS, unionFilters } from "./filter.js";
+import { splicedFrom, stampedJson, stampNotification } from "./stamp.js";
+import type { SharedText } from "../transport.js";
+import type { OutgoingNotification } from "./types.js";
 import { EMPTY_FILTER, SUBSCRIPTION_ID_KEY, Worker, type HandlerEntry, type WorkerEnding, type WorkerOwner } from "./worker.js";
 
 export { stampNotification, type HandlerEntry } from "./worker.js";
@@ -44,6 +46,11 @@ const ACK_METHOD: string = SUBSCRIPTION_STREAM_METHODS.find((method) => !KINDS.s
 export interface StreamHost {
   /** `json`, when given, is the message's JSON text, for transports that write text. */
   send(message: JsonRpcMessage, json?: string): void;
+  /**
+   * Sends a notification given only as its text, where the transport writes text (then no
+   * message object is built for it); false, having sent nothing, where it does not.
+   */
+  sendText?(json: string, shared?: SharedText, idJson?: string): boolean;
   readonly emit: EventHook;
   completeResult(id: RequestId): JsonRpcResultResponse;
   /** The stream is over and its id may be reused. */
@@ -101,8 +108,9 @@ export class ListenStream implements WorkerOwner {
     return this.#host.emit;
   }
 
-  send(message: JsonRpcNotification, json: string): void {
-    this.#host.send(message, json);
+  sendNotification(notification: OutgoingNotification, idJson: string): void {
+    const json = stampedJson(notification, this.id, idJson);
+    if (this.#host.sendText?.(json, splicedFrom(), idJson) !== true) this.#host.send(stampNotification(notification, this.id), json);
   }
 
   /** Offers the stream to the handlers, then acknowledges it or answers with an error. */

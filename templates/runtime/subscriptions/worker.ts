@@ -6,9 +6,8 @@
  */
 import type { SubscriptionCapabilities, SubscriptionFilter } from "../protocol.js";
 import type { EventHook } from "../hooks.js";
-import { isObject, type JsonRpcNotification, type RequestId } from "../jsonrpc.js";
+import { isObject, type RequestId } from "../jsonrpc.js";
 import { gateFor, LIST_PARAMS, type Gate } from "./filter.js";
-import { stampedJson, stampNotification } from "./stamp.js";
 import type { Channel, OutgoingNotification, SendResult, StopReason, SubscriptionHandler } from "./types.js";
 
 export { stampNotification, SUBSCRIPTION_ID_KEY } from "./stamp.js";
@@ -42,7 +41,8 @@ export interface WorkerOwner {
   readonly isOpen: boolean;
   readonly mailboxSize: number;
   readonly emit: EventHook;
-  send(message: JsonRpcNotification, json: string): void;
+  /** Sends a notification the gate let through, stamped with the stream's id (`idJson` is its JSON text). */
+  sendNotification(notification: OutgoingNotification, idJson: string): void;
   teardown(why: WorkerEnding): Promise<void>;
 }
 
@@ -88,16 +88,15 @@ export class Worker {
       const named = notification.params?.[LIST_PARAMS.get(notification.method) ?? "uri"];
       if (typeof named !== "string" || !rule.has(named)) return REFUSED_URI;
     }
-    const id = this.owner.id;
-    const message = stampNotification(notification, id);
-    this.owner.send(message, stampedJson(notification, message, (this.#idJson ??= JSON.stringify(id))));
+    this.owner.sendNotification(notification, (this.#idJson ??= JSON.stringify(this.owner.id)));
     return SENT;
   }
 
   post(message: unknown): boolean {
     if (this.#ended !== undefined) return false;
     const mailbox = this.#mailbox;
-    if (mailbox.length >= this.owner.mailboxSize) {
+    // The size is read only when something waits: it is at least 1, and a synchronous handler leaves the mailbox empty.
+    if (mailbox.length > 0 && mailbox.length >= this.owner.mailboxSize) {
       if (mailbox.some((waiting) => sameMessage(waiting, message))) {
         this.owner.emit({ type: "message-coalesced", id: this.owner.id });
         return true;

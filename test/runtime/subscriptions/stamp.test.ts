@@ -17,8 +17,7 @@ function counted(): { value: object; serialisations: () => number } {
   return { value: { toJSON: () => (calls++, "detail") }, serialisations: () => calls };
 }
 
-const textOf = (notification: Parameters<typeof stampNotification>[0], id: string | number) =>
-  stampedJson(notification, stampNotification(notification, id), JSON.stringify(id));
+const textOf = (notification: Parameters<typeof stampNotification>[0], id: string | number) => stampedJson(notification, id, JSON.stringify(id));
 
 describe("stamped notification text", () => {
   for (const [shape, extra] of [
@@ -63,6 +62,23 @@ describe("stamped notification text", () => {
   it("content that looks like the placeholder id is never replaced", () => {
     const tricky = { method: UPDATED, params: { uri: "(subscription-id placeholder 9f2c)", _meta: { note: "(subscription-id placeholder 9f2c)" } } };
     for (const id of [1, "two"]) assert.equal(textOf(tricky, id), JSON.stringify(stampNotification(tricky, id)));
+  });
+
+  it("fresh objects built per stream get the text JSON.stringify gives, equal or not", () => {
+    const uris = ["file:///a", "file:///a", "file:///b", "file:///a", "file:///a"];
+    for (const [i, uri] of uris.entries()) {
+      const fresh = { method: UPDATED, params: { uri, n: i < 2 ? 1 : i } };
+      assert.equal(textOf(fresh, `s-${i}`), JSON.stringify(stampNotification(fresh, `s-${i}`)));
+    }
+    const reordered = { method: UPDATED, params: { n: 1, uri: "file:///a" } };
+    assert.equal(textOf(reordered, 9), JSON.stringify(stampNotification(reordered, 9)));
+  });
+
+  it("fresh objects sharing a nested object changed between sends get fresh text", () => {
+    const nested = { size: 1 };
+    assert.equal(JSON.parse(textOf({ method: UPDATED, params: { uri: "file:///a", nested } }, 1)).params.nested.size, 1);
+    nested.size = 2;
+    assert.equal(JSON.parse(textOf({ method: UPDATED, params: { uri: "file:///a", nested } }, 2)).params.nested.size, 2);
   });
 
   it("an object changed and sent again on a later event gets fresh text", async () => {
@@ -131,6 +147,43 @@ describe("fan-out through a server", () => {
         assert.deepEqual(got.params, expected(`http-${i}`));
       }
       assert.equal(serialisations(), 1);
+    } finally {
+      streams.forEach((stream) => stream.close());
+      await server.close();
+      await handle.close();
+    }
+  });
+
+  it("a large notification fanned out over Streamable HTTP reaches each stream whole, with its own id, in order with small ones", T, async () => {
+    const large = { method: UPDATED, params: { uri: "file:///a", text: "\u00e9".repeat(20_000) + "z".repeat(30_000) } };
+    const small = { method: UPDATED, params: { uri: "file:///a", text: "after" } };
+    const channels: Channel[] = [];
+    const server = createServer({ name: "fan-out", version: "1.0.0" });
+    server.addSubscriptionHandler({
+      subscriptionCapabilities: () => ({ resourcesUpdated: true }),
+      subscribe: (_filter, channel) => (channels.push(channel), { stream: null }),
+      handleMessage: (message, channel, state) => (channel.sendNotification(message === "large" ? large : small), { stream: state }),
+    });
+    const handle = await serveHttp(server);
+    const streams: OpenStream[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        const stream = await openListen(handle.url, `big-${i}`, FILTER);
+        assert.equal((await stream.next()).method, ACK);
+        streams.push(stream);
+      }
+      // Each kind to every stream in turn, as an event source fans out: the large text is spliced for all but the first.
+      for (const kind of ["small", "large", "small"]) channels.forEach((channel) => channel.post(kind));
+      for (const [i, stream] of streams.entries()) {
+        for (const sent of [small, large, small]) {
+          const got = await stream.next();
+          assert.deepEqual(
+            got.params,
+            { ...sent.params, _meta: { [SUBSCRIPTION_ID]: `big-${i}` } },
+            `stream big-${i} got the ${sent.params.text.length}-character update whole`,
+          );
+        }
+      }
     } finally {
       streams.forEach((stream) => stream.close());
       await server.close();

@@ -1,7 +1,7 @@
 /**
  * A client that stops reading must not grow the server's memory without bound. Policy
  * (see http-sse.ts and sse-budget.ts): above a high-water mark frames wait and identical
- * ones coalesce; past the per-stream cap, after staying congested too long, or when all
+ * ones coalesce; past the per-stream cap, after a refused write with no drain for too long, or when all
  * streams together exceed the server-wide budget, a congested stream is evicted (an
  * outside teardown the server reports as "evicted"). Streams that keep up are unaffected.
  */
@@ -170,6 +170,41 @@ describe("Streamable HTTP: the server-wide buffered-output budget", () => {
       await handle.close();
     }
   });
+
+  it(
+    "a stream whose socket refused a write and has not drained for maxStalledMs is evicted, below the high-water mark and with nothing more sent",
+    { timeout: 30_000 },
+    async () => {
+      const app = countingApp({ limits: { mailboxSize: 10_000 } });
+      const reports: SseStreamReport[] = [];
+      const HIGH = 64 * 1024 * 1024; // never reached: frames never wait in the writer's own list
+      const handle = await serveHttp(app.server, {
+        highWaterBytes: HIGH,
+        maxBufferedBytes: HIGH,
+        maxStalledMs: 300,
+        keepAliveMs: 0,
+        onStreamEnd: (r) => reports.push(r),
+      });
+      const stalled = await stalledListen(handle.url, "stalled", { resourceSubscriptions: ["file:///a"] });
+      try {
+        while (app.counts.subscribe < 1) await tick();
+        // 16 MB, well past what the kernel takes for a socket whose peer reads nothing (its
+        // send buffer, 4 MiB at most by Linux's default tcp_wmem, and the peer's window), in
+        // 100 KB bursts; then nothing more, so only the stall timer can end the stream.
+        for (let burst = 0; burst < 160 && app.counts.handleClose === 0; burst++) {
+          for (let i = 0; i < 50; i++) await app.events.publish("resources", { uri: "file:///a", pad: `${burst}-${i}${FRAME_PAD}` });
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        await app.closed(1);
+        const report = reports.find((r) => r.requestId === "stalled")!;
+        assert.equal(report.eviction, "stalled");
+        assert.ok(report.peakBufferedBytes < HIGH, "ended by the stall time, never congested by the writer's high-water mark");
+      } finally {
+        stalled.destroy();
+        await handle.close();
+      }
+    },
+  );
 
   it("a stream that stays congested longer than maxStalledMs is evicted within the budget and its cap", { timeout: 60_000 }, async () => {
     const app = countingApp({ limits: { mailboxSize: 10_000 } });

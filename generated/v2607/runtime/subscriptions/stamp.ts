@@ -52,6 +52,11 @@ interface Template {
   readonly after: string | undefined;
 }
 
+/** A template that cuts the text around the id. */
+interface SplicedTemplate extends Template {
+  readonly after: string;
+}
+
 /** Stands for the id while the text is built; it must occur exactly once to be cut around. */
 const PLACEHOLDER_ID = "(subscription-id placeholder 9f2c)";
 const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER_ID);
@@ -68,34 +73,61 @@ const last: { notification: OutgoingNotification | undefined; json: string; idLe
 };
 
 /**
- * The JSON text of `message`, which is `stampNotification(notification, id)`, given
- * `idJson` (the id's own JSON text, which the caller keeps per stream). Byte for byte what
- * JSON.stringify gives.
+ * The JSON text of `stampNotification(notification, id)`, given `idJson` (the id's own
+ * JSON text, which the caller keeps per stream). Byte for byte what JSON.stringify gives;
+ * the stamped object itself is built only where the text cannot be spliced.
  */
-export function stampedJson(notification: OutgoingNotification, message: JsonRpcNotification, idJson: string): string {
-  if (notification.params === undefined) return splice(paramlessTemplate(notification.method), message, idJson);
-  if (notification !== last.notification) {
+export function stampedJson(notification: OutgoingNotification, id: RequestId, idJson: string): string {
+  if (notification.params === undefined) return splice(paramlessTemplate(notification.method), notification, id, idJson);
+  if (notification !== last.notification && !sameText(notification, last.notification)) {
     // First sight: serialise as a transport would, and keep the text. An object sent to
     // one stream only costs nothing more; the template is made on the second sight.
     if (last.notification === undefined) queueMicrotask(forgetLast);
     last.notification = notification;
     if (Object.hasOwn(notification.params, "_meta") && needsStamp(notification)) {
       // The id goes inside the object's own _meta, wherever that sits: cut around it.
-      return splice((last.template = cutTemplate(notification)), message, idJson);
+      return splice((last.template = cutTemplate(notification)), notification, id, idJson);
     }
     last.template = undefined;
-    last.json = JSON.stringify(message);
+    lastSpliced = undefined;
+    last.json = JSON.stringify(stampNotification(notification, id));
     last.idLength = idJson.length;
     return last.json;
   }
-  return splice((last.template ??= templateFromFirst(notification, message)), message, idJson);
+  return splice((last.template ??= templateFromFirst(notification)), notification, id, idJson);
+}
+
+/** Most keys compared when telling whether a fresh object has the text of the last one. */
+const MAX_COMPARED_KEYS = 8;
+
+/**
+ * Whether `fresh` serialises exactly like `seen`: a handler that builds a new object per
+ * stream (`{ method, params: { uri } }`) still gets the text made once. Only params whose
+ * values are all primitives, equal, under the same keys in the same order, and no toJSON
+ * or `_meta` (those take the other paths): nothing a later mutation could make stale.
+ */
+function sameText(fresh: OutgoingNotification, seen: OutgoingNotification | undefined): boolean {
+  if (seen === undefined || fresh.method !== seen.method || seen.params === undefined) return false;
+  const a = fresh.params as Record<string, unknown>;
+  const b = seen.params as Record<string, unknown>;
+  if (Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
+  const keys = Object.keys(a);
+  const seenKeys = Object.keys(b);
+  if (keys.length !== seenKeys.length || keys.length > MAX_COMPARED_KEYS) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key !== seenKeys[i] || key === "_meta" || key === "toJSON") return false;
+    const value = a[key];
+    if (value !== b[key] || (typeof value === "object" && value !== null) || typeof value === "function") return false;
+  }
+  return true;
 }
 
 /** The template for the object seen last, from its first text where that text tells. */
-function templateFromFirst(notification: OutgoingNotification, message: JsonRpcNotification): Template {
+function templateFromFirst(notification: OutgoingNotification): Template {
   const json = last.json;
   if (!needsStamp(notification)) return { before: json, after: undefined };
-  if (typeof (message.params as { toJSON?: unknown }).toJSON !== "function") {
+  if (typeof (notification.params as { toJSON?: unknown }).toJSON !== "function") {
     // `_meta` was added as the last key of params, the id as its only key: the text ends
     // with the id and three closing braces (_meta, params, message).
     return { before: json.slice(0, json.length - last.idLength - 3), after: "}}}" };
@@ -103,9 +135,23 @@ function templateFromFirst(notification: OutgoingNotification, message: JsonRpcN
   return cutTemplate(notification);
 }
 
-function splice(template: Template, message: JsonRpcNotification, idJson: string): string {
+/** The template the last stampedJson call spliced its text from; undefined when it built the text whole. */
+let lastSpliced: SplicedTemplate | undefined;
+
+/**
+ * The parts of the text the last `stampedJson` returned, when it was spliced as
+ * `before + idJson + after` (the same object for every stream of the fan-out, so a
+ * transport may keep their bytes); undefined otherwise.
+ */
+export function splicedFrom(): SplicedTemplate | undefined {
+  return lastSpliced;
+}
+
+function splice(template: Template, notification: OutgoingNotification, id: RequestId, idJson: string): string {
+  lastSpliced = undefined;
   if (template.after === undefined) return template.before;
-  if (template === UNCUT) return JSON.stringify(message);
+  if (template === UNCUT) return JSON.stringify(stampNotification(notification, id));
+  lastSpliced = template as SplicedTemplate;
   return template.before + idJson + template.after;
 }
 

@@ -16,10 +16,12 @@ import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
 import { errorResponse } from "../jsonrpc.js";
 import { ERROR_CODES } from "../protocol.js";
 import {
+  SENT,
   SlowConsumerEvicted,
   TransportClosedError,
   type MessageContext,
   type ReceivedMessage,
+  type SharedText,
   type Transport,
   type TransportCapability,
   type TransportListener,
@@ -40,13 +42,11 @@ import {
 } from "./http-request.js";
 import { corsHeaders, preflightHeaders } from "./http-cors.js";
 import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
-import { SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
+import { SHARED_FRAME_MIN_CHARS, sharedFrame, SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
 import type { LegacyEra } from "../legacy/era.js";
 import { LegacyPostExchange } from "../legacy/post-exchange.js";
 import { isLegacyInitialize, isLegacyTransportRequest, openHttpSession, serveSessionRequest, SESSION_HEADER, type LegacyHttpExchange } from "../legacy/http.js";
-
-const SENT: Promise<void> = Promise.resolve();
 
 /** What the handler needs of a server: the core's `connect`, called once per POST. */
 export interface ConnectableServer {
@@ -265,6 +265,15 @@ export class HttpExchange implements Transport {
     this.#writer ??= new SseWriter(this.#res, this.#options);
     if (isFinal) this.#writer.end(sseFrame(json));
     else this.#writer.write(sseFrame(json));
+    return SENT;
+  }
+
+  /** A stream notification's text: always a frame of the SSE stream, never the final answer. */
+  sendNotificationText(json: string, shared?: SharedText, idJson?: string): Promise<void> {
+    if (!this.connected()) return Promise.reject(new TransportClosedError("the HTTP response is closed"));
+    const writer = (this.#writer ??= new SseWriter(this.#res, this.#options));
+    if (shared !== undefined && idJson !== undefined && json.length >= SHARED_FRAME_MIN_CHARS) writer.writeShared(sharedFrame(shared), idJson, json);
+    else writer.write(sseFrame(json));
     return SENT;
   }
 

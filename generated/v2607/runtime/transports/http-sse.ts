@@ -19,13 +19,21 @@
  * A stream is evicted (its response destroyed: the server sees the client gone, reported as
  * "evicted", and handleClose runs) when
  * - it would hold more than `maxBufferedBytes` (per-stream cap), or
- * - it stayed congested for `maxStalledMs` (a client that reads nothing), or
+ * - it stalled for `maxStalledMs`: a write was refused (Node's buffer for the socket went
+ *   over its high-water mark, so the kernel's buffers are full) and the socket has not
+ *   drained since. A shared timer checks, so a stalled stream ends on time even when
+ *   nothing more is sent to it. What the kernel takes first is invisible to the server: a
+ *   client that stops reading is seen only once the kernel refuses (on Linux the socket's
+ *   send buffer, up to net.ipv4.tcp_wmem's maximum, 4 MiB by default, plus the peer's
+ *   receive window). So a stuck client leaves at most that plus `maxBufferedBytes` unread,
+ *   of which only the latter is in the server's memory; or
  * - all streams together hold more than the server-wide budget and it is among those
  *   holding the most (see sse-budget.ts; streams whose writes the socket took are never
  *   evicted for the budget).
  */
 import type { ServerResponse } from "node:http";
 import { SseBudget, type BudgetedStream } from "./sse-budget.js";
+import type { SharedText } from "../transport.js";
 
 export interface SseOptions {
   /** Keep-alive comment interval in ms; 0 disables. Default 15 000. */
@@ -34,7 +42,7 @@ export interface SseOptions {
   readonly highWaterBytes?: number;
   /** Held bytes above which the stream is evicted. Default 1 MiB. */
   readonly maxBufferedBytes?: number;
-  /** A stream congested this long is evicted even within the budget; 0 never. Default 30 000. */
+  /** A stream whose socket refused a write and has not drained for this long is evicted, even within the budget; 0 never. Default 30 000. */
   readonly maxStalledMs?: number;
   /** The server-wide budget this stream counts against; none when absent. */
   readonly budget?: SseBudget;
@@ -69,12 +77,39 @@ export function sseFrame(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
 }
 
+/**
+ * Text at least this long that every stream of a fan-out shares (all but the id) is
+ * written as shared bytes: a string write would copy it for each stream (and flatten it in
+ * the heap first), 128 MB for a 128 KB update to 1,000 streams.
+ */
+export const SHARED_FRAME_MIN_CHARS = 16 * 1024;
+
+/** A frame's bytes around the id, encoded once for every stream of a fan-out. */
+export interface SharedFrame {
+  readonly head: Buffer;
+  readonly tail: Buffer;
+}
+
+const sharedFrames = new WeakMap<SharedText, SharedFrame>();
+
+/** The shared bytes of the frames made from `text` (kept while `text` is). */
+export function sharedFrame(text: SharedText): SharedFrame {
+  let frame = sharedFrames.get(text);
+  if (frame === undefined) {
+    frame = { head: Buffer.from(`event: message\ndata: ${text.before}`), tail: Buffer.from(`${text.after}\n\n`) };
+    sharedFrames.set(text, frame);
+  }
+  return frame;
+}
+
 export class SseWriter implements BudgetedStream {
   readonly #res: ServerResponse;
   readonly #highWater: number;
   readonly #maxBuffered: number;
   readonly #maxStalledMs: number;
   readonly #budget: SseBudget | undefined;
+  /** Node's high-water mark for the socket (where `write` starts returning false); fixed per socket. */
+  readonly #nodeHighWater: number;
   /** The streams this one shares a keep-alive timer with. */
   #keepAlive: KeepAliveGroup | undefined;
   readonly #onDrain: () => void;
@@ -84,7 +119,8 @@ export class SseWriter implements BudgetedStream {
   #congested = false;
   /** Marked in the budget as holding more than Node's high-water mark. */
   #candidate = false;
-  #congestedSince = 0;
+  /** When a write was refused with no drain since (Date.now()); 0 while not stalled. */
+  #stalledSince = 0;
   /** Frames waiting while congested, in order; a Set, so an identical frame is not queued twice. Made when first needed. */
   #pending: Set<string> | undefined;
   /** Waiting frames' bytes, bookkeeping included. */
@@ -110,6 +146,7 @@ export class SseWriter implements BudgetedStream {
     // No flushHeaders: the writer exists because a frame is about to be written, and the
     // headers travel with it.
     res.writeHead(200, SSE_HEADERS);
+    this.#nodeHighWater = res.writableHighWaterMark;
     // Per-stream closures are the cheap kind: one inline arrow, the rest static methods.
     this.#onDrain = () => this.#drained();
     res.on("drain", this.#onDrain);
@@ -155,6 +192,28 @@ export class SseWriter implements BudgetedStream {
     return !this.done;
   }
 
+  /**
+   * Writes one large frame as its shared bytes around `idJson` (see SharedFrame): after
+   * this turn's earlier frames, in three writes of their own. A congested stream queues it
+   * as text (`json`) like any frame. Returns false when the stream is over.
+   */
+  writeShared(frame: SharedFrame, idJson: string, json: string): boolean {
+    if (this.done) return false;
+    if (!this.#inTurn && !this.#startTurn()) return false;
+    if (this.#congested) return this.write(sseFrame(json));
+    this.#flushBatch();
+    const size = frame.head.length + 3 * idJson.length + frame.tail.length + 3 * BUFFERED_WRITE_OVERHEAD;
+    if (this.#held + size > this.#maxBuffered) return this.evict("stream-cap");
+    const res = this.#res;
+    res.write(frame.head);
+    res.write(idJson);
+    if (!res.write(frame.tail) && this.#stalledSince === 0) this.#stall();
+    const buffered = res.writableLength;
+    if (buffered > 0) this.#writesBuffered += 3;
+    this.#account(buffered);
+    return !this.done;
+  }
+
   /** Writes the last frame (if any) and ends the response once everything before it is out. */
   end(frame?: string): void {
     if (this.done) return;
@@ -184,6 +243,7 @@ export class SseWriter implements BudgetedStream {
   #finish(): void {
     if (this.#done) return;
     this.#done = true;
+    this.#unstall();
     this.#keepAlive?.delete(this);
     this.#keepAlive = undefined;
     this.#res.off("drain", this.#onDrain);
@@ -199,25 +259,53 @@ export class SseWriter implements BudgetedStream {
    * The first frame of a turn decides for the whole turn: a client that took what was
    * written before (held bytes under the high-water mark, nothing waiting) gets the burst
    * as one write when the turn ends; otherwise the stream is congested and the burst waits.
-   * False when the stream was evicted for staying congested too long.
+   * False when the stream was evicted for staying stalled too long.
    */
   #startTurn(): boolean {
     this.#inTurn = true;
-    process.nextTick(SseWriter.#endTurn, this);
-    this.#account();
-    const congested = this.#pending !== undefined || this.#res.writableLength > this.#highWater;
-    if (congested !== this.#congested) {
-      this.#congested = congested;
-      this.#congestedSince = congested ? Date.now() : 0;
-    } else if (congested && this.#maxStalledMs > 0 && Date.now() - this.#congestedSince > this.#maxStalledMs) {
-      return this.evict("stalled");
-    }
+    // One tick flushes every writer of this turn: a burst to 10,000 streams queues one tick, not 10,000.
+    if (SseWriter.#turn.push(this) === 1) process.nextTick(SseWriter.#endTurn);
+    const buffered = this.#res.writableLength;
+    this.#account(buffered);
+    const congested = this.#pending !== undefined || buffered > this.#highWater;
+    this.#congested = congested;
+    return !this.#evictIfStalled(this.#stalledSince === 0 ? 0 : Date.now());
+  }
+
+  /** Evicts the stream when it has been stalled longer than maxStalledMs at `now`; true when it did. */
+  #evictIfStalled(now: number): boolean {
+    if (this.#stalledSince === 0 || this.#maxStalledMs <= 0 || now - this.#stalledSince <= this.#maxStalledMs) return false;
+    this.evict("stalled");
     return true;
   }
 
-  static #endTurn(writer: SseWriter): void {
-    writer.#inTurn = false;
-    if (!writer.done) writer.#flushBatch();
+  /** A write was refused: the stall clock starts, and the shared watch checks it from now on. */
+  #stall(): void {
+    this.#stalledSince = Date.now();
+    if (this.#maxStalledMs > 0) stallWatch(this.#maxStalledMs).add(this);
+  }
+
+  #unstall(): void {
+    if (this.#stalledSince === 0) return;
+    this.#stalledSince = 0;
+    if (this.#maxStalledMs > 0) stallWatch(this.#maxStalledMs).delete(this);
+  }
+
+  /** For the stall watch's timer (module-internal). */
+  static checkStall(writer: SseWriter, now: number): void {
+    writer.#evictIfStalled(now);
+  }
+
+  /** Writers that started a turn and have not flushed it yet, in the order they started. */
+  static #turn: SseWriter[] = [];
+
+  static #endTurn(): void {
+    const writers = SseWriter.#turn;
+    SseWriter.#turn = []; // a writer starting its next turn during the flush queues anew
+    for (const writer of writers) {
+      writer.#inTurn = false;
+      if (!writer.done) writer.#flushBatch();
+    }
   }
 
   #flushBatch(): void {
@@ -228,14 +316,14 @@ export class SseWriter implements BudgetedStream {
 
   /** One write to the response, then the held bytes accounted again. */
   #write(text: string): void {
-    this.#res.write(text);
-    if (this.#res.writableLength > 0) this.#writesBuffered++;
-    this.#account();
+    if (!this.#res.write(text) && this.#stalledSince === 0) this.#stall();
+    const buffered = this.#res.writableLength;
+    if (buffered > 0) this.#writesBuffered++;
+    this.#account(buffered);
   }
 
-  /** Recounts what this stream holds from Node's buffer and the waiting frames. */
-  #account(): void {
-    const buffered = this.#res.writableLength;
+  /** Recounts what this stream holds from Node's buffer (`buffered`, its writableLength) and the waiting frames. */
+  #account(buffered: number): void {
     if (buffered === 0) this.#writesBuffered = 0;
     this.#setHeld(buffered + this.#pendingBytes + BUFFERED_WRITE_OVERHEAD * this.#writesBuffered);
   }
@@ -250,13 +338,14 @@ export class SseWriter implements BudgetedStream {
     // returning false), the client has not taken what it was sent: an eviction candidate,
     // marked before the charge so that a stream pushing the total over can go. Not our
     // higher `highWaterBytes`: 256 streams just under it would already fill the budget.
-    const candidate = held > this.#res.writableHighWaterMark;
+    const candidate = held > this.#nodeHighWater;
     if (candidate !== this.#candidate) this.#budget.setCongested(this, (this.#candidate = candidate));
     this.#budget.charge(delta);
   }
 
   #drained(): void {
     if (this.done) return;
+    this.#unstall(); // the client took everything Node held: not stalled, whatever comes next
     this.#writesBuffered = 0;
     const pending = this.#pending;
     // Refill up to the high-water mark, in one write; the rest waits for the next drain.
@@ -272,7 +361,7 @@ export class SseWriter implements BudgetedStream {
       if (pending.size === 0) this.#pending = undefined;
     }
     if (refill.length > 0) this.#write(refill);
-    else this.#account();
+    else this.#account(this.#res.writableLength);
     if (this.#pending === undefined && this.#endAfterFlush) {
       this.#finish();
       this.#res.end();
@@ -281,8 +370,7 @@ export class SseWriter implements BudgetedStream {
 
   /**
    * A comment line: ignored by SSE parsers, keeps proxies from timing the stream out. On
-   * a congested stream it waits like any frame (at most one: identical ones coalesce),
-   * and the turn it starts checks how long the stream has been congested.
+   * a congested stream it waits like any frame (at most one: identical ones coalesce).
    */
   sendKeepAlive(): void {
     if (!this.done) this.write(KEEP_ALIVE_FRAME);
@@ -322,4 +410,43 @@ function keepAliveGroup(intervalMs: number): KeepAliveGroup {
   let group = keepAliveGroups.get(intervalMs);
   if (group === undefined) keepAliveGroups.set(intervalMs, (group = new KeepAliveGroup(intervalMs)));
   return group;
+}
+
+/**
+ * One timer per stall time for the streams currently stalled (none for the rest): it ends
+ * a stalled stream on time even when nothing more is written to it. It checks four times
+ * per stall time (at most once a second, at least every 10 ms), so an eviction comes at
+ * most a quarter of maxStalledMs late (a second at most). Stops with its last stream.
+ */
+class StallWatch {
+  readonly #writers = new Set<SseWriter>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly maxStalledMs: number) {}
+
+  add(writer: SseWriter): void {
+    this.#writers.add(writer);
+    this.#timer ??= setInterval(
+      () => {
+        const now = Date.now();
+        for (const member of this.#writers) SseWriter.checkStall(member, now); // an eviction leaves the set: safe while iterating
+      },
+      Math.min(1000, Math.max(10, Math.floor(this.maxStalledMs / 4))),
+    );
+  }
+
+  delete(writer: SseWriter): void {
+    this.#writers.delete(writer);
+    if (this.#writers.size > 0 || this.#timer === undefined) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+const stallWatches = new Map<number, StallWatch>();
+
+function stallWatch(maxStalledMs: number): StallWatch {
+  let watch = stallWatches.get(maxStalledMs);
+  if (watch === undefined) stallWatches.set(maxStalledMs, (watch = new StallWatch(maxStalledMs)));
+  return watch;
 }

@@ -8,6 +8,7 @@
 import type { JsonRpcMessage } from "../jsonrpc.js";
 import {
   registerTransport,
+  SENT,
   TransportClosedError,
   type MessageContext,
   type ReceivedMessage,
@@ -49,7 +50,7 @@ abstract class MemoryTransport implements Transport {
         ? { type: "message", message: this.encode(message, json) }
         : { type: "message", message: this.encode(message, json), context: peer.context };
     queueMicrotask(() => peer.inbox.deliver(event));
-    return Promise.resolve();
+    return SENT;
   }
 
   receiveMessage(): Promise<ReceivedMessage> {

@@ -7,6 +7,7 @@
 import type { Duplex, Readable, Writable } from "node:stream";
 import type { JsonRpcMessage } from "../jsonrpc.js";
 import {
+  SENT,
   TransportClosedError,
   type MessageContext,
   type ReceivedMessage,
@@ -70,7 +71,7 @@ export class NdjsonTransport implements Transport {
     }
     // At most one serialisation per message, written in call order.
     const flushed = this.#output.write((json ?? JSON.stringify(message)) + "\n");
-    if (flushed) return Promise.resolve();
+    if (flushed) return SENT;
     return new Promise((resolve) => this.#output.once("drain", resolve));
   }
 
