@@ -10,7 +10,8 @@
  */
 import type { CallToolResult, Tool } from "./protocol.js";
 import type { RequestContext } from "./connection.js";
-import { INVALID_PARAMS, McpError } from "./jsonrpc.js";
+import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from "./jsonrpc.js";
+import type { EventHook } from "./hooks.js";
 import type { Awaitable } from "./subscriptions/types.js";
 import { cacheFields, paginate, type ListSettings } from "./primitives/pagination.js";
 import type { CompiledSchema, SchemaValidator } from "./validation.js";
@@ -31,6 +32,8 @@ export interface RegistrySettings {
   readonly stateKey?: string | Uint8Array;
   /** The server's tasks, for tools that answer `runAsTask(...)`. */
   readonly tasks?: TaskService;
+  /** Where a task's result that breaks its tool's outputSchema is reported. */
+  readonly onEvent?: EventHook;
 }
 
 interface ToolEntry {
@@ -105,19 +108,42 @@ export class ToolRegistry {
       return failure(error instanceof Error ? error.message : String(error));
     }
     if (result instanceof TaskStart) {
-      if (this.settings().tasks === undefined) throw new McpError(INVALID_PARAMS, `Tool ${entry.tool.name} runs as a task, which this server does not serve`);
-      return this.settings().tasks!.begin(result, context);
+      const tasks = this.settings().tasks;
+      if (tasks === undefined) throw new McpError(INVALID_PARAMS, `Tool ${entry.tool.name} runs as a task, which this server does not serve`);
+      return tasks.begin(this.#checkedTask(entry, result, context), context);
     }
     if (result?.resultType === "input_required") return result;
-    if (entry.checkOutput !== undefined && result?.isError !== true) {
-      const output =
-        result?.structuredContent === undefined
-          ? { valid: false as const, errors: ["structuredContent is missing"] }
-          : entry.checkOutput(result.structuredContent);
-      if (!output.valid) throw new ToolOutputError(entry.tool.name, output.errors);
-    }
+    const violation = outputViolation(entry, result);
+    if (violation !== undefined) throw violation;
     return result;
   }
+
+  /**
+   * A task's work whose result is held to the tool's outputSchema as a direct answer is: a
+   * violation is reported and answered -32603 (the task fails with it), never stored as valid.
+   */
+  #checkedTask(entry: ToolEntry, start: TaskStart, context: RequestContext): TaskStart {
+    if (entry.checkOutput === undefined) return start;
+    return new TaskStart(async (task) => {
+      const outcome = await start.work(task);
+      const violation = outputViolation(entry, outcome);
+      if (violation === undefined) return outcome;
+      try {
+        this.settings().onEvent?.({ type: "handler-error", id: context.requestId, callback: "tools/call", error: violation });
+      } catch {
+        // A failing hook must not change the answer.
+      }
+      throw new McpError(INTERNAL_ERROR, "Internal error while handling tools/call");
+    }, start.options);
+  }
+}
+
+/** Why a result breaks its tool's outputSchema, or undefined (no schema, a validator-less server, or an isError result). */
+function outputViolation(entry: ToolEntry, result: { isError?: boolean; structuredContent?: unknown } | undefined): ToolOutputError | undefined {
+  if (entry.checkOutput === undefined || result?.isError === true) return undefined;
+  const output =
+    result?.structuredContent === undefined ? { valid: false as const, errors: ["structuredContent is missing"] } : entry.checkOutput(result.structuredContent);
+  return output.valid ? undefined : new ToolOutputError(entry.tool.name, output.errors);
 }
 
 function failure(text: string) {

@@ -44,18 +44,16 @@ export interface PrimitivesSeen {
 }
 
 /**
- * The official client, pinned to 2026-07-28 and declaring form elicitation, against the
- * scaffold's sample resources, prompt and ask_name tool: it lists and reads, gets the
- * prompt, completes an argument and a template variable, and answers the tool's question
- * (the client fulfils the input_required result through its elicitation handler and retries).
- * Pinned because the client's default negotiation opens with `initialize` (2025-11-25),
- * where this runtime cannot put the question to the client yet.
+ * The official client, declaring form elicitation, against the scaffold's sample resources,
+ * prompt and ask_name tool: it lists and reads, gets the prompt, completes an argument and a
+ * template variable, and answers the tool's question. Pinned to 2026-07-28 the client
+ * fulfils the input_required result through its elicitation handler and retries; with its
+ * default negotiation it opens with `initialize` (2025-11-25) and the server sends it
+ * `elicitation/create` instead. The tool is the same either way.
  */
-export async function exercisePrimitives(transport: Transport): Promise<{ client: Client; seen: PrimitivesSeen }> {
-  const client = new Client(
-    { name: "scaffold-primitives", version: "0.0.0" },
-    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
+export async function exercisePrimitives(transport: Transport, negotiation: "pinned" | "default"): Promise<{ client: Client; seen: PrimitivesSeen }> {
+  const pinned = negotiation === "pinned" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {};
+  const client = new Client({ name: "scaffold-primitives", version: "0.0.0" }, { capabilities: { elicitation: { form: {} } }, ...pinned });
   const questions: string[] = [];
   client.setRequestHandler("elicitation/create", async (request) => {
     questions.push(request.params.message);

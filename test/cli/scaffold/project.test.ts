@@ -151,21 +151,24 @@ const SAMPLES_SEEN: PrimitivesSeen = {
   answer: "Nice to meet you, Ada!",
 };
 
-test("over stdio and HTTP the official client reads resources, gets the prompt, completes, and answers ask_name's question", E2E, async () => {
-  const stdio = new StdioClientTransport({ command: process.execPath, args: ["dist/src/main.js", "--stdio"], cwd: app, stderr: "pipe" });
-  const overStdio = await exercisePrimitives(stdio);
-  stops.push(() => overStdio.client.close());
-  assert.deepEqual(overStdio.seen, SAMPLES_SEEN);
-  const port = await freePort();
-  const server = startProcess(process.execPath, ["dist/src/main.js"], { cwd: app, env: { ...process.env, PORT: String(port) } });
-  stops.push(() => server.stop("SIGKILL"));
-  await server.waitFor(/serving MCP on http:/);
-  const overHttp = await exercisePrimitives(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
-  stops.push(() => overHttp.client.close());
-  assert.deepEqual(overHttp.seen, SAMPLES_SEEN);
-  await overHttp.client.close();
-  assert.equal(await server.stop("SIGTERM"), 0, server.stderr);
-});
+for (const negotiation of ["pinned", "default"] as const) {
+  const era = negotiation === "pinned" ? "pinned to 2026-07-28" : "with its default negotiation (2025-11-25)";
+  test(`over stdio and HTTP the official client ${era} reads resources, gets the prompt, completes, and answers ask_name's question`, E2E, async () => {
+    const stdio = new StdioClientTransport({ command: process.execPath, args: ["dist/src/main.js", "--stdio"], cwd: app, stderr: "pipe" });
+    const overStdio = await exercisePrimitives(stdio, negotiation);
+    stops.push(() => overStdio.client.close());
+    assert.deepEqual(overStdio.seen, SAMPLES_SEEN);
+    const port = await freePort();
+    const server = startProcess(process.execPath, ["dist/src/main.js"], { cwd: app, env: { ...process.env, PORT: String(port) } });
+    stops.push(() => server.stop("SIGKILL"));
+    await server.waitFor(/serving MCP on http:/);
+    const overHttp = await exercisePrimitives(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)), negotiation);
+    stops.push(() => overHttp.client.close());
+    assert.deepEqual(overHttp.seen, SAMPLES_SEEN);
+    await overHttp.client.close();
+    assert.equal(await server.stop("SIGTERM"), 0, server.stderr);
+  });
+}
 
 test("over stdio the 1.x SDK client (2025-11-25, defaults) calls toggle_greet and receives tools/list_changed", E2E, async () => {
   const transport = new LegacyStdio({ command: process.execPath, args: ["dist/src/main.js", "--stdio"], cwd: app, stderr: "pipe" });

@@ -1,6 +1,17 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, inputRequest, McpError, MemoryTaskStore, runAsTask, type TaskContext } from "../../../templates/runtime/index.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import {
+  ajvSchemaValidator,
+  createServer,
+  inputRequest,
+  McpError,
+  MemoryTaskStore,
+  runAsTask,
+  ToolOutputError,
+  type RuntimeEvent,
+  type TaskContext,
+} from "../../../templates/runtime/index.js";
 import { checkMcpHeaders } from "../../../templates/runtime/transports/http-request.js";
 import { Peer, PROTOCOL_VERSION, REQUEST_META, until } from "../../support/runtime-peer.js";
 
@@ -301,3 +312,43 @@ describe("tasks extension over Streamable HTTP: Mcp-Name carries the task id", (
 
 // McpError from a task's work fails it with that error (checked end to end by the conformance suite's protocol_error_job).
 void McpError;
+
+describe("a task's result is held to its tool's outputSchema, as a direct answer is", () => {
+  function validatedServer(events: RuntimeEvent[]) {
+    const server = createServer({
+      name: "checked",
+      version: "1",
+      validator: ajvSchemaValidator(new Ajv2020({ strict: false })),
+      onEvent: (event) => events.push(event),
+    });
+    const outputSchema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
+    server.addTool({ name: "bad_task", inputSchema: { type: "object" }, outputSchema }, () =>
+      runAsTask(async () => ({ content: [], structuredContent: { n: "not a number" } })),
+    );
+    return server;
+  }
+  const outputErrors = (events: RuntimeEvent[]) => events.filter((event) => event.type === "handler-error" && event.error instanceof ToolOutputError);
+
+  it("a task whose result breaks outputSchema fails with -32603, stores no result, and the violation reaches onEvent", T, async () => {
+    const events: RuntimeEvent[] = [];
+    const server = validatedServer(events);
+    const peer = await Peer.connect(server, "test");
+    const taskId = await start(peer, "bad_task");
+    const failed = await settled(peer, taskId, "failed");
+    assert.equal(failed.error.code, -32603);
+    assert.equal(failed.result, undefined);
+    assert.equal(outputErrors(events).length, 1);
+    await server.close();
+  });
+
+  it("run inline for a client without the extension, the same result is answered -32603, not sent as valid", T, async () => {
+    const events: RuntimeEvent[] = [];
+    const server = validatedServer(events);
+    const peer = await Peer.connect(server, "test");
+    const answer = await peer.request("tools/call", { name: "bad_task", _meta: REQUEST_META });
+    assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
+    assert.equal(answer.result, undefined);
+    assert.equal(outputErrors(events).length, 1);
+    await server.close();
+  });
+});
