@@ -105,12 +105,16 @@ export async function addRevision(
   assertImportPointOurs(outDir);
   // The config's entries are keyed by revision: a schema given without one is identified first.
   const named = protocolVersion ?? identifySchema(await loadSchema(schema), readLock()).revision;
+  // A revision new to the list keeps the extensions of the newest one before it (a spec
+  // update keeps what the project uses); --extension chooses others.
+  const inherited = config.revisions.includes(named) ? undefined : config.extensions[config.revisions.at(-1) ?? ""];
+  const chosen = extensions ?? config.extensions[named] ?? inherited;
   const report = await generateTypes({
     schema,
     protocolVersion,
     out: outDir,
     check,
-    extensions: extensions ?? config.extensions[named],
+    extensions: chosen,
     legacyFolder: legacyFolderOf(config, outDir, named),
   });
   const { revision, pinned } = report.identity;
@@ -119,7 +123,7 @@ export async function addRevision(
   const importPointPath = join(outDir, IMPORT_POINT_FILE);
   if (check) return { reports: [report], importPoint: finishImportPoint(config, outDir, true), importPointPath, added };
   const location = pinned ? undefined : isUrl(schema) ? schema : projectPath(projectDir, schema);
-  const next = withRevision(config, revision, location, extensions);
+  const next = withRevision(config, revision, location, chosen);
   writeProjectConfig(projectDir, next);
   return { reports: [report], importPoint: finishImportPoint(next, outDir, false), importPointPath, added };
 }

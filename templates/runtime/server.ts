@@ -118,6 +118,8 @@ export class Server {
   readonly #options: ServerOptions;
   readonly #info: Implementation;
   readonly #handlers = new Map<string, AnyHandler>();
+  /** Methods the runtime serves itself (the tasks verbs): they fold no capability, not even logging. */
+  readonly #ownMethods = new Set<string>();
   readonly #subscriptionHandlers: HandlerEntry[] = [];
   readonly #connections = new Set<Connection>();
   readonly #tasks: TaskService;
@@ -145,7 +147,9 @@ export class Server {
   #serveTasks(): void {
     for (const verb of ["get", "update", "cancel"] as const) {
       const method = taskMethod(verb);
-      if (method !== undefined) this.#handlers.set(method, this.#tasks.handler(verb) as AnyHandler);
+      if (method === undefined) continue;
+      this.#handlers.set(method, this.#tasks.handler(verb) as AnyHandler);
+      this.#ownMethods.add(method);
     }
     this.#subscriptionHandlers.push({ handler: this.#tasks.subscriptionHandler(), arg: undefined });
   }
@@ -156,6 +160,7 @@ export class Server {
       throw new TypeError(`${method} is answered by the runtime; use addSubscriptionHandler or createServer options`);
     }
     this.#handlers.set(method, handler as AnyHandler);
+    this.#ownMethods.delete(method);
     return this;
   }
 
@@ -250,7 +255,8 @@ export class Server {
         return {};
       }
     });
-    const folded = foldCapabilities(this.#handlers.keys(), declarations, this.#options.capabilities, this.#options.logging !== false);
+    const methods = [...this.#handlers.keys()].filter((method) => !this.#ownMethods.has(method));
+    const folded = foldCapabilities(methods, declarations, this.#options.capabilities, this.#options.logging !== false);
     if (!this.#tasks.used) return folded;
     return { ...folded, extensions: { ...folded.extensions, [TASKS_EXTENSION]: {} } };
   }

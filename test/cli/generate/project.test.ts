@@ -78,7 +78,8 @@ describe("a project with a revision list", () => {
     assert.deepEqual(readProjectConfig(app), {
       out: "generated",
       revisions: ["2025-11-25", "2026-07-28", FUTURE_REVISION],
-      extensions: { "2026-07-28": ["io.modelcontextprotocol/tasks"] },
+      // The added revision keeps the extension the newest one before it was made with.
+      extensions: { "2026-07-28": ["io.modelcontextprotocol/tasks"], [FUTURE_REVISION]: ["io.modelcontextprotocol/tasks"] },
       schemas: { [FUTURE_REVISION]: "schemas/next.json" },
     });
     assert.match(readFileSync(join(app, "generated", "index.ts"), "utf8"), /^export \* from "\.\/v2701\/runtime\/index\.js";$/m);

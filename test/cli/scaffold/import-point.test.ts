@@ -30,7 +30,11 @@ test("the import point is built on the newest listed revision with a runtime and
   assert.match(index, /^export const SERVED_VERSIONS: readonly string\[\] = \["2026-07-28"\];$/m);
   assert.match(index, /^export const LEGACY_VERSION: string \| undefined = "2025-11-25";$/m);
   const config = JSON.parse(files.find((file) => file.path === "package.json")!.content)["mcp-gen"];
-  assert.deepEqual(config, { out: "generated", revisions: ["2025-11-25", "2026-07-28"] });
+  assert.deepEqual(config, {
+    out: "generated",
+    revisions: ["2025-11-25", "2026-07-28"],
+    extensions: { "2026-07-28": ["io.modelcontextprotocol/tasks"] },
+  });
 });
 
 test("--revisions without an initialize-era revision is refused: the runtime would have no legacy facts to bind", async () => {

@@ -61,7 +61,14 @@ test(
       ),
     );
     const config = JSON.parse(readFileSync(join(app, "package.json"), "utf8"))["mcp-gen"];
-    assert.deepEqual(config, { out: "generated", revisions: ["2025-11-25", "2026-07-28", FUTURE_REVISION], schemas: { [FUTURE_REVISION]: SCHEMA } });
+    // The new revision keeps the extension the project used on the newest one before it.
+    const tasks = ["io.modelcontextprotocol/tasks"];
+    assert.deepEqual(config, {
+      out: "generated",
+      revisions: ["2025-11-25", "2026-07-28", FUTURE_REVISION],
+      extensions: { "2026-07-28": tasks, [FUTURE_REVISION]: tasks },
+      schemas: { [FUTURE_REVISION]: SCHEMA },
+    });
     const index = readFileSync(join(app, "generated", "index.ts"), "utf8");
     assert.match(index, /^export \* from "\.\/v2701\/runtime\/index\.js";$/m);
     assert.match(index, new RegExp(`^export const SERVED_VERSIONS: readonly string\\[\\] = \\["${FUTURE_REVISION}", "2026-07-28"\\];$`, "m"));
