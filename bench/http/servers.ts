@@ -13,8 +13,9 @@
  */
 import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer, InProcessEventSource, type Unsubscribe } from "../../templates/runtime/index.js";
+import { createServer, InProcessEventSource } from "../../templates/runtime/index.js";
 import { serveHttp } from "../../templates/runtime/transports/http-server.js";
+import { toolsListChangedHandler, type ToolEvents } from "./list-changed.js";
 import { serveFetch } from "./serve-fetch.js";
 
 type Kind = "runtime" | "sdk" | "bare";
@@ -24,17 +25,9 @@ const kind = process.argv[2] as Kind;
 const yieldToIo = () => new Promise((resolve) => setImmediate(resolve));
 
 async function startRuntime(): Promise<{ port: number; fire: Fire }> {
-  const events = new InProcessEventSource<{ tools: Record<string, never> }>();
+  const events = new InProcessEventSource<ToolEvents>();
   const server = createServer({ name: "bench-runtime", version: "1.0.0", limits: { maxStreams: 100_000, maxStreamsPerClient: 100_000 } });
-  server.addSubscriptionHandler<Unsubscribe>({
-    subscriptionCapabilities: () => ({ toolsListChanged: true }),
-    subscribe: (_filter, channel) => ({ stream: events.subscribe("tools", () => channel.post(1)) }),
-    handleMessage(_message, channel, leave) {
-      channel.sendNotification({ method: "notifications/tools/list_changed" });
-      return { stream: leave };
-    },
-    handleClose: (_channel, leave) => leave(),
-  });
+  server.addSubscriptionHandler(toolsListChangedHandler(events));
   // The slow-consumer policy is lifted (the SDK and bare buffer without bound): a load
   // client descheduled for a moment on a busy machine must not see bursts coalesced.
   const handle = await serveHttp(server, {

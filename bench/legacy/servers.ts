@@ -17,8 +17,9 @@ import { randomUUID } from "node:crypto";
 import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ajvSchemaValidator, createServer, InProcessEventSource, type Unsubscribe } from "../../templates/runtime/index.js";
+import { ajvSchemaValidator, createServer, InProcessEventSource } from "../../templates/runtime/index.js";
 import { serveHttp } from "../../templates/runtime/transports/http-server.js";
+import { toolsListChangedHandler, type ToolEvents } from "../http/list-changed.js";
 import { serveFetch } from "../http/serve-fetch.js";
 import { answer, INPUT_SCHEMA, OUTPUT_SCHEMA, TOOL_NAME } from "../tools-call/tool.js";
 
@@ -27,7 +28,7 @@ type Started = { port: number; fire: () => void };
 const MAX_SESSIONS = 10_000;
 
 async function startRuntime(): Promise<Started> {
-  const events = new InProcessEventSource<{ tools: Record<string, never> }>();
+  const events = new InProcessEventSource<ToolEvents>();
   const server = createServer({
     name: "bench-runtime",
     version: "1.0.0",
@@ -36,15 +37,7 @@ async function startRuntime(): Promise<Started> {
     limits: { maxStreams: MAX_SESSIONS },
   });
   server.addTool({ name: TOOL_NAME, inputSchema: INPUT_SCHEMA, outputSchema: OUTPUT_SCHEMA }, (args) => answer(args));
-  server.addSubscriptionHandler<Unsubscribe>({
-    subscriptionCapabilities: () => ({ toolsListChanged: true }),
-    subscribe: (_filter, channel) => ({ stream: events.subscribe("tools", () => channel.post(1)) }),
-    handleMessage(_message, channel, leave) {
-      channel.sendNotification({ method: "notifications/tools/list_changed" });
-      return { stream: leave };
-    },
-    handleClose: (_channel, leave) => leave(),
-  });
+  server.addSubscriptionHandler(toolsListChangedHandler(events));
   // The slow-consumer policy is lifted (the SDK and bare buffer without bound), as in bench/http.
   const handle = await serveHttp(server, { port: 0, keepAliveMs: 0, maxTotalBufferedBytes: Number.MAX_SAFE_INTEGER, maxStalledMs: 0 });
   return { port: handle.port, fire: () => void events.publish("tools", {}) };
