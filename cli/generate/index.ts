@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { loadSchema } from "./load.js";
-import { checkRevisionName, defaultSchemaUrl, identifySchema, readLock, versionFolder, type SchemaIdentity } from "./verify.js";
+import { checkRevisionName, defaultSchemaUrl, identifySchema, readLock, versionFolder, type Lock, type SchemaIdentity } from "./verify.js";
 import { DEFAULT_LEGACY_FOLDER, noLegacyRevision, readRuntimeSource } from "./emit-runtime.js";
 import {
   describeChanges,
@@ -50,6 +50,20 @@ export interface TypesReport {
   summary?: Summary;
 }
 
+/** What every revision of one run reads alike: the lock, the runtime source (and its hash), the generator identity. */
+export interface RunInputs {
+  lock: Lock;
+  runtimeSource: ReadonlyMap<string, string>;
+  runtimeSourceSha256: string;
+  generator: string;
+}
+
+/** Reads the run's shared inputs; a project reads them once for all its revisions. */
+export function readRunInputs(): RunInputs {
+  const runtimeSource = readRuntimeSource(runtimeSourceDir);
+  return { lock: readLock(), runtimeSource, runtimeSourceSha256: runtimeSourceSha256(runtimeSource), generator: generatorIdentity() };
+}
+
 /**
  * `mcp-gen types`, as a table of contents:
  * 1. check the requested revision name, read the lock, load the schema (file or bounded download);
@@ -59,16 +73,15 @@ export interface TypesReport {
  * 4. make the output (make.ts: normalize, IR, emit, format) and its manifest;
  * 5. `--check`: list the stale files; otherwise swap the new folder in whole.
  */
-export async function generateTypes(options: TypesOptions): Promise<TypesReport> {
-  const lock = readLock();
+export async function generateTypes(options: TypesOptions, run: RunInputs = readRunInputs()): Promise<TypesReport> {
+  const { lock, runtimeSource } = run;
   const requested = options.protocolVersion === undefined ? undefined : checkRevisionName(options.protocolVersion, lock);
   const loaded = await loadSchema(options.schema ?? defaultSchemaUrl(lock));
   const identity = identifySchema(loaded, lock, requested);
   const outDir = join(options.out, versionFolder(identity.revision));
   const extensions = await loadExtensions(options.extensions ?? []);
-  const runtimeSource = readRuntimeSource(runtimeSourceDir);
   const legacyFolder = options.legacyFolder === undefined ? DEFAULT_LEGACY_FOLDER : options.legacyFolder;
-  const inputs = manifestInputs(identity, runtimeSource, extensions);
+  const inputs = manifestInputs(identity, run, extensions);
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
   if (options.check && isFresh(outDir, inputs, legacyFolder ?? undefined)) return report;
 
@@ -91,21 +104,27 @@ export async function generateTypes(options: TypesOptions): Promise<TypesReport>
  * `--check` of a pinned revision without reading its schema: the lock's sha256 stands for the
  * pinned bytes (a download is checked against it anyway), so fresh output needs no network.
  */
-export async function isPinnedOutputFresh(out: string, revision: string, legacyFolder: string | null, extensions: readonly string[] = []): Promise<boolean> {
-  const pin = readLock().revisions[revision];
+export async function isPinnedOutputFresh(
+  out: string,
+  revision: string,
+  legacyFolder: string | null,
+  extensions: readonly string[] = [],
+  run: RunInputs = readRunInputs(),
+): Promise<boolean> {
+  const pin = run.lock.revisions[revision];
   if (!pin) return false;
   const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
-  const inputs = manifestInputs(identity, readRuntimeSource(runtimeSourceDir), await loadExtensions(extensions));
+  const inputs = manifestInputs(identity, run, await loadExtensions(extensions));
   return isFresh(join(out, versionFolder(revision)), inputs, legacyFolder ?? undefined);
 }
 
 /** What identifies an output: never the generator's own source text (see generatorIdentity). */
-function manifestInputs(identity: SchemaIdentity, runtimeSource: ReadonlyMap<string, string>, extensions: readonly LoadedExtension[]): ManifestInputs {
+function manifestInputs(identity: SchemaIdentity, run: RunInputs, extensions: readonly LoadedExtension[]): ManifestInputs {
   const inputs: ManifestInputs = {
-    generator: generatorIdentity(),
+    generator: run.generator,
     revision: identity.revision,
     schemaSha256: identity.sha256,
-    runtimeSourceSha256: runtimeSourceSha256(runtimeSource),
+    runtimeSourceSha256: run.runtimeSourceSha256,
   };
   // Listed only when given, so output made without extensions keeps its manifest.
   if (extensions.length > 0) inputs.extensions = extensions.map((extension) => ({ id: extension.id, sha256: extension.schema.sha256 }));

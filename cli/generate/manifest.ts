@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { dirname, join } from "node:path";
 import { generatorVersion, packageRoot } from "./paths.js";
 import { sha256Hex } from "./load.js";
@@ -68,11 +69,9 @@ function installedVersion(name: string): string {
 
 /** One hash over the runtime's source files, paths included. */
 export function runtimeSourceSha256(source: ReadonlyMap<string, string>): string {
-  return sha256Hex(
-    sorted(source.keys())
-      .map((path) => `${path}\0${source.get(path)}\0`)
-      .join(""),
-  );
+  const hash = createHash("sha256");
+  for (const path of sorted(source.keys())) hash.update(`${path}\0`).update(source.get(path)!).update("\0");
+  return hash.digest("hex");
 }
 
 export function summarize(ir: SchemaIR): Summary {

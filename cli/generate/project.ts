@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import { readProjectConfig, withRevision, writeProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
-import { generateTypes, isPinnedOutputFresh, type TypesReport } from "./index.js";
+import { generateTypes, isPinnedOutputFresh, readRunInputs, type TypesReport } from "./index.js";
 import { isUrl, loadSchema } from "./load.js";
 import { describeChanges, readManifest } from "./manifest.js";
 import { assertImportPointOurs, IMPORT_POINT_FILE, importPointUpToDate, readEras, renderImportPoint, writeImportPoint } from "./import-point.js";
@@ -46,7 +46,8 @@ export function legacyFolderOf(config: ProjectConfig, outDir: string, except?: s
 
 /** `mcp-gen types` (no --schema) in a project: each listed revision, oldest first, then the import point. */
 export async function regenerateProject(projectDir: string, config: ProjectConfig, check: boolean): Promise<ProjectReport> {
-  const lock = readLock();
+  const run = readRunInputs();
+  const { lock } = run;
   const outDir = resolve(projectDir, config.out);
   assertImportPointOurs(outDir);
   // Every schema is located before any folder is replaced, so a missing one changes nothing.
@@ -64,19 +65,22 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
     const legacyFolder = legacyFolderOf(config, outDir, revision);
     const pinnedUrl = lock.revisions[revision]?.url === sources.get(revision);
     // A pinned download would only confirm the sha256 the lock already holds.
-    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolder, config.extensions[revision]))) {
+    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolder, config.extensions[revision], run))) {
       reports.push(upToDate(outDir, revision, lock));
       continue;
     }
     reports.push(
-      await generateTypes({
-        schema: sources.get(revision)!,
-        protocolVersion: revision,
-        out: outDir,
-        check,
-        extensions: config.extensions[revision],
-        legacyFolder,
-      }),
+      await generateTypes(
+        {
+          schema: sources.get(revision)!,
+          protocolVersion: revision,
+          out: outDir,
+          check,
+          extensions: config.extensions[revision],
+          legacyFolder,
+        },
+        run,
+      ),
     );
   }
   return { reports, importPoint: finishImportPoint(config, outDir, check), importPointPath: join(outDir, IMPORT_POINT_FILE) };
