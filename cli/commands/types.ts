@@ -64,8 +64,10 @@ async function runTypes(args: TypesArgs): Promise<void> {
   const { projectFor } = await import("../generate/project.js");
   const project = projectFor(process.cwd(), args.out);
   if (args.watch) {
-    const { watchTypes, watchedPaths } = await import("../generate/watch.js");
-    return watchTypes({ paths: watchedPaths(process.cwd(), project, args.schema), run: () => runTypes({ ...args, watch: false }) });
+    const { watchTypes, watchTargets } = await import("../generate/watch.js");
+    // The project is read again for each list of targets: a run or an edit can change its revisions.
+    const targets = () => watchTargets(process.cwd(), projectFor(process.cwd(), args.out), args.schema);
+    return watchTypes({ targets, run: () => runTypes({ ...args, watch: false }) });
   }
   if (project) {
     const { addRevision, regenerateProject } = await import("../generate/project.js");

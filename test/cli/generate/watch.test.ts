@@ -68,7 +68,7 @@ test(
     try {
       await watch.until(WATCHING, 1);
       assert.equal(watch.count(WROTE_NEXT), 1, "the first run at start");
-      assert.match(watch.stdout, /^watching .*next\.json, .*templates\/runtime$/m);
+      assert.match(watch.stdout, /^watching .*next\.json, .*templates\/runtime, .*package\.json$/m);
 
       writeFileSync(join(app, "next.json"), futureSchemaText("Gadget"));
       await watch.until(WATCHING, 2);
@@ -86,6 +86,41 @@ test(
       assert.equal(await within(watch.exited, 30_000, -1), 0, watch.stdout);
       assert.match(watch.stdout, /^stopped watching$/m);
       assert.equal(watch.count(WROTE_NEXT), 2, "nothing more after the failure");
+    } finally {
+      watch.child.kill("SIGKILL");
+    }
+  },
+);
+
+test(
+  "--watch follows the project's revision list: a revision added to package.json is generated and its schema watched, an edit elsewhere in package.json runs nothing",
+  { timeout: 300_000 },
+  async () => {
+    const project = join(temp.dir, "growing");
+    mkdirSync(project);
+    const writeConfig = (config: object, extra: object = {}) =>
+      writeFileSync(join(project, "package.json"), JSON.stringify({ name: "g", private: true, ...extra, "mcp-gen": config }));
+    writeConfig({ out: "generated", revisions: ["2025-11-25"] });
+    writeFileSync(join(project, "next.json"), futureSchemaText());
+    const watch = startWatch(project);
+    try {
+      await watch.until(WATCHING, 1);
+      assert.equal(watch.count(WROTE_NEXT), 0, "the next revision is not listed yet");
+      assert.doesNotMatch(watch.stdout, /next\.json/);
+
+      const grown = { out: "generated", revisions: ["2025-11-25", FUTURE_REVISION], schemas: { [FUTURE_REVISION]: "next.json" } };
+      writeConfig(grown);
+      await watch.until(WATCHING, 2);
+      assert.equal(watch.count(WROTE_NEXT), 1, "the listed revision is generated");
+      assert.match(watch.stdout, /^watching .*templates\/runtime, .*package\.json, .*next\.json$/m);
+
+      writeConfig(grown, { description: "an edit outside mcp-gen's config" });
+      // A run for that edit would start within its settle time (150 ms) and end before the next one.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      writeFileSync(join(project, "next.json"), futureSchemaText("Gadget"));
+      await watch.until(WATCHING, 3);
+      assert.equal(watch.count(WROTE_NEXT), 2, "one run for the schema edit, none for the description");
+      assert.equal(watch.count(WATCHING), 3, watch.stdout);
     } finally {
       watch.child.kill("SIGKILL");
     }
