@@ -82,15 +82,16 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
   const extensions = await loadExtensions(options.extensions ?? []);
   const legacyFolder = options.legacyFolder === undefined ? DEFAULT_LEGACY_FOLDER : options.legacyFolder;
   const inputs = manifestInputs(identity, run, extensions);
+  const runtimeInputs = legacyFolder === null ? undefined : { runtimeSourceSha256: run.runtimeSourceSha256, legacyFolder };
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
-  if (options.check && isFresh(outDir, inputs, legacyFolder ?? undefined)) return report;
+  if (options.check && isFresh(outDir, inputs, runtimeInputs)) return report;
 
   // Only now load the stages that make output, and through them the code-generation libraries.
   const { makeOutput } = await import("./make.js");
   const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, extensions, legacyFolder ?? undefined);
   if (ir.withRuntime && legacyFolder === null) throw noLegacyRevision(identity.revision);
   const summary = summarize(ir);
-  files.set(MANIFEST_FILE, renderManifest(ir.withRuntime ? { ...inputs, legacyFolder: legacyFolder! } : inputs, files, summary));
+  files.set(MANIFEST_FILE, renderManifest(ir.withRuntime ? { ...inputs, ...runtimeInputs } : inputs, files, summary));
   const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.withRuntime };
   const { replaceFolder, staleFiles } = await import("./write.js");
   if (options.check) return { ...made, stale: staleFiles(outDir, files) };
@@ -115,17 +116,13 @@ export async function isPinnedOutputFresh(
   if (!pin) return false;
   const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
   const inputs = manifestInputs(identity, run, await loadExtensions(extensions));
-  return isFresh(join(out, versionFolder(revision)), inputs, legacyFolder ?? undefined);
+  const runtimeInputs = legacyFolder === null ? undefined : { runtimeSourceSha256: run.runtimeSourceSha256, legacyFolder };
+  return isFresh(join(out, versionFolder(revision)), inputs, runtimeInputs);
 }
 
 /** What identifies an output: never the generator's own source text (see generatorIdentity). */
 function manifestInputs(identity: SchemaIdentity, run: RunInputs, extensions: readonly LoadedExtension[]): ManifestInputs {
-  const inputs: ManifestInputs = {
-    generator: run.generator,
-    revision: identity.revision,
-    schemaSha256: identity.sha256,
-    runtimeSourceSha256: run.runtimeSourceSha256,
-  };
+  const inputs: ManifestInputs = { generator: run.generator, revision: identity.revision, schemaSha256: identity.sha256 };
   // Listed only when given, so output made without extensions keeps its manifest.
   if (extensions.length > 0) inputs.extensions = extensions.map((extension) => ({ id: extension.id, sha256: extension.schema.sha256 }));
   return inputs;

@@ -16,15 +16,23 @@ export const MANIFEST_FILE = "mcp-gen.manifest.json";
 /** The file every output with a runtime has. */
 export const RUNTIME_ENTRY = "runtime/index.ts";
 
-export interface ManifestInputs {
+export interface ManifestInputs extends Partial<RuntimeInputs> {
   generator: string;
   revision: string;
   schemaSha256: string;
-  runtimeSourceSha256: string;
-  /** The sibling folder an emitted runtime's legacy binding names (see emit-runtime.ts); only an output with a runtime has one. */
-  legacyFolder?: string;
   /** The extension schemas merged in (`--extension`), in the order given; absent when none. */
   extensions?: Array<{ id: string; sha256: string }>;
+}
+
+/**
+ * The inputs only an output with a runtime has, so that a runtime edit leaves the output of
+ * an initialize-era revision as it is.
+ */
+export interface RuntimeInputs {
+  /** The hash of the runtime source it emits (runtimeSourceSha256 below). */
+  runtimeSourceSha256: string;
+  /** The sibling folder its legacy binding names (see emit-runtime.ts). */
+  legacyFolder: string;
 }
 
 /** What a regeneration compares against the previous output to report changes. */
@@ -102,13 +110,14 @@ export function readManifest(dir: string): Manifest | undefined {
 }
 
 /**
- * True when the output was made from these inputs and no file was changed since. The legacy
- * folder counts only for an output with a runtime, the one file that names it.
+ * True when the output was made from these inputs and no file was changed since. The runtime
+ * inputs count only for an output with a runtime.
  */
-export function isFresh(dir: string, inputs: ManifestInputs, legacyFolder?: string): boolean {
+export function isFresh(dir: string, inputs: ManifestInputs, runtime?: RuntimeInputs): boolean {
   const manifest = readManifest(dir);
-  const expectedInputs = manifest && RUNTIME_ENTRY in manifest.outputs && legacyFolder !== undefined ? { ...inputs, legacyFolder } : inputs;
-  if (!manifest || JSON.stringify(manifest.inputs) !== JSON.stringify(expectedInputs)) return false;
+  if (!manifest) return false;
+  const expectedInputs = RUNTIME_ENTRY in manifest.outputs && runtime ? { ...inputs, ...runtime } : inputs;
+  if (JSON.stringify(manifest.inputs) !== JSON.stringify(expectedInputs)) return false;
   const expected = new Set([...Object.keys(manifest.outputs), MANIFEST_FILE]);
   const present = listFiles(dir);
   if (present.length !== expected.size || present.some((path) => !expected.has(path))) return false;

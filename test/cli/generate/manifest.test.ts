@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import { describeChanges, isFresh, MANIFEST_FILE, renderManifest, type ManifestInputs, type Summary } from "../../../cli/generate/manifest.js";
@@ -9,14 +9,16 @@ let temp: ReturnType<typeof tempFolder>;
 beforeEach(() => (temp = tempFolder("mcp-gen-manifest")));
 afterEach(() => temp.remove());
 
-const inputs: ManifestInputs = { generator: "g", revision: "2026-07-28", schemaSha256: "s", runtimeSourceSha256: "t" };
+const inputs: ManifestInputs = { generator: "g", revision: "2026-07-28", schemaSha256: "s" };
+const runtime = { runtimeSourceSha256: "t", legacyFolder: "v2511" };
 const summary: Summary = { types: ["A"], methods: ["tools/list"], filterKeys: ["toolsListChanged"], flags: ["tools.listChanged"] };
 
-function writeOutput(files: Map<string, string>): string {
+function writeOutput(files: Map<string, string>, made: ManifestInputs = inputs): string {
   const dir = join(temp.dir, "v2607");
-  mkdirSync(dir, { recursive: true });
+  rmSync(dir, { recursive: true, force: true });
+  for (const path of files.keys()) mkdirSync(join(dir, path, ".."), { recursive: true });
   for (const [path, text] of files) writeFileSync(join(dir, path), text);
-  writeFileSync(join(dir, MANIFEST_FILE), renderManifest(inputs, files, summary));
+  writeFileSync(join(dir, MANIFEST_FILE), renderManifest(made, files, summary));
   return dir;
 }
 
@@ -24,8 +26,16 @@ test("an output is fresh for the inputs it was made from, by hashing alone", () 
   const dir = writeOutput(new Map([["types.ts", "export type A = 1;\n"]]));
   assert.equal(isFresh(dir, inputs), true);
   assert.equal(isFresh(dir, { ...inputs, schemaSha256: "other" }), false, "another schema");
-  assert.equal(isFresh(dir, { ...inputs, runtimeSourceSha256: "other" }), false, "other templates");
   assert.equal(isFresh(dir, { ...inputs, generator: "other" }), false, "another generator");
+});
+
+test("the runtime source and legacy folder count only for an output with a runtime", () => {
+  const withRuntime = writeOutput(new Map([["runtime/index.ts", "export {};\n"]]), { ...inputs, ...runtime });
+  assert.equal(isFresh(withRuntime, inputs, runtime), true);
+  assert.equal(isFresh(withRuntime, inputs, { ...runtime, runtimeSourceSha256: "other" }), false, "other runtime source");
+  assert.equal(isFresh(withRuntime, inputs, { ...runtime, legacyFolder: "v2606" }), false, "another legacy binding");
+  const typesOnly = writeOutput(new Map([["types.ts", "export type A = 1;\n"]]));
+  assert.equal(isFresh(typesOnly, inputs, { ...runtime, runtimeSourceSha256: "other" }), true, "a runtime edit leaves it fresh");
 });
 
 test("a file edited, removed or added by hand makes the output stale", () => {
