@@ -1,5 +1,4 @@
 import type { CommandModule } from "yargs";
-import { parseArgs } from "node:util";
 import { CliError, printError } from "../errors.js";
 import { describeCommand } from "./index.js";
 import type { TypesOptions, TypesReport } from "../generate/index.js";
@@ -153,6 +152,9 @@ export async function quickTypes(argv: readonly string[]): Promise<number | unde
 
 function parseTypesArgs(argv: readonly string[]): TypesArgs | undefined {
   if (argv[0] !== "types") return undefined;
+  // Taken from the module itself: an ESM import of node:util evaluates every one of its
+  // exports, about 5 ms of a `--check` on Node 22, to use one function.
+  const { parseArgs } = process.getBuiltinModule("node:util");
   try {
     const { values, positionals } = parseArgs({ args: argv.slice(1), options: typesOptions, strict: true });
     return positionals.length === 0 ? (values as TypesArgs) : undefined;

@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import { isDeepStrictEqual } from "node:util";
 import { CliError } from "../errors.js";
 import { loadSchema, type LoadedSchema } from "./load.js";
 import { packageRoot } from "./paths.js";
@@ -65,6 +64,19 @@ type JsonRecord = Record<string, Json>;
 
 const isRecord = (value: Json): value is JsonRecord => typeof value === "object" && value !== null && !Array.isArray(value);
 
+/**
+ * Equality of two parsed JSON values (object keys in any order). Written here rather than
+ * taken from node:util: this module is on the `--check` path, and importing node:util there
+ * costs more than the whole comparison ever does.
+ */
+function jsonEqual(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, index) => jsonEqual(item, b[index]));
+  if (!isRecord(a) || !isRecord(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
+}
+
 /** Keywords whose list gains the extension's entries instead of having to be equal. */
 const EXTENSIBLE_LISTS = new Set(["anyOf", "required"]);
 
@@ -93,7 +105,7 @@ function mergeOne(defs: JsonRecord, extension: LoadedExtension): ExtensionContri
 }
 
 function mergeNode(core: Json, extension: Json, path: string, source: LoadedExtension): Json {
-  if (isDeepStrictEqual(core, extension)) return core;
+  if (jsonEqual(core, extension)) return core;
   if (isRecord(core) && isRecord(extension)) {
     const merged: JsonRecord = { ...core };
     for (const [key, value] of Object.entries(extension)) {
@@ -112,7 +124,7 @@ function mergeNode(core: Json, extension: Json, path: string, source: LoadedExte
 }
 
 function unionList(core: readonly Json[], extension: readonly Json[]): Json[] {
-  return [...core, ...extension.filter((item) => !core.some((existing) => isDeepStrictEqual(existing, item)))];
+  return [...core, ...extension.filter((item) => !core.some((existing) => jsonEqual(existing, item)))];
 }
 
 function brief(value: Json): string {
