@@ -204,9 +204,13 @@ export class SseWriter implements BudgetedStream {
     const size = frame.head.length + 3 * idJson.length + frame.tail.length + 3 * BUFFERED_WRITE_OVERHEAD;
     if (this.#held + size > this.#maxBuffered) return this.evict("stream-cap");
     const res = this.#res;
+    const socket = res.socket;
+    socket?.cork(); // the three go out together, now (see #write)
     res.write(frame.head);
     res.write(idJson);
-    if (!res.write(frame.tail) && this.#stalledSince === 0) this.#stall();
+    const accepted = res.write(frame.tail);
+    socket?.uncork();
+    if (!accepted && this.#stalledSince === 0) this.#stall();
     const buffered = res.writableLength;
     if (buffered > 0) this.#writesBuffered += 3;
     this.#account(buffered);
@@ -313,10 +317,19 @@ export class SseWriter implements BudgetedStream {
     this.#batch = "";
   }
 
-  /** One write to the response, then the held bytes accounted again. */
+  /**
+   * One write to the response, then the held bytes accounted again. Corked around the
+   * write, the response's chunk goes to the socket now, in one writev: uncorked, Node
+   * corks it itself and queues a tick per response to send it.
+   */
   #write(text: string): void {
-    if (!this.#res.write(text) && this.#stalledSince === 0) this.#stall();
-    const buffered = this.#res.writableLength;
+    const res = this.#res;
+    const socket = res.socket;
+    socket?.cork();
+    const accepted = res.write(text);
+    socket?.uncork();
+    if (!accepted && this.#stalledSince === 0) this.#stall();
+    const buffered = res.writableLength;
     if (buffered > 0) this.#writesBuffered++;
     this.#account(buffered);
   }
