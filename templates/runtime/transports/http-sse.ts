@@ -127,6 +127,14 @@ export class SseWriter implements BudgetedStream {
   /** Writes made while Node's buffer was not empty: each costs bookkeeping until it drains. */
   #writesBuffered = 0;
   #held = 0;
+  /** Shared frames written to this stream whose last write Node has not completed yet; duplicates allowed. */
+  #shared: SharedFrame[] | undefined;
+  /** Their bytes (head and tail), as this stream's cap counts them. */
+  #sharedBytes = 0;
+  /** The part of `#held` that is shared bytes, counted in the budget once for all streams. */
+  #sharedHeld = 0;
+  /** What this stream counts against the budget: `#held` less `#sharedHeld`. */
+  #charged = 0;
   #endAfterFlush = false;
   #done = false;
   /** The most bytes this stream ever held (accounted as above); for tests and metrics. */
@@ -167,6 +175,10 @@ export class SseWriter implements BudgetedStream {
     return this.#held;
   }
 
+  get chargedBytes(): number {
+    return this.#charged;
+  }
+
   /** Writes (or queues) one frame; returns false when the stream is over. */
   write(frame: string): boolean {
     if (this.done) return false;
@@ -195,6 +207,10 @@ export class SseWriter implements BudgetedStream {
    * Writes one large frame as its shared bytes around `idJson` (see SharedFrame): after
    * this turn's earlier frames, in three writes of their own. A congested stream queues it
    * as text (`json`) like any frame. Returns false when the stream is over.
+   *
+   * The shared bytes are one buffer in memory however many streams write it: this stream's
+   * cap counts them whole, the server-wide budget once for all streams, from the first
+   * write until the last stream's write of them completed (or the stream ended).
    */
   writeShared(frame: SharedFrame, idJson: string, json: string): boolean {
     if (this.done) return false;
@@ -203,12 +219,17 @@ export class SseWriter implements BudgetedStream {
     this.#flushBatch();
     const size = frame.head.length + 3 * idJson.length + frame.tail.length + 3 * BUFFERED_WRITE_OVERHEAD;
     if (this.#held + size > this.#maxBuffered) return this.evict("stream-cap");
+    const sharedBytes = frame.head.length + frame.tail.length;
+    (this.#shared ??= []).push(frame);
+    this.#sharedBytes += sharedBytes;
+    this.#budget?.holdShared(frame, sharedBytes); // may evict congested streams, this one among them
+    if (this.done) return false;
     const res = this.#res;
     const socket = res.socket;
     socket?.cork(); // the three go out together, now (see #write)
     res.write(frame.head);
     res.write(idJson);
-    const accepted = res.write(frame.tail);
+    const accepted = res.write(frame.tail, () => this.#releaseShared(frame));
     socket?.uncork();
     if (!accepted && this.#stalledSince === 0) this.#stall();
     const buffered = res.writableLength;
@@ -254,8 +275,21 @@ export class SseWriter implements BudgetedStream {
     this.#pending = undefined;
     this.#pendingBytes = 0;
     this.#budget?.setCongested(this, false);
-    this.#budget?.charge(-this.#held);
-    this.#held = 0;
+    this.#budget?.charge(-this.#charged);
+    for (const frame of this.#shared ?? []) this.#budget?.releaseShared(frame);
+    this.#shared = undefined;
+    this.#sharedBytes = this.#sharedHeld = this.#charged = this.#held = 0;
+  }
+
+  /** Node completed this stream's write of a shared frame: the bytes left its buffers. */
+  #releaseShared(frame: SharedFrame): void {
+    const shared = this.#shared;
+    if (this.#done || shared === undefined) return; // ended: #finish released them all
+    shared.splice(shared.indexOf(frame), 1);
+    if (shared.length === 0) this.#shared = undefined;
+    this.#sharedBytes -= frame.head.length + frame.tail.length;
+    this.#budget?.releaseShared(frame);
+    this.#account(this.#res.writableLength);
   }
 
   /**
@@ -334,16 +368,21 @@ export class SseWriter implements BudgetedStream {
     this.#account(buffered);
   }
 
-  /** Recounts what this stream holds from Node's buffer (`buffered`, its writableLength) and the waiting frames. */
+  /**
+   * Recounts what this stream holds from Node's buffer (`buffered`, its writableLength) and
+   * the waiting frames. Of Node's buffer, shared bytes still unwritten (at most what it
+   * holds) are the shared part.
+   */
   #account(buffered: number): void {
     if (buffered === 0) this.#writesBuffered = 0;
-    this.#setHeld(buffered + this.#pendingBytes + BUFFERED_WRITE_OVERHEAD * this.#writesBuffered);
+    const sharedHeld = this.#sharedBytes === 0 ? 0 : Math.min(this.#sharedBytes, buffered);
+    this.#setHeld(buffered + this.#pendingBytes + BUFFERED_WRITE_OVERHEAD * this.#writesBuffered, sharedHeld);
   }
 
-  #setHeld(held: number): void {
-    const delta = held - this.#held;
-    if (delta === 0) return;
+  #setHeld(held: number, sharedHeld = this.#sharedHeld): void {
+    if (held === this.#held && sharedHeld === this.#sharedHeld) return;
     this.#held = held;
+    this.#sharedHeld = sharedHeld;
     if (held > this.peakBufferedBytes) this.peakBufferedBytes = held;
     if (this.#budget === undefined) return;
     // Holding more than Node's own high-water mark for the socket (where `write` starts
@@ -352,7 +391,10 @@ export class SseWriter implements BudgetedStream {
     // higher `highWaterBytes`: 256 streams just under it would already fill the budget.
     const candidate = held > this.#nodeHighWater;
     if (candidate !== this.#candidate) this.#budget.setCongested(this, (this.#candidate = candidate));
-    this.#budget.charge(delta);
+    const charged = held - sharedHeld;
+    const delta = charged - this.#charged;
+    this.#charged = charged;
+    if (delta !== 0) this.#budget.charge(delta);
   }
 
   #drained(): void {

@@ -7,7 +7,9 @@
  * it over, congested streams (those holding more than Node's high-water mark for their
  * socket, 16 KiB by default: the client has not taken what it was sent) are evicted, the
  * one holding the most first, until the sum is back within the budget. A stream whose
- * writes the socket took is never evicted by the budget. Eviction
+ * writes the socket took is never evicted by the budget. Bytes that several streams write
+ * from one shared buffer (a large frame fanned out, see `holdShared`) count once, while any
+ * of them still holds the buffer; each stream's own cap counts them whole. Eviction
  * cuts the response (the client sees the connection end without the `complete` result;
  * it should listen again and re-fetch); the server reports the stream as "evicted".
  */
@@ -17,8 +19,8 @@ export const DEFAULT_MAX_TOTAL_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 /** What the budget needs of a stream's writer. */
 export interface BudgetedStream {
-  /** Bytes the stream holds, as last accounted. */
-  readonly heldBytes: number;
+  /** Bytes the stream counts against the budget (what it holds, less shared bytes counted once), as last accounted. */
+  readonly chargedBytes: number;
   /** Ends the stream at once, giving its bytes back. */
   evict(reason: "server-budget"): void;
 }
@@ -30,6 +32,8 @@ export class SseBudget {
   /** Streams evicted to keep within the budget. */
   evictions = 0;
   readonly #congested = new Set<BudgetedStream>();
+  /** Shared buffers some stream still holds: how many writes of each are outstanding, and its bytes (charged once). */
+  readonly #shared = new Map<object, { holders: number; readonly bytes: number }>();
   #relieving = false;
 
   constructor(readonly maxBytes: number = DEFAULT_MAX_TOTAL_BUFFERED_BYTES) {}
@@ -45,6 +49,25 @@ export class SseBudget {
     if (this.#used > this.peakBytes) this.peakBytes = this.#used;
   }
 
+  /** A stream holds `bytes` of the shared buffer `key`: charged on its first holder only. */
+  holdShared(key: object, bytes: number): void {
+    const entry = this.#shared.get(key);
+    if (entry !== undefined) {
+      entry.holders++;
+      return;
+    }
+    this.#shared.set(key, { holders: 1, bytes });
+    this.charge(bytes);
+  }
+
+  /** One holder of `key` let it go (its write completed, or it ended); the last gives the bytes back. */
+  releaseShared(key: object): void {
+    const entry = this.#shared.get(key);
+    if (entry === undefined || --entry.holders > 0) return;
+    this.#shared.delete(key);
+    this.charge(-entry.bytes);
+  }
+
   /** Marks a stream as congested (holding more than Node's high-water mark: an eviction candidate) or not. */
   setCongested(stream: BudgetedStream, congested: boolean): void {
     if (congested) this.#congested.add(stream);
@@ -55,7 +78,7 @@ export class SseBudget {
     if (this.#relieving) return; // an eviction gives bytes back through charge(): no re-entry
     this.#relieving = true;
     try {
-      const largestFirst = [...this.#congested].sort((a, b) => b.heldBytes - a.heldBytes);
+      const largestFirst = [...this.#congested].sort((a, b) => b.chargedBytes - a.chargedBytes);
       for (const stream of largestFirst) {
         if (this.#used <= this.maxBytes) break;
         this.evictions++;

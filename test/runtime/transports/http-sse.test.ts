@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
 import { describe, it, mock } from "node:test";
-import { SseWriter, sseFrame } from "../../../templates/runtime/transports/http-sse.js";
+import { sharedFrame, SseWriter, sseFrame } from "../../../templates/runtime/transports/http-sse.js";
+import { SseBudget } from "../../../templates/runtime/transports/sse-budget.js";
 
 /** A response whose buffer level the test controls: writes accumulate until `drain()`. */
 class FakeResponse extends EventEmitter {
@@ -135,5 +136,54 @@ describe("SSE writer", () => {
     } finally {
       mock.timers.reset();
     }
+  });
+});
+
+/** A response that also takes shared buffers, calls each write's callback once the client read it, and has Node's high-water mark. */
+class SharedFakeResponse extends FakeResponse {
+  readonly writableHighWaterMark = 16 * 1024;
+  readonly #callbacks: Array<() => void> = [];
+  override write(chunk: string | Buffer, callback?: () => void) {
+    if (callback !== undefined) this.#callbacks.push(callback);
+    return super.write(typeof chunk === "string" ? chunk : chunk.toString());
+  }
+  override drain() {
+    this.writableLength = 0;
+    for (const callback of this.#callbacks.splice(0)) callback();
+    this.emit("drain");
+  }
+}
+
+describe("SSE writer: shared frames", () => {
+  it("a frame's shared bytes count once against the server-wide budget while any stream holds them, and whole against each stream's cap", () => {
+    const budget = new SseBudget(256 * 1024);
+    const frame = sharedFrame({ before: `{"pad":"${"x".repeat(100 * 1024)}","_meta":{"id":`, after: "}}" });
+    const sharedBytes = frame.head.length + frame.tail.length;
+    const responses = Array.from({ length: 20 }, () => new SharedFakeResponse());
+    const writers = responses.map((res) => writerOn(res, { budget, highWaterBytes: 512 * 1024, maxBufferedBytes: 1024 * 1024 }));
+    writers.forEach((writer, i) => writer.writeShared(frame, JSON.stringify(`s-${i}`), "(queued only when congested)"));
+
+    assert.deepEqual(
+      writers.map((writer) => writer.eviction),
+      writers.map(() => undefined),
+      "twenty writes of one 100 KB buffer hold 100 KB, within the 256 KiB budget",
+    );
+    assert.ok(budget.usedBytes >= sharedBytes && budget.usedBytes < 2 * sharedBytes, `budget counts ${budget.usedBytes} bytes`);
+    for (const writer of writers) assert.ok(writer.heldBytes >= sharedBytes, "each stream's cap counts what it holds, shared bytes included");
+
+    for (const res of responses.slice(0, 18)) res.drain();
+    writers[18]!.evict("stream-cap");
+    assert.ok(budget.usedBytes >= sharedBytes, "one stream still holds the buffer: it still counts");
+    responses[19]!.drain();
+    assert.equal(budget.usedBytes, 0, "the last holder's write completed: the bytes are given back");
+  });
+
+  it("a shared frame larger than a stream's cap ends that stream by its cap", () => {
+    const budget = new SseBudget(64 * 1024 * 1024);
+    const frame = sharedFrame({ before: `{"pad":"${"x".repeat(2000)}","_meta":{"id":`, after: "}}" });
+    const writer = writerOn(new SharedFakeResponse(), { budget, highWaterBytes: 512, maxBufferedBytes: 1024 });
+    assert.equal(writer.writeShared(frame, '"s"', "(unused)"), false);
+    assert.equal(writer.eviction, "stream-cap");
+    assert.equal(budget.usedBytes, 0);
   });
 });
