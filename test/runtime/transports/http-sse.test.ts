@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
 import { describe, it, mock } from "node:test";
-import { sharedFrame, SseWriter, sseFrame } from "../../../templates/runtime/transports/http-sse.js";
+import { SseWriter } from "../../../templates/runtime/transports/http-sse.js";
+import { sharedFrame, sseFrame } from "../../../templates/runtime/transports/sse-frames.js";
 import { SseBudget } from "../../../templates/runtime/transports/sse-budget.js";
 
 /** A response whose buffer level the test controls: writes accumulate until `drain()`. */
