@@ -36,7 +36,7 @@ export type { Eviction } from "./sse-hold.js";
 export interface SseOptions {
   /** Keep-alive comment interval in ms; 0 disables. Default 15 000. */
   readonly keepAliveMs?: number;
-  /** Held bytes above which a turn's frames wait (and coalesce). Default 256 KiB: above one burst. */
+  /** Held bytes above which a turn's frames wait (and coalesce); never below Node's high-water mark for the socket. Default 256 KiB: above one burst. */
   readonly highWaterBytes?: number;
   /** Held bytes above which the stream is evicted. Default 1 MiB. */
   readonly maxBufferedBytes?: number;
@@ -76,7 +76,11 @@ export class SseWriter {
 
   constructor(res: ServerResponse, options: SseOptions = {}) {
     this.#res = res;
-    this.#highWater = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
+    // Never below Node's high-water mark for the socket (16 KiB, 64 KiB from Node 22): then
+    // a stream congested by the writer has had a write refused, so 'drain' comes to flush
+    // its waiting frames and the stall clock runs. Below it, Node refuses nothing: no
+    // 'drain' ever comes, frames wait until the cap, and a stuck client is never stalled.
+    this.#highWater = Math.max(options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES, res.writableHighWaterMark || 0);
     // No flushHeaders: the writer exists because a frame is about to be written, and the
     // headers travel with it.
     res.writeHead(200, SSE_HEADERS);
