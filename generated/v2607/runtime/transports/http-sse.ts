@@ -29,7 +29,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { SseBudget } from "./sse-budget.js";
-import { StreamHold, type Eviction, type SharedBytes } from "./sse-hold.js";
+import { StreamHold, type Eviction } from "./sse-hold.js";
 import { sseFrame, SSE_HEADERS, type SharedFrame } from "./sse-frames.js";
 
 export type { Eviction } from "./sse-hold.js";
