@@ -142,9 +142,8 @@ export class SseWriter {
    * this turn's earlier frames, in three writes of their own. A congested stream queues it
    * as text (`json`) like any frame. Returns false when the stream is over.
    *
-   * The shared bytes are one buffer in memory however many streams write it: this stream's
-   * cap counts them whole, the server-wide budget once for all streams, from the first
-   * write until the last stream's write of them completed (or the stream ended).
+   * The shared bytes are one buffer in memory however many streams write it; this stream's
+   * cap and the server-wide budget count them whole for this stream (see sse-budget.ts).
    */
   writeShared(frame: SharedFrame, idJson: string, json: string): boolean {
     if (this.done) return false;
@@ -152,16 +151,12 @@ export class SseWriter {
     if (this.#congested) return this.write(sseFrame(json));
     this.#flushBatch();
     if (!this.#hold.fits(frame.bytes + 3 * idJson.length, 3)) return this.evict("stream-cap");
-    this.#hold.holdShared(frame);
-    if (this.done) return false;
     const res = this.#res;
     const socket = res.socket;
     socket?.cork(); // the three go out together, now (see #write)
     res.write(frame.head);
     res.write(idJson);
-    const accepted = res.write(frame.tail, () => {
-      if (!this.#done) this.#hold.releaseShared(frame, this.#res.writableLength);
-    });
+    const accepted = res.write(frame.tail);
     socket?.uncork();
     this.#hold.wrote(3, !accepted, res.writableLength);
     return !this.done;

@@ -8,8 +8,10 @@
  * socket, 16 KiB by default: the client has not taken what it was sent) are evicted, the
  * one holding the most first, until the sum is back within the budget. A stream whose
  * writes the socket took is never evicted by the budget. Bytes that several streams write
- * from one shared buffer (a large frame fanned out, see `holdShared`) count once, while any
- * of them still holds the buffer; each stream's own cap counts them whole. Eviction
+ * from one shared buffer (a large frame fanned out) count for each stream that holds them,
+ * though the buffer is in memory once: counted once, the slow-consumer soak's RSS rose by
+ * about 50 MB and past its bound in some runs (the budget misses per-stream costs such a
+ * stream brings, so erring this way evicts stuck streams earlier instead). Eviction
  * cuts the response (the client sees the connection end without the `complete` result;
  * it should listen again and re-fetch); the server reports the stream as "evicted".
  */
@@ -19,8 +21,8 @@ export const DEFAULT_MAX_TOTAL_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 /** What the budget needs of a stream's writer. */
 export interface BudgetedStream {
-  /** Bytes the stream counts against the budget (what it holds, less shared bytes counted once), as last accounted. */
-  readonly chargedBytes: number;
+  /** Bytes the stream holds (as sse-hold.ts counts them), as last accounted. */
+  readonly heldBytes: number;
   /** Ends the stream at once, giving its bytes back. */
   evict(reason: "server-budget"): void;
 }
@@ -32,8 +34,6 @@ export class SseBudget {
   /** Streams evicted to keep within the budget. */
   evictions = 0;
   readonly #congested = new Set<BudgetedStream>();
-  /** Shared buffers some stream still holds: how many writes of each are outstanding, and its bytes (charged once). */
-  readonly #shared = new Map<object, { holders: number; readonly bytes: number }>();
   #relieving = false;
 
   constructor(readonly maxBytes: number = DEFAULT_MAX_TOTAL_BUFFERED_BYTES) {}
@@ -49,25 +49,6 @@ export class SseBudget {
     if (this.#used > this.peakBytes) this.peakBytes = this.#used;
   }
 
-  /** A stream holds `bytes` of the shared buffer `key`: charged on its first holder only. */
-  holdShared(key: object, bytes: number): void {
-    const entry = this.#shared.get(key);
-    if (entry !== undefined) {
-      entry.holders++;
-      return;
-    }
-    this.#shared.set(key, { holders: 1, bytes });
-    this.charge(bytes);
-  }
-
-  /** One holder of `key` let it go (its write completed, or it ended); the last gives the bytes back. */
-  releaseShared(key: object): void {
-    const entry = this.#shared.get(key);
-    if (entry === undefined || --entry.holders > 0) return;
-    this.#shared.delete(key);
-    this.charge(-entry.bytes);
-  }
-
   /** Marks a stream as congested (holding more than Node's high-water mark: an eviction candidate) or not. */
   setCongested(stream: BudgetedStream, congested: boolean): void {
     if (congested) this.#congested.add(stream);
@@ -78,7 +59,7 @@ export class SseBudget {
     if (this.#relieving) return; // an eviction gives bytes back through charge(): no re-entry
     this.#relieving = true;
     try {
-      const largestFirst = [...this.#congested].sort((a, b) => b.chargedBytes - a.chargedBytes);
+      const largestFirst = [...this.#congested].sort((a, b) => b.heldBytes - a.heldBytes);
       for (const stream of largestFirst) {
         if (this.#used <= this.maxBytes) break;
         this.evictions++;

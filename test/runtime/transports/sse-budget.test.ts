@@ -9,15 +9,15 @@ import { SseBudget, type BudgetedStream } from "../../../templates/runtime/trans
 /** A stream that holds `bytes`, charged to `budget`, and gives them back when evicted. */
 function stream(budget: SseBudget, bytes: number, evicted: string[], name: string): BudgetedStream & { grow(by: number): void } {
   const made = {
-    chargedBytes: 0,
+    heldBytes: 0,
     evict() {
       evicted.push(name);
       budget.setCongested(made, false);
-      budget.charge(-made.chargedBytes);
-      made.chargedBytes = 0;
+      budget.charge(-made.heldBytes);
+      made.heldBytes = 0;
     },
     grow(by: number) {
-      made.chargedBytes += by;
+      made.heldBytes += by;
       budget.charge(by);
     },
   };

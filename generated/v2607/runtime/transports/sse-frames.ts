@@ -4,7 +4,6 @@
  * shared bytes of a large frame fanned out to many streams.
  */
 import type { SharedText } from "../transport.js";
-import type { SharedBytes } from "./sse-hold.js";
 
 /** Response headers of an SSE stream; `X-Accel-Buffering: no` keeps nginx from holding frames. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -26,9 +25,11 @@ export function sseFrame(json: string): string {
 export const SHARED_FRAME_MIN_CHARS = 16 * 1024;
 
 /** A frame's bytes around the id, encoded once for every stream of a fan-out. */
-export interface SharedFrame extends SharedBytes {
+export interface SharedFrame {
   readonly head: Buffer;
   readonly tail: Buffer;
+  /** head and tail together. */
+  readonly bytes: number;
 }
 
 const sharedFrames = new WeakMap<SharedText, SharedFrame>();

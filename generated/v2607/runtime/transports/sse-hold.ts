@@ -8,8 +8,8 @@
  * Counted as memory, not payload: the response's and socket's own buffered bytes
  * (`writableLength`), the waiting frames' UTF-8 size (never less than their in-heap size),
  * and a measured bookkeeping cost per waiting frame and per buffered write. Shared bytes
- * (one buffer written to many streams) count whole against the stream's cap and once, for
- * all streams, against the budget.
+ * (one buffer written to many streams) count whole for every stream that holds them, in its
+ * cap and in the budget (see sse-budget.ts for why).
  *
  * Stalled: from a write the socket refused (Node's buffer for it went over its high-water
  * mark, so the kernel's buffers are full) until the socket drains. A shared timer checks,
@@ -27,11 +27,6 @@ export type Eviction = "stream-cap" | "server-budget" | "stalled";
  */
 export const PENDING_FRAME_OVERHEAD = 64;
 export const BUFFERED_WRITE_OVERHEAD = 256;
-
-/** Bytes several streams write from one buffer; the object itself is the budget's key. */
-export interface SharedBytes {
-  readonly bytes: number;
-}
 
 /** What a hold needs of its writer: the one way to end the stream. */
 export interface HoldOwner {
@@ -60,14 +55,6 @@ export class StreamHold implements BudgetedStream {
   #pendingBytes = 0;
   /** Writes made while Node's buffer was not empty: each costs bookkeeping until it drains. */
   #writesBuffered = 0;
-  /** Shared buffers written to this stream whose write Node has not completed yet; duplicates allowed. */
-  #shared: SharedBytes[] | undefined;
-  /** Their bytes, as this stream's cap counts them. */
-  #sharedBytes = 0;
-  /** The part of `#held` that is shared bytes, counted in the budget once for all streams. */
-  #sharedHeld = 0;
-  /** What this stream counts against the budget: `#held` less `#sharedHeld`. */
-  #charged = 0;
   /** Marked in the budget as holding more than Node's high-water mark. */
   #candidate = false;
   /** When a write was refused with no drain since (Date.now()); 0 while not stalled. */
@@ -85,10 +72,6 @@ export class StreamHold implements BudgetedStream {
 
   get heldBytes(): number {
     return this.#held;
-  }
-
-  get chargedBytes(): number {
-    return this.#charged;
   }
 
   /** Whether `bytes` more, in `writes` writes to Node, stay within the cap. */
@@ -123,33 +106,10 @@ export class StreamHold implements BudgetedStream {
     this.#writesBuffered = 0;
   }
 
-  /** Shared `bytes` are about to be written to this stream: the budget counts them once for all holders. */
-  holdShared(bytes: SharedBytes): void {
-    (this.#shared ??= []).push(bytes);
-    this.#sharedBytes += bytes.bytes;
-    this.#budget?.holdShared(bytes, bytes.bytes); // may evict congested streams, this one among them
-  }
-
-  /** Node completed this stream's write of shared `bytes`; `buffered` is what it holds now. */
-  releaseShared(bytes: SharedBytes, buffered: number): void {
-    const shared = this.#shared;
-    if (shared === undefined) return; // ended: end() released them all
-    shared.splice(shared.indexOf(bytes), 1);
-    if (shared.length === 0) this.#shared = undefined;
-    this.#sharedBytes -= bytes.bytes;
-    this.#budget?.releaseShared(bytes);
-    this.account(buffered);
-  }
-
-  /**
-   * Recounts what the stream holds from Node's buffer (`buffered`, its writableLength) and
-   * the waiting frames. Of Node's buffer, shared bytes still unwritten (at most what it
-   * holds) are the shared part.
-   */
+  /** Recounts what the stream holds from Node's buffer (`buffered`, its writableLength) and the waiting frames. */
   account(buffered: number): void {
     if (buffered === 0) this.#writesBuffered = 0;
-    const sharedHeld = this.#sharedBytes === 0 ? 0 : Math.min(this.#sharedBytes, buffered);
-    this.#setHeld(buffered + this.#pendingBytes + BUFFERED_WRITE_OVERHEAD * this.#writesBuffered, sharedHeld);
+    this.#setHeld(buffered + this.#pendingBytes + BUFFERED_WRITE_OVERHEAD * this.#writesBuffered);
   }
 
   /** Evicts the stream when it has been stalled longer than maxStalledMs; true when it did. */
@@ -169,16 +129,14 @@ export class StreamHold implements BudgetedStream {
     this.#unstall();
     const budget = this.#budget;
     budget?.setCongested(this, false);
-    budget?.charge(-this.#charged);
-    for (const bytes of this.#shared ?? []) budget?.releaseShared(bytes);
-    this.#shared = undefined;
-    this.#sharedBytes = this.#sharedHeld = this.#charged = this.#held = this.#pendingBytes = 0;
+    budget?.charge(-this.#held);
+    this.#held = this.#pendingBytes = 0;
   }
 
-  #setHeld(held: number, sharedHeld = this.#sharedHeld): void {
-    if (held === this.#held && sharedHeld === this.#sharedHeld) return;
+  #setHeld(held: number): void {
+    const delta = held - this.#held;
+    if (delta === 0) return;
     this.#held = held;
-    this.#sharedHeld = sharedHeld;
     if (held > this.peakBytes) this.peakBytes = held;
     const budget = this.#budget;
     if (budget === undefined) return;
@@ -188,10 +146,7 @@ export class StreamHold implements BudgetedStream {
     // writer's higher `highWaterBytes`: 256 streams just under it would already fill the budget.
     const candidate = held > this.#nodeHighWater;
     if (candidate !== this.#candidate) budget.setCongested(this, (this.#candidate = candidate));
-    const charged = held - sharedHeld;
-    const delta = charged - this.#charged;
-    this.#charged = charged;
-    if (delta !== 0) budget.charge(delta);
+    budget.charge(delta);
   }
 
   /** A write was refused: the stall clock starts, and the shared watch checks it from now on. */
