@@ -9,7 +9,10 @@
  * there is mostly waiting for a core.
  *
  *   node --import tsx bench/soak/soak.ts [--streams 10000] [--rounds 5] [--warmup 1] [--repeat 2] [--redis]
- *     [--only bare|runtime|runtime+redis]
+ *     [--only bare|runtime|runtime+redis] [--busy]
+ *
+ * --busy keeps one core spinning (a child process in a busy loop) for the whole run, so the
+ * figures show the server sharing the machine with other work (on two cores: one left).
  *
  * --redis adds a third contestant: the runtime publishing through a real redis-server on a
  * free loopback port (started and stopped here), i.e. the cross-process path.
@@ -38,6 +41,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     batch: { type: "string", default: "250" },
     redis: { type: "boolean", default: false },
+    busy: { type: "boolean", default: false },
   },
 });
 const STREAMS = Number(values.streams);
@@ -194,6 +198,11 @@ function median(xs: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
+/** A child process spinning on one core until killed (--busy). */
+function startSpinner(): ChildProcess {
+  return spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
+}
+
 async function main(): Promise<void> {
   const limit = fdLimit();
   if (limit < STREAMS + 500) {
@@ -201,11 +210,16 @@ async function main(): Promise<void> {
   }
   const names = (values.only ? [values.only] : ["bare", "runtime", ...(values.redis ? ["runtime+redis"] : [])]) as ServerName[];
   if (names.includes("runtime+redis")) redis = await startRedisServer();
+  const spinner = values.busy ? startSpinner() : undefined;
   const runs: Outcome[] = [];
-  for (let turn = 0; turn < Number(values.repeat); turn++) for (const name of names) runs.push(await soak(name));
+  try {
+    for (let turn = 0; turn < Number(values.repeat); turn++) for (const name of names) runs.push(await soak(name));
+  } finally {
+    spinner?.kill("SIGKILL");
+  }
   console.log(
     `soak: ${STREAMS} listen streams, ${ROUNDS} bursts of ${STREAMS} notifications per run (after ${WARMUP} not counted), ` +
-      `${values.repeat} runs per server taking turns, loopback, node ${process.version}`,
+      `${values.repeat} runs per server taking turns, loopback, node ${process.version}${values.busy ? ", one core kept busy" : ""}`,
   );
   const summary = new Map<ServerName, { rss: number[]; delivery: number[]; cpu: number[]; loads: number[] }>();
   for (const run of runs) {

@@ -8,6 +8,7 @@ import { undeclaredFilterKey } from "./extensions.js";
 import type { EventHook } from "./hooks.js";
 import {
   classifyMessage,
+  droppedAnswer,
   errorResponse,
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -174,7 +175,9 @@ export class Connection implements StreamHost, EraConnection {
         void this.#request(classified.message, received.context);
         return;
       case "response":
-        return; // this server sends no requests, so no response is awaited
+        // This server sends no requests, so no answer is awaited: dropped, and reported.
+        this.host.emit({ type: "transport-error", error: droppedAnswer(classified.message) });
+        return;
     }
   }
 

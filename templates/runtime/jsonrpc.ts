@@ -110,6 +110,14 @@ export function errorResponse(id: RequestId | null, code: number, message: strin
   return { jsonrpc: "2.0", id, error };
 }
 
+/**
+ * What `onEvent` gets (as a transport error) for a client's answer that no request of this
+ * server waits for: over stdio there is no one to refuse it to, so it is dropped and reported.
+ */
+export function droppedAnswer(response: JsonRpcResponse): Error {
+  return new Error(`dropped an answer to request id ${JSON.stringify(response.id)}: the server is waiting for no answer with that id`);
+}
+
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null;
 }

@@ -9,6 +9,7 @@ import { undeclaredFilterKey } from "./extensions.js";
 import type { EventHook } from "./hooks.js";
 import {
   classifyMessage,
+  droppedAnswer,
   errorResponse,
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -175,7 +176,9 @@ export class Connection implements StreamHost, EraConnection {
         void this.#request(classified.message, received.context);
         return;
       case "response":
-        return; // this server sends no requests, so no response is awaited
+        // This server sends no requests, so no answer is awaited: dropped, and reported.
+        this.host.emit({ type: "transport-error", error: droppedAnswer(classified.message) });
+        return;
     }
   }
 

@@ -41,7 +41,8 @@ import {
 } from "./http-request.js";
 import { corsHeaders, preflightHeaders } from "./http-cors.js";
 import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
-import { SHARED_FRAME_MIN_CHARS, sharedFrame, SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
+import { SseWriter, type Eviction, type SseOptions } from "./http-sse.js";
+import { SHARED_FRAME_MIN_CHARS, sharedFrame, sseFrame } from "./sse-frames.js";
 import { SseBudget } from "./sse-budget.js";
 import type { LegacyEra } from "../legacy/era.js";
 import { LegacyPostExchange } from "../legacy/post-exchange.js";

@@ -206,28 +206,74 @@ describe("Streamable HTTP: the server-wide buffered-output budget", () => {
     },
   );
 
-  // Whether the stall time or the cap ends it depends on the kernel: while the socket still
-  // drains (the kernel taking more for a peer that reads nothing, as Node 22 lets it do longer)
-  // the stream is not stalled, and the cap ends it; the rule itself is the test above.
-  it("a stream that stays congested is evicted by the stall time or its cap, never holding more than the cap", { timeout: 60_000 }, async () => {
-    const app = countingApp({ limits: { mailboxSize: 10_000 } });
-    const reports: SseStreamReport[] = [];
-    const handle = await serveHttp(app.server, { highWaterBytes: HIGH_WATER, maxStalledMs: 300, onStreamEnd: (r) => reports.push(r) });
-    const stalled = await stalledListen(handle.url, "stalled", { resourceSubscriptions: ["file:///a"] });
-    try {
-      while (app.counts.subscribe < 1) await tick();
-      // Enough to congest it (the kernel's buffers first), then a trickle.
-      for (let round = 0; round < 600 && app.counts.handleClose === 0; round++) {
-        for (let i = 0; i < 20; i++) await app.events.publish("resources", { uri: "file:///a", pad: `${round}-${i}${FRAME_PAD}` });
-        await new Promise((resolve) => setTimeout(resolve, 20));
+  // HIGH_WATER (32 KiB) is below Node 22's high-water mark for a socket (64 KiB): the writer
+  // still lets Node's buffer reach that mark, so the refused write starts the stall clock on
+  // every Node version.
+  it(
+    "a stream that stays congested is evicted by the stall time, whatever Node's high-water mark, never holding more than the cap",
+    { timeout: 60_000 },
+    async () => {
+      const app = countingApp({ limits: { mailboxSize: 10_000 } });
+      const reports: SseStreamReport[] = [];
+      const handle = await serveHttp(app.server, { highWaterBytes: HIGH_WATER, maxStalledMs: 300, onStreamEnd: (r) => reports.push(r) });
+      const stalled = await stalledListen(handle.url, "stalled", { resourceSubscriptions: ["file:///a"] });
+      try {
+        while (app.counts.subscribe < 1) await tick();
+        // Enough to congest it (the kernel's buffers first), then a trickle.
+        for (let round = 0; round < 600 && app.counts.handleClose === 0; round++) {
+          for (let i = 0; i < 20; i++) await app.events.publish("resources", { uri: "file:///a", pad: `${round}-${i}${FRAME_PAD}` });
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await app.closed(1);
+        const report = reports.find((r) => r.requestId === "stalled")!;
+        assert.equal(report.eviction, "stalled");
+        assert.ok(report.peakBufferedBytes <= 1024 * 1024, "never more than the per-stream cap");
+      } finally {
+        stalled.destroy();
+        await handle.close();
       }
-      await app.closed(1);
-      const report = reports.find((r) => r.requestId === "stalled")!;
-      assert.ok(report.eviction === "stalled" || report.eviction === "stream-cap", `evicted: ${report.eviction}`);
-      assert.ok(report.peakBufferedBytes <= 1024 * 1024, "never more than the per-stream cap");
-    } finally {
-      stalled.destroy();
-      await handle.close();
-    }
-  });
+    },
+  );
+
+  it(
+    "a client that falls behind past the kernel's buffers and then reads gets every frame, with highWaterBytes below Node's mark",
+    { timeout: 60_000 },
+    async () => {
+      const app = countingApp({ limits: { mailboxSize: 10_000 } });
+      const reports: SseStreamReport[] = [];
+      // 8 KiB: below Node's high-water mark for a socket (16 KiB, 64 KiB from Node 22).
+      const handle = await serveHttp(app.server, {
+        highWaterBytes: 8 * 1024,
+        maxBufferedBytes: 8 * 1024 * 1024,
+        keepAliveMs: 0,
+        onStreamEnd: (r) => reports.push(r),
+      });
+      const socket = await stalledListen(handle.url, "behind", { resourceSubscriptions: ["file:///a"] });
+      try {
+        while (app.counts.subscribe < 1) await tick();
+        // About 6 MB while the client reads nothing: more than the kernel takes (about 4 MB
+        // on Linux loopback), less than the 8 MiB cap, so frames wait in the writer.
+        const FRAMES = 3000;
+        for (let i = 0; i < FRAMES; i++) {
+          await app.events.publish("resources", { uri: "file:///a", pad: `${i}-${FRAME_PAD}` });
+          if (i % 50 === 49) await tick();
+        }
+        let text = "";
+        socket.setEncoding("latin1");
+        socket.on("data", (chunk: string) => (text += chunk));
+        socket.resume();
+        const last = `"pad":"${FRAMES - 1}-`;
+        // Reads until the last frame came, or until nothing more came for 3 s (the frames stuck in the writer).
+        for (let length = -1, still = 0; !text.includes(last) && still < 30; still = text.length === length ? still + 1 : 0) {
+          length = text.length;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.equal(text.split('"method":"notifications/resources/updated"').length - 1, FRAMES, "every frame reached the client");
+        assert.deepEqual(reports, [], "the stream is still open");
+      } finally {
+        socket.destroy();
+        await handle.close();
+      }
+    },
+  );
 });

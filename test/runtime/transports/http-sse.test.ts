@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
 import { describe, it, mock } from "node:test";
-import { SseWriter, sseFrame } from "../../../templates/runtime/transports/http-sse.js";
+import { SseWriter } from "../../../templates/runtime/transports/http-sse.js";
+import { sharedFrame, sseFrame } from "../../../templates/runtime/transports/sse-frames.js";
+import { SseBudget } from "../../../templates/runtime/transports/sse-budget.js";
 
 /** A response whose buffer level the test controls: writes accumulate until `drain()`. */
 class FakeResponse extends EventEmitter {
@@ -135,5 +137,43 @@ describe("SSE writer", () => {
     } finally {
       mock.timers.reset();
     }
+  });
+});
+
+/** A response that also takes shared buffers, and has Node's high-water mark. */
+class SharedFakeResponse extends FakeResponse {
+  readonly writableHighWaterMark = 16 * 1024;
+  override write(chunk: string | Buffer) {
+    return super.write(typeof chunk === "string" ? chunk : chunk.toString());
+  }
+}
+
+describe("SSE writer: shared frames", () => {
+  it("a shared frame counts whole for each stream that holds it, so stuck streams holding it are evicted to keep the budget", () => {
+    const budget = new SseBudget(256 * 1024);
+    const frame = sharedFrame({ before: `{"pad":"${"x".repeat(100 * 1024)}","_meta":{"id":`, after: "}}" });
+    const responses = Array.from({ length: 20 }, () => new SharedFakeResponse());
+    const writers = responses.map((res) => writerOn(res, { budget, highWaterBytes: 512 * 1024, maxBufferedBytes: 1024 * 1024 }));
+    writers.forEach((writer, i) => writer.writeShared(frame, JSON.stringify(`s-${i}`), "(queued only when congested)"));
+
+    const kept = writers.filter((writer) => writer.eviction === undefined);
+    assert.ok(budget.usedBytes <= budget.maxBytes, `the budget holds ${budget.usedBytes} of ${budget.maxBytes} bytes`);
+    assert.equal(kept.length, 2, "twenty streams holding one 100 KB buffer count 2 MB: two fit in 256 KiB");
+    assert.ok(
+      writers.filter((writer) => writer.eviction !== undefined).every((writer) => writer.eviction === "server-budget"),
+      "the others go by the budget",
+    );
+    for (const writer of kept) assert.ok(writer.heldBytes >= frame.bytes, "each kept stream counts the frame whole");
+    for (const res of responses) res.drain();
+    assert.equal(budget.usedBytes, 0, "drained, the bytes are given back");
+  });
+
+  it("a shared frame larger than a stream's cap ends that stream by its cap", () => {
+    const budget = new SseBudget(64 * 1024 * 1024);
+    const frame = sharedFrame({ before: `{"pad":"${"x".repeat(2000)}","_meta":{"id":`, after: "}}" });
+    const writer = writerOn(new SharedFakeResponse(), { budget, highWaterBytes: 512, maxBufferedBytes: 1024 });
+    assert.equal(writer.writeShared(frame, '"s"', "(unused)"), false);
+    assert.equal(writer.eviction, "stream-cap");
+    assert.equal(budget.usedBytes, 0);
   });
 });

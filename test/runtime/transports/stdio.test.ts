@@ -131,6 +131,34 @@ describe("stdio transport (a server in a child process)", () => {
     }
   });
 
+  it("an answer from the client to no request of the server is dropped and reported through onEvent, in either era", T, async () => {
+    const modern = spawnFixture();
+    const legacy = spawnFixture();
+    const modernPeer = new Peer(modern);
+    const legacyPeer = new Peer(legacy);
+    await Promise.all([modern.connect(), legacy.connect()]);
+    const stats = `{"jsonrpc":"2.0","id":"stats","method":"tools/call","params":{"name":"stats","arguments":{},"_meta":${JSON.stringify(REQUEST_META)}}}`;
+    const legacyStats = '{"jsonrpc":"2.0","id":"stats","method":"tools/call","params":{"name":"stats","arguments":{}}}';
+    try {
+      modern.child!.stdin!.write(`{"jsonrpc":"2.0","id":"nobody-asked","result":{}}\n${stats}\n`);
+      const initialize = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "stdio-test", version: "1" } };
+      legacy.child!.stdin!.write(
+        [
+          JSON.stringify({ jsonrpc: "2.0", id: "init", method: "initialize", params: initialize }),
+          '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+          '{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"no"}}',
+          legacyStats,
+          "",
+        ].join("\n"),
+      );
+      const reported = async (peer: Peer) => JSON.parse((await peer.response("stats")).result.content[0].text).transportErrors;
+      assert.deepEqual(await reported(modernPeer), ['dropped an answer to request id "nobody-asked": the server is waiting for no answer with that id']);
+      assert.deepEqual(await reported(legacyPeer), ["dropped an answer to request id 7: the server is waiting for no answer with that id"]);
+    } finally {
+      await Promise.all([modern.close(), legacy.close()]);
+    }
+  });
+
   it("the stdio client applies its line limit to what the server writes", T, async () => {
     const script = `process.stdout.write("x".repeat(500) + "\\n" + JSON.stringify({ jsonrpc: "2.0", method: "ok" }) + "\\n")`;
     const transport = new StdioClientTransport({ command: process.execPath, args: ["-e", script], maxLineLength: 100 });

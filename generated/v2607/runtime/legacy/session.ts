@@ -12,6 +12,7 @@
 import { META_KEYS, type Implementation, type ServerCapabilities, type SubscriptionFilter } from "../protocol.js";
 import type { EventHook } from "../hooks.js";
 import {
+  droppedAnswer,
   errorResponse,
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -137,7 +138,8 @@ export class LegacySession implements ImplicitStreamOwner {
         });
         return;
       case "response":
-        this.answer(classified.message); // over stdio an answer nobody waits for is dropped: there is no one to refuse it to
+        // Over stdio an answer nobody waits for has no one to be refused to: dropped, and reported.
+        if (!this.answer(classified.message)) this.host.emit({ type: "transport-error", error: droppedAnswer(classified.message) });
         return;
     }
   }

@@ -65,11 +65,19 @@ const UNCUT: Template = Object.freeze({ before: "", after: "" });
 
 const paramlessTemplates = new Map<string, Template>();
 /** The object with params sent last in this synchronous run: its first text and template. */
-const last: { notification: OutgoingNotification | undefined; json: string; idLength: number; template: Template | undefined } = {
+const last: {
+  notification: OutgoingNotification | undefined;
+  json: string;
+  idLength: number;
+  template: Template | undefined;
+  /** Its params' keys, listed once for all the fresh objects compared with it. */
+  keys: string[] | undefined;
+} = {
   notification: undefined,
   json: "",
   idLength: 0,
   template: undefined,
+  keys: undefined,
 };
 
 /**
@@ -84,6 +92,7 @@ export function stampedJson(notification: OutgoingNotification, id: RequestId, i
     // one stream only costs nothing more; the template is made on the second sight.
     if (last.notification === undefined) queueMicrotask(forgetLast);
     last.notification = notification;
+    last.keys = undefined;
     if (Object.hasOwn(notification.params, "_meta") && needsStamp(notification)) {
       // The id goes inside the object's own _meta, wherever that sits: cut around it.
       return splice((last.template = cutTemplate(notification)), notification, id, idJson);
@@ -111,16 +120,18 @@ function sameText(fresh: OutgoingNotification, seen: OutgoingNotification | unde
   const a = fresh.params as Record<string, unknown>;
   const b = seen.params as Record<string, unknown>;
   if (Object.getPrototypeOf(a) !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) return false;
-  const keys = Object.keys(a);
-  const seenKeys = Object.keys(b);
-  if (keys.length !== seenKeys.length || keys.length > MAX_COMPARED_KEYS) return false;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
+  const seenKeys = (last.keys ??= Object.keys(b)); // `seen` is the last object
+  if (seenKeys.length > MAX_COMPARED_KEYS) return false;
+  // for-in rather than Object.keys: no array per stream. It lists the same keys in the same
+  // order; an enumerable key added to Object.prototype would also come, and not match.
+  let i = 0;
+  for (const key in a) {
     if (key !== seenKeys[i] || key === "_meta" || key === "toJSON") return false;
     const value = a[key];
     if (value !== b[key] || (typeof value === "object" && value !== null) || typeof value === "function") return false;
+    i++;
   }
-  return true;
+  return i === seenKeys.length;
 }
 
 /** The template for the object seen last, from its first text where that text tells. */
@@ -167,6 +178,7 @@ function paramlessTemplate(method: string): Template {
 
 function forgetLast(): void {
   last.notification = undefined;
+  last.keys = undefined;
   last.json = "";
   last.template = undefined;
 }

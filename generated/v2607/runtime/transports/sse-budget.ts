@@ -8,7 +8,11 @@
  * it over, congested streams (those holding more than Node's high-water mark for their
  * socket, 16 KiB by default: the client has not taken what it was sent) are evicted, the
  * one holding the most first, until the sum is back within the budget. A stream whose
- * writes the socket took is never evicted by the budget. Eviction
+ * writes the socket took is never evicted by the budget. Bytes that several streams write
+ * from one shared buffer (a large frame fanned out) count for each stream that holds them,
+ * though the buffer is in memory once: counted once, the slow-consumer soak's RSS rose by
+ * about 50 MB and past its bound in some runs (the budget misses per-stream costs such a
+ * stream brings, so erring this way evicts stuck streams earlier instead). Eviction
  * cuts the response (the client sees the connection end without the `complete` result;
  * it should listen again and re-fetch); the server reports the stream as "evicted".
  */
@@ -18,7 +22,7 @@ export const DEFAULT_MAX_TOTAL_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 /** What the budget needs of a stream's writer. */
 export interface BudgetedStream {
-  /** Bytes the stream holds, as last accounted. */
+  /** Bytes the stream holds (as sse-hold.ts counts them), as last accounted. */
   readonly heldBytes: number;
   /** Ends the stream at once, giving its bytes back. */
   evict(reason: "server-budget"): void;
