@@ -110,15 +110,21 @@ function readResponses(given: unknown): Record<string, InputResponse | undefined
   return given as Record<string, InputResponse>;
 }
 
+/** JSON with every object's keys sorted; loops rather than map/join, since it runs on every call of a tool or prompt. */
 function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(",")}}`;
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let index = 0; index < value.length; index++) text += (index === 0 ? "" : ",") + stableJson(value[index]);
+    return text + "]";
   }
-  return JSON.stringify(value) ?? "null";
+  const keys = Object.keys(value).sort();
+  let text = "{";
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    text += `${index === 0 ? "" : ","}${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`;
+  }
+  return text + "}";
 }
 
 /** Typed builders for the three kinds of input request. */

@@ -294,12 +294,12 @@ export class Server {
     return finished;
   }
 
-  async #dispatch(request: JsonRpcRequest, context: RequestContext): Promise<JsonRpcResponse> {
+  async #dispatch(request: JsonRpcRequest, context: RequestContext, asReturned = false): Promise<JsonRpcResponse> {
     try {
       const handler = request.method === DISCOVER_METHOD ? () => this.#discover(context) : this.#handlers.get(request.method)!;
       const result = await handler(request.params ?? {}, context);
       if (!isObject(result) || Array.isArray(result)) throw new TypeError(`the ${request.method} handler returned no result object`);
-      return { jsonrpc: "2.0", id: request.id, result: this.#finishResult(result as JsonObject) };
+      return { jsonrpc: "2.0", id: request.id, result: asReturned ? (result as JsonObject) : this.#finishResult(result as JsonObject) };
     } catch (error) {
       if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
       this.#emit({ type: "handler-error", id: request.id, callback: request.method, error });
@@ -318,7 +318,7 @@ export class Server {
       subscriptionHandlers: this.#subscriptionHandlers,
       finishResult: (result) => this.#finishResult(result),
       hasMethod: (method) => method === DISCOVER_METHOD || this.#handlers.has(method),
-      dispatch: (request, context) => this.#dispatch(request, context),
+      dispatch: (request, context, asReturned) => this.#dispatch(request, context, asReturned),
       forget: (connection) => void this.#connections.delete(connection),
     };
     const legacy = new LegacyEra(
