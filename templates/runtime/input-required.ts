@@ -80,7 +80,31 @@ export class RequestStateSealer {
 
 /** The request a state is bound to: method, target and arguments (keys sorted, so a client's key order does not matter). */
 export function bindingOf(method: string, target: string, args: unknown): string {
-  return `${method}\n${target}\n${stableJson(args ?? {})}`;
+  const value = args ?? {};
+  // Arguments decoded from JSON with their keys already in order (the usual case) print the same through JSON.stringify.
+  return `${method}\n${target}\n${isSortedJson(value, 0) ? JSON.stringify(value) : stableJson(value)}`;
+}
+
+/**
+ * Whether JSON.stringify prints `value` exactly as stableJson would: only JSON values
+ * (no undefined, function, toJSON or class instance, which the two print differently),
+ * every object's keys already sorted. Walks without allocating; deep values take the slow path.
+ */
+function isSortedJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") return true;
+  if (typeof value !== "object" || depth > 32) return false;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (!isSortedJson(value[index], depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  let previous: string | undefined;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || (previous !== undefined && previous > key)) return false;
+    if (!isSortedJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+    previous = key;
+  }
+  return true;
 }
 
 export function inputRound(sealer: RequestStateSealer, binding: string, params: { inputResponses?: unknown; requestState?: unknown }): InputRound {
@@ -117,13 +141,19 @@ function stableJson(value: unknown): string {
     for (let index = 0; index < value.length; index++) text += (index === 0 ? "" : ",") + stableJson(value[index]);
     return text + "]";
   }
-  const keys = Object.keys(value).sort();
+  const keys = Object.keys(value);
+  if (!isSorted(keys)) keys.sort(); // a client usually sends keys in order already, and a sort allocates
   let text = "{";
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]!;
     text += `${index === 0 ? "" : ","}${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`;
   }
   return text + "}";
+}
+
+function isSorted(keys: readonly string[]): boolean {
+  for (let index = 1; index < keys.length; index++) if (keys[index - 1]! > keys[index]!) return false;
+  return true;
 }
 
 /** Typed builders for the three kinds of input request. */

@@ -108,6 +108,11 @@ export class RequestScope implements RequestContext {
     this.#sink = sink;
   }
 
+  /** The key of the connection's table of running requests. */
+  get id(): RequestId {
+    return this.requestId;
+  }
+
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();

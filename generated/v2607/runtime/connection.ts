@@ -87,8 +87,8 @@ export class Connection implements StreamHost, EraConnection {
   modernSeen = false;
   readonly #streams = new StreamTable<ListenStream>();
   #shutdown: Promise<void> | undefined;
-  /** Requests being handled, for cancellation; made on first use (listen-only connections never need it). */
-  #inFlight: Map<RequestId, RequestScope> | undefined;
+  /** Requests being handled, for cancellation. */
+  readonly #inFlight = new StreamTable<RequestScope>();
   #closed = false;
   /** Set while the peer's input has ended: wakes #finishThenClose once no request runs. */
   #idle: (() => void) | undefined;
@@ -105,11 +105,12 @@ export class Connection implements StreamHost, EraConnection {
     return this.host.mailboxSize;
   }
 
-  async start(): Promise<void> {
+  /** Not `async`: the transport's own promise is returned (one POST, one connection, no promise of its own). */
+  start(): Promise<void> {
     // An inline arrow, not a class-field one: per connection it is the cheapest closure.
     if (supportsPush(this.transport)) this.transport.subscribe!((event) => this.#onEvent(event));
     else void this.#pull();
-    await this.transport.connect();
+    return this.transport.connect();
   }
 
   send(message: JsonRpcMessage, json?: string): void {
@@ -194,7 +195,7 @@ export class Connection implements StreamHost, EraConnection {
     const stream = this.#streams.get(id);
     // Cancelling a listen request is an outside teardown: handleClose, nothing more sent.
     if (stream !== undefined) void stream.teardown({ why: "cancelled" });
-    else this.#inFlight?.get(id)?.abort();
+    else this.#inFlight.get(id)?.abort();
   }
 
   async #request(request: JsonRpcRequest, context: MessageContext | undefined): Promise<void> {
@@ -227,8 +228,8 @@ export class Connection implements StreamHost, EraConnection {
     const { id } = request;
     if (translate !== undefined && this.#refuseIdInUse(id)) return true;
     const scope = new RequestScope(id, meta, this);
-    const inFlight = (this.#inFlight ??= new Map());
-    inFlight.set(id, scope);
+    const inFlight = this.#inFlight;
+    inFlight.add(scope);
     let response = await this.host.dispatch(request, scope, translate !== undefined);
     if (translate !== undefined) {
       try {
@@ -240,7 +241,7 @@ export class Connection implements StreamHost, EraConnection {
       }
     }
     scope.finish(); // the result goes next: nothing about this request may follow it
-    inFlight.delete(id);
+    inFlight.delete(scope);
     // A cancelled request gets no response: the client said it will not use one.
     const answered = !scope.aborted;
     if (answered) this.send(response);
@@ -259,11 +260,11 @@ export class Connection implements StreamHost, EraConnection {
   }
 
   cancelRequest(id: RequestId): void {
-    this.#inFlight?.get(id)?.abort();
+    this.#inFlight.get(id)?.abort();
   }
 
   #refuseIdInUse(id: RequestId): boolean {
-    if (!this.#inFlight?.has(id) && this.#streams.get(id) === undefined) return false;
+    if (this.#inFlight.get(id) === undefined && this.#streams.get(id) === undefined) return false;
     this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
     return true;
   }
@@ -298,7 +299,7 @@ export class Connection implements StreamHost, EraConnection {
   /** The peer sent its last message: streams end, answers still due are written, then the transport closes. */
   async #finishThenClose(): Promise<void> {
     for (const stream of this.#streams.list()) void stream.teardown({ why: "client-gone" });
-    if (this.#inFlight !== undefined && this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+    if (this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
     await this.transport.close();
   }
 
@@ -310,8 +311,7 @@ export class Connection implements StreamHost, EraConnection {
     if (this.#closed) return;
     for (const stream of this.#streams.list()) void stream.teardown({ why });
     this.#closed = true;
-    for (const scope of this.#inFlight?.values() ?? []) scope.abort();
-    this.#inFlight = undefined;
+    for (const scope of this.#inFlight.list()) scope.abort();
     if (this.legacySession?.ownedByConnection) void this.legacySession.close("client-gone");
     this.host.forget(this);
   }

@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_CODES } from "../protocol.js";
-import { errorResponse, type JsonRpcMessage } from "../jsonrpc.js";
+import { errorResponse, type Classified, type JsonRpcMessage } from "../jsonrpc.js";
 import { refuseClientResponse, type HttpRejection } from "../transports/http-request.js";
 import type { SseOptions } from "../transports/http-sse.js";
 import type { MessageContext } from "../transport.js";
@@ -30,7 +30,7 @@ export interface LegacyHttpExchange {
   readonly context: MessageContext | undefined;
   reject(rejection: HttpRejection): void;
   /** Reads and parses the body; a rejection is already answered. */
-  readMessage(): Promise<{ message: JsonRpcMessage; isRequest: boolean } | undefined>;
+  readMessage(): Promise<Exclude<Classified, { kind: "invalid" }> | undefined>;
   /** Serves one message as a POST exchange whose messages belong to `session`. */
   serve(message: JsonRpcMessage, session: LegacySession): Promise<void>;
 }
@@ -64,7 +64,7 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
       body: errorResponse(null, ERROR_CODES.InvalidRequestError, "Unknown or expired Mcp-Session-Id; send initialize to start a new session"),
     });
   }
-  session.lastActive = Date.now();
+  session.lastActive = Date.now(); // a POST's message sets it again: the session may have waited for the body
   if (req.method === "DELETE") {
     await session.close("cancelled");
     res.writeHead(204).end();
@@ -96,7 +96,7 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
     return session.answer(read.message) ? void res.writeHead(202).end() : exchange.reject(refuseClientResponse(read.message));
   }
   await exchange.serve(read.message, session);
-  if (!read.isRequest) res.writeHead(202).end();
+  if (read.kind !== "request") res.writeHead(202).end();
 }
 
 function samePrincipal(owner: unknown, caller: unknown): boolean {

@@ -1,7 +1,8 @@
 /**
- * A connection's open streams by id. Most connections carry one (over HTTP each listen is
- * its own POST), so the first stream sits in a field and a Map is made only for a second:
- * with 10,000 streams that spares 10,000 Maps.
+ * A connection's open streams by id, and its running requests. Most connections carry one
+ * (over HTTP each listen and each request is its own POST), so the first sits in a field
+ * and a Map is made only for a second: with 10,000 streams that spares 10,000 Maps, and a
+ * request spares the Map it would make and shrink again.
  */
 import type { RequestId } from "../jsonrpc.js";
 
@@ -37,6 +38,10 @@ export class StreamTable<S extends Keyed> {
     if (this.#many?.get(stream.id) !== stream) return false;
     this.#many.delete(stream.id);
     return true;
+  }
+
+  get size(): number {
+    return this.#many?.size ?? (this.#only === undefined ? 0 : 1);
   }
 
   /** A snapshot, safe to iterate while streams end. */

@@ -45,6 +45,7 @@ import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
 import { SHARED_FRAME_MIN_CHARS, sharedFrame, SseWriter, sseFrame, type Eviction, type SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
 import type { LegacyEra } from "../legacy/era.js";
+import type { LegacySession } from "../legacy/session.js";
 import { LegacyPostExchange } from "../legacy/post-exchange.js";
 import { isLegacyInitialize, isLegacyTransportRequest, openHttpSession, serveSessionRequest, SESSION_HEADER, type LegacyHttpExchange } from "../legacy/http.js";
 
@@ -117,15 +118,21 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   const onError = options.onError ?? (() => {});
   // One budget for every stream this handler serves.
   const exchangeOptions: HttpHandlerOptions = { ...options, budget: options.budget ?? new SseBudget(options.maxTotalBufferedBytes) };
-  return (req, res) => {
-    handle(req, res).catch((error) => {
+  const handler: HandlerScope = { server, options: exchangeOptions, maxBodyBytes };
+  return (req, res) => void handle(req, res);
+
+  /** One request; a failure with no other place to go is reported and answered 500 (or the response cut). */
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      await route(req, res);
+    } catch (error) {
       onError(error);
       if (!res.headersSent) reject(res, { status: 500, body: errorResponse(null, ERROR_CODES.InternalError, "Internal error") });
       else res.destroy();
-    });
-  };
+    }
+  }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const era = server.legacySessions;
     const sessionId = header(req, SESSION_HEADER);
     const legacy = isLegacyTransportRequest(era, sessionId);
@@ -139,14 +146,15 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     }
     const wrongVerb = legacy ? undefined : checkVerb(req.method);
     if (wrongVerb !== undefined) return reject(res, wrongVerb);
-    const context = await authenticate(req);
+    // Without an authenticate option nothing is awaited here.
+    const context = options.authenticate === undefined ? UNAUTHENTICATED : await authenticate(req, options.authenticate);
     if ("status" in context) return reject(res, context);
-    if (legacy) return serveSessionRequest(era!, legacyExchange(req, res, sessionId, context.context));
-    const parsed = await readMessage(req, res);
+    if (legacy) return serveSessionRequest(era!, new LegacyRequest(req, res, sessionId, context.context, handler));
+    const parsed = await readMessage(req, res, maxBodyBytes);
     if (parsed === undefined) return;
     if (parsed.kind === "response") return reject(res, refuseClientResponse(parsed.message));
     const legacyInitialize = isLegacyInitialize(parsed.message, header(req, "mcp-method"));
-    if (legacyInitialize && era?.enabled) return openHttpSession(era, legacyExchange(req, res, sessionId, context.context), parsed.message);
+    if (legacyInitialize && era?.enabled) return openHttpSession(era, new LegacyRequest(req, res, sessionId, context.context, handler), parsed.message);
     // A modern-only server's core answers a legacy initialize with the versions it speaks.
     const mismatch = legacyInitialize
       ? undefined
@@ -159,46 +167,68 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
       res.writeHead(202).end();
     }
   }
+}
 
-  async function readMessage(req: IncomingMessage, res: ServerResponse): Promise<Exclude<ReturnType<typeof parseBody>, HttpRejection> | undefined> {
-    const body = await readBody(req, maxBodyBytes);
-    if (typeof body !== "string") {
-      reject(res, body);
-      return void discardRest(req);
-    }
-    const parsed = parseBody(body);
-    if ("status" in parsed) return void reject(res, parsed);
-    return parsed;
+const UNAUTHENTICATED: { context?: MessageContext } = Object.freeze({});
+
+async function authenticate(req: IncomingMessage, check: NonNullable<HttpHandlerOptions["authenticate"]>): Promise<{ context?: MessageContext } | HttpRejection> {
+  try {
+    const principal = await check(req);
+    return principal === undefined ? UNAUTHENTICATED : { context: { principal } };
+  } catch (error) {
+    const status = error instanceof HttpAuthError ? error.status : 401;
+    const headers: Record<string, string> = error instanceof HttpAuthError && error.challenge ? { "www-authenticate": error.challenge } : {};
+    const message = error instanceof Error ? error.message : "unauthorized";
+    return { status, headers, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) };
+  }
+}
+
+type ParsedBody = Exclude<ReturnType<typeof parseBody>, HttpRejection>;
+
+/** The body read and decoded once; undefined when it was refused (the refusal is already answered). */
+async function readMessage(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number): Promise<ParsedBody | undefined> {
+  const body = await readBody(req, maxBodyBytes);
+  if (typeof body !== "string") {
+    reject(res, body);
+    return void discardRest(req);
+  }
+  const parsed = parseBody(body);
+  if ("status" in parsed) return void reject(res, parsed);
+  return parsed;
+}
+
+/** What every request of one handler shares. */
+interface HandlerScope {
+  readonly server: ConnectableServer;
+  readonly options: HttpHandlerOptions;
+  readonly maxBodyBytes: number;
+}
+
+/** One request handed to the legacy side (legacy/http.ts): one object per request, its methods on the prototype. */
+class LegacyRequest implements LegacyHttpExchange {
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly sessionId: string | undefined,
+    readonly context: MessageContext | undefined,
+    readonly handler: HandlerScope,
+  ) {}
+
+  get sse(): SseOptions {
+    return this.handler.options;
   }
 
-  function legacyExchange(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, context: MessageContext | undefined): LegacyHttpExchange {
-    return {
-      req,
-      res,
-      sessionId,
-      context,
-      sse: exchangeOptions,
-      reject: (rejection) => reject(res, rejection),
-      readMessage: async () => {
-        const parsed = await readMessage(req, res);
-        return parsed && { message: parsed.message, isRequest: parsed.kind === "request" };
-      },
-      serve: (message, session) =>
-        server.legacySessions!.host.connect(new LegacyPostExchange(res, message, context, exchangeOptions, session, server.legacySessions!), session),
-    };
+  reject(rejection: HttpRejection): void {
+    reject(this.res, rejection);
   }
 
-  async function authenticate(req: IncomingMessage): Promise<{ context?: MessageContext } | HttpRejection> {
-    if (options.authenticate === undefined) return {};
-    try {
-      const principal = await options.authenticate(req);
-      return principal === undefined ? {} : { context: { principal } };
-    } catch (error) {
-      const status = error instanceof HttpAuthError ? error.status : 401;
-      const headers: Record<string, string> = error instanceof HttpAuthError && error.challenge ? { "www-authenticate": error.challenge } : {};
-      const message = error instanceof Error ? error.message : "unauthorized";
-      return { status, headers, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) };
-    }
+  readMessage(): Promise<ParsedBody | undefined> {
+    return readMessage(this.req, this.res, this.handler.maxBodyBytes);
+  }
+
+  serve(message: JsonRpcMessage, session: LegacySession): Promise<void> {
+    const era = this.handler.server.legacySessions!;
+    return era.host.connect(new LegacyPostExchange(this.res, message, this.context, this.handler.options, session, era), session);
   }
 }
 
@@ -248,7 +278,10 @@ export class HttpExchange implements Transport {
     return this.#writer;
   }
 
-  async connect(): Promise<void> {}
+  /** Nothing to wait for: the shared settled promise (one POST, one call). */
+  connect(): Promise<void> {
+    return SENT;
+  }
 
   /** Not `async`: on the per-notification path a shared settled promise saves an allocation. */
   sendMessage(message: JsonRpcMessage, encoded?: string): Promise<void> {
@@ -359,7 +392,9 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
   const allowedOrigins = options.allowedOrigins ?? (isLoopback(host) ? isLocalhostOrigin : []);
   const handler = createHttpHandler(server, { ...options, allowedOrigins });
   const httpServer = createServer((req, res) => {
-    const requestPath = (req.url ?? "/").split("?", 1)[0];
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    const requestPath = query < 0 ? url : url.slice(0, query);
     if (requestPath === path) return handler(req, res);
     reject(res, { status: 404, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `no MCP endpoint at ${requestPath}; use ${path}`) });
   });
