@@ -26,6 +26,7 @@ import {
   type RequestId,
 } from "../jsonrpc.js";
 import { isLoggingLevel, LOG_LEVEL_SEVERITY } from "../request-notifications.js";
+import { KINDS } from "../subscriptions/filter.js";
 import type { HandlerEntry } from "../subscriptions/stream.js";
 import type { Translate } from "../connection.js";
 import type { MessageContext } from "../transport.js";
@@ -91,6 +92,12 @@ export class LegacySession implements ImplicitStreamOwner {
   /** Shared requests being handled, with the connection running each (an HTTP POST may cancel another POST's request). */
   readonly #running = new Map<RequestId, SessionConnection>();
   readonly #serverRequests: ServerRequests;
+  /**
+   * An HTTP session's notifications from `notifications/initialized` until its first GET
+   * stream, which delivers them: coalesced by method and URI (one list change per kind, one
+   * update per subscribed resource), so bounded by the kinds and the subscriptions.
+   */
+  #pending: Map<string, JsonRpcNotification> | undefined;
   /** When the session last saw a message (for idle expiry). */
   lastActive = Date.now();
 
@@ -159,13 +166,36 @@ export class LegacySession implements ImplicitStreamOwner {
   }
 
   notify(notification: JsonRpcNotification): void {
-    if (this.#phase !== "closed") this.output?.send(notification);
+    if (this.#phase === "closed") return;
+    if (this.output !== undefined) this.output.send(notification);
+    else if (!this.ownedByConnection) this.#keepPending(notification);
+  }
+
+  /** The session's output from now on (an HTTP session's first GET stream); what waited for it goes out first, in order. */
+  attachOutput(output: SessionOutput): void {
+    this.output = output;
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending !== undefined && this.#phase !== "closed") for (const notification of pending.values()) output.send(notification);
   }
 
   streamEnded(stream: ImplicitStream): void {
     if (this.#listStream === stream) this.#listStream = undefined;
-    for (const [uri, open] of this.#resourceStreams) if (open === stream) this.#resourceStreams.delete(uri);
+    for (const [uri, open] of this.#resourceStreams) {
+      if (open !== stream) continue;
+      this.#resourceStreams.delete(uri);
+      if (URI_KIND !== undefined) this.#pending?.delete(pendingKey(URI_KIND.notificationMethod, uri)); // unsubscribed: no longer the client's
+    }
     this.host.releaseStream(this);
+  }
+
+  #keepPending(notification: JsonRpcNotification): void {
+    const uri = notification.params?.uri;
+    const key = pendingKey(notification.method, typeof uri === "string" ? uri : undefined);
+    const pending = (this.#pending ??= new Map());
+    // A later one of the same key replaces the earlier (it says as much); a new key beyond every kind and subscription is dropped.
+    if (!pending.has(key) && pending.size >= KINDS.length + this.#resourceStreams.size) return;
+    pending.set(key, notification);
   }
 
   /** Ends the session: every implicit stream gets handleClose once, the output closes. */
@@ -323,6 +353,10 @@ function withMeta(params: JsonObject, meta: Readonly<JsonObject>): JsonObject {
   }
   copy._meta = meta as JsonObject;
   return copy;
+}
+
+function pendingKey(method: string, uri: string | undefined): string {
+  return uri === undefined ? method : `${method}\n${uri}`;
 }
 
 function answerEmpty(connection: SessionConnection, id: RequestId): void {
