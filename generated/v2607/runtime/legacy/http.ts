@@ -30,8 +30,8 @@ export interface LegacyHttpExchange {
   /** The transport's context for this request (the authenticated principal, when there is one). */
   readonly context: MessageContext | undefined;
   reject(rejection: HttpRejection): void;
-  /** Reads and parses the body; a rejection is already answered. */
-  readMessage(): Promise<Exclude<Classified, { kind: "invalid" }> | undefined>;
+  /** Reads and decodes the body, or says why it was refused (to be answered with `reject`). */
+  readMessage(): Promise<Exclude<Classified, { kind: "invalid" }> | HttpRejection>;
   /** Serves one message as a POST exchange whose messages belong to `session`. */
   serve(message: JsonRpcMessage, session: LegacySession): Promise<void>;
 }
@@ -91,7 +91,7 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
     });
   }
   const read = await exchange.readMessage();
-  if (read === undefined) return;
+  if ("status" in read) return exchange.reject(read);
   if (!("method" in read.message)) {
     // Only an answer to a request this session sent and still waits for is taken; any other is refused as on the modern path.
     return session.answer(read.message) ? void res.writeHead(202).end() : exchange.reject(refuseClientResponse(read.message));

@@ -84,13 +84,17 @@ function tooLarge(limit: number): HttpRejection {
   };
 }
 
+/** A body decoded once into one JSON-RPC message (see parseBody). */
+export type ParsedBody = Exclude<ReturnType<typeof parseBody>, HttpRejection>;
+
 /**
- * Reads the whole body, refusing (413) as soon as it would exceed `limit`: a declared
- * Content-Length over the limit is refused before a byte is read, a chunked body as soon
- * as it crosses it. The refused body is never parsed; the caller drops the rest of it
- * with `discardRest` once the refusal is sent.
+ * Reads the whole body and decodes it (parseBody), refusing (413) as soon as it would
+ * exceed `limit`: a declared Content-Length over the limit is refused before a byte is
+ * read, a chunked body as soon as it crosses it. The refused body is never parsed; the
+ * caller drops the rest of it with `discardRest` once the refusal is sent. One promise
+ * per body: the decoding happens in the reader, not in an async step after it.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<string | HttpRejection> {
+export function readMessage(req: IncomingMessage, limit: number): Promise<ParsedBody | HttpRejection> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve(tooLarge(limit));
   return new Promise((resolve, reject) => {
@@ -110,7 +114,7 @@ interface BodyRead {
   readonly chunks: Buffer[];
   size: number;
   readonly limit: number;
-  resolve(body: string | HttpRejection): void;
+  resolve(body: ParsedBody | HttpRejection): void;
   reject(error: Error): void;
 }
 type ReadingRequest = IncomingMessage & { [BODY]?: BodyRead };
@@ -131,7 +135,7 @@ function onBodyEnd(this: ReadingRequest): void {
   const read = this[BODY]!;
   stopReading(this);
   const { chunks, size } = read;
-  read.resolve((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString("utf8"));
+  read.resolve(parseBody((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString("utf8")));
 }
 
 function onBodyError(this: ReadingRequest, error: Error): void {

@@ -34,11 +34,11 @@ import {
   checkVerb,
   discardRest,
   isLocalhostOrigin,
-  parseBody,
-  readBody,
+  readMessage,
   refuseClientResponse,
   statusForErrorCode,
   type HttpRejection,
+  type ParsedBody,
 } from "./http-request.js";
 import { corsHeaders, preflightHeaders } from "./http-cors.js";
 import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
@@ -119,20 +119,28 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   // One budget for every stream this handler serves.
   const exchangeOptions: HttpHandlerOptions = { ...options, budget: options.budget ?? new SseBudget(options.maxTotalBufferedBytes) };
   const handler: HandlerScope = { server, options: exchangeOptions, maxBodyBytes };
-  return (req, res) => void handle(req, res);
-
-  /** One request; a failure with no other place to go is reported and answered 500 (or the response cut). */
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return (req, res) => {
     try {
-      await route(req, res);
+      const served = route(req, res);
+      if (served !== undefined) served.catch((error: unknown) => fail(res, error));
     } catch (error) {
-      onError(error);
-      if (!res.headersSent) reject(res, { status: 500, body: errorResponse(null, ERROR_CODES.InternalError, "Internal error") });
-      else res.destroy();
+      fail(res, error);
     }
+  };
+
+  /** A failure with no other place to go: reported, and answered 500 (or the response cut). */
+  function fail(res: ServerResponse, error: unknown): void {
+    onError(error);
+    if (!res.headersSent) reject(res, { status: 500, body: errorResponse(null, ERROR_CODES.InternalError, "Internal error") });
+    else res.destroy();
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * The checks every request gets, synchronous; then the promise of serving it (none when it
+   * was answered here). A legacy session's POST goes straight to its session: no async
+   * step of its own in between.
+   */
+  function route(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
     const era = server.legacySessions;
     const sessionId = header(req, SESSION_HEADER);
     const legacy = isLegacyTransportRequest(era, sessionId);
@@ -146,21 +154,41 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     }
     const wrongVerb = legacy ? undefined : checkVerb(req.method);
     if (wrongVerb !== undefined) return reject(res, wrongVerb);
-    // Without an authenticate option nothing is awaited here.
-    const context = options.authenticate === undefined ? UNAUTHENTICATED : await authenticate(req, options.authenticate);
+    if (options.authenticate !== undefined) return authenticated(req, res, options.authenticate, sessionId, legacy);
+    return serve(req, res, sessionId, legacy, undefined);
+  }
+
+  async function authenticated(
+    req: IncomingMessage,
+    res: ServerResponse,
+    check: NonNullable<HttpHandlerOptions["authenticate"]>,
+    sessionId: string | undefined,
+    legacy: boolean,
+  ): Promise<void> {
+    const context = await authenticate(req, check);
     if ("status" in context) return reject(res, context);
-    if (legacy) return serveSessionRequest(era!, new LegacyRequest(req, res, sessionId, context.context, handler));
-    const parsed = await readMessage(req, res, maxBodyBytes);
-    if (parsed === undefined) return;
+    return serve(req, res, sessionId, legacy, context.context);
+  }
+
+  function serve(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, legacy: boolean, context: MessageContext | undefined): Promise<void> {
+    if (legacy) return serveSessionRequest(server.legacySessions!, new LegacyRequest(req, res, sessionId, context, handler));
+    return servePost(req, res, sessionId, context);
+  }
+
+  /** A POST outside any legacy session: a 2026-07-28 message, or a legacy `initialize` opening one. */
+  async function servePost(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, context: MessageContext | undefined): Promise<void> {
+    const era = server.legacySessions;
+    const parsed = await readMessage(req, maxBodyBytes);
+    if ("status" in parsed) return refuse(req, res, parsed);
     if (parsed.kind === "response") return reject(res, refuseClientResponse(parsed.message));
     const legacyInitialize = isLegacyInitialize(parsed.message, header(req, "mcp-method"));
-    if (legacyInitialize && era?.enabled) return openHttpSession(era, new LegacyRequest(req, res, sessionId, context.context, handler), parsed.message);
+    if (legacyInitialize && era?.enabled) return openHttpSession(era, new LegacyRequest(req, res, sessionId, context, handler), parsed.message);
     // A modern-only server's core answers a legacy initialize with the versions it speaks.
     const mismatch = legacyInitialize
       ? undefined
       : (checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server)));
     if (mismatch !== undefined) return reject(res, mismatch);
-    const exchange = new HttpExchange(res, parsed.message, context.context, exchangeOptions);
+    const exchange = new HttpExchange(res, parsed.message, context, exchangeOptions);
     await server.connect(exchange);
     if (parsed.kind !== "request") {
       // A notification is accepted as soon as the server has it.
@@ -169,12 +197,10 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   }
 }
 
-const UNAUTHENTICATED: { context?: MessageContext } = Object.freeze({});
-
 async function authenticate(req: IncomingMessage, check: NonNullable<HttpHandlerOptions["authenticate"]>): Promise<{ context?: MessageContext } | HttpRejection> {
   try {
     const principal = await check(req);
-    return principal === undefined ? UNAUTHENTICATED : { context: { principal } };
+    return principal === undefined ? {} : { context: { principal } };
   } catch (error) {
     const status = error instanceof HttpAuthError ? error.status : 401;
     const headers: Record<string, string> = error instanceof HttpAuthError && error.challenge ? { "www-authenticate": error.challenge } : {};
@@ -183,18 +209,10 @@ async function authenticate(req: IncomingMessage, check: NonNullable<HttpHandler
   }
 }
 
-type ParsedBody = Exclude<ReturnType<typeof parseBody>, HttpRejection>;
-
-/** The body read and decoded once; undefined when it was refused (the refusal is already answered). */
-async function readMessage(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number): Promise<ParsedBody | undefined> {
-  const body = await readBody(req, maxBodyBytes);
-  if (typeof body !== "string") {
-    reject(res, body);
-    return void discardRest(req);
-  }
-  const parsed = parseBody(body);
-  if ("status" in parsed) return void reject(res, parsed);
-  return parsed;
+/** Answers a refused body; one too large is still coming, so the rest is dropped (see discardRest). */
+function refuse(req: IncomingMessage, res: ServerResponse, rejection: HttpRejection): void {
+  reject(res, rejection);
+  if (rejection.status === 413) discardRest(req);
 }
 
 /** What every request of one handler shares. */
@@ -219,11 +237,11 @@ class LegacyRequest implements LegacyHttpExchange {
   }
 
   reject(rejection: HttpRejection): void {
-    reject(this.res, rejection);
+    refuse(this.req, this.res, rejection);
   }
 
-  readMessage(): Promise<ParsedBody | undefined> {
-    return readMessage(this.req, this.res, this.handler.maxBodyBytes);
+  readMessage(): Promise<ParsedBody | HttpRejection> {
+    return readMessage(this.req, this.handler.maxBodyBytes);
   }
 
   serve(message: JsonRpcMessage, session: LegacySession): Promise<void> {
