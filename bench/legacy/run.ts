@@ -198,7 +198,8 @@ async function fanOut(server: Server): Promise<number> {
   const target = delivered + SESSIONS;
   const started = performance.now();
   server.fire();
-  if (!(await deliveredAtLeast(target))) throw new Error(`${server.kind}: ${target - delivered} of ${SESSIONS} sessions missed a list change after ${WAIT_MS} ms`);
+  if (!(await deliveredAtLeast(target)))
+    throw new Error(`${server.kind}: ${target - delivered} of ${SESSIONS} sessions missed a list change after ${WAIT_MS} ms`);
   return performance.now() - started;
 }
 

@@ -169,7 +169,13 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     return serve(req, res, sessionId, legacy, context.context);
   }
 
-  function serve(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, legacy: boolean, context: MessageContext | undefined): Promise<void> {
+  function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    sessionId: string | undefined,
+    legacy: boolean,
+    context: MessageContext | undefined,
+  ): Promise<void> {
     if (legacy) return serveSessionRequest(server.legacySessions!, new LegacyRequest(req, res, sessionId, context, handler));
     return servePost(req, res, sessionId, context);
   }
@@ -196,7 +202,10 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   }
 }
 
-async function authenticate(req: IncomingMessage, check: NonNullable<HttpHandlerOptions["authenticate"]>): Promise<{ context?: MessageContext } | HttpRejection> {
+async function authenticate(
+  req: IncomingMessage,
+  check: NonNullable<HttpHandlerOptions["authenticate"]>,
+): Promise<{ context?: MessageContext } | HttpRejection> {
   try {
     const principal = await check(req);
     return principal === undefined ? {} : { context: { principal } };

@@ -115,21 +115,25 @@ test("on stdio, SIGTERM answers the open listen request with its complete result
   assert.equal(code, 0);
 });
 
-test("npm start serves HTTP on PORT; over HTTP the official client, pinned and in its auto negotiation, lists tools and receives tools/list_changed", E2E, async () => {
-  const port = await freePort();
-  const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
-  stops.push(() => server.stop("SIGKILL"));
-  await server.waitFor(new RegExp(`serving MCP on http://127\\.0\\.0\\.1:${port}/mcp`));
-  for (const negotiation of Object.keys(DEMO_NEGOTIATIONS) as DemoNegotiation[]) {
-    const session = await openDemoSession(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)), negotiation);
-    stops.push(() => session.client.close());
-    assert.deepEqual(await toolNames(session), ["ask_name", "toggle_greet"], negotiation);
-    assert.equal(await session.toggleAndAwaitListChanged(), "greet is now available");
-    assert.deepEqual(await toolNames(session), ["ask_name", "greet", "toggle_greet"], negotiation);
-    assert.equal(await session.toggleAndAwaitListChanged(), "greet was removed");
-    await session.client.close();
-  }
-});
+test(
+  "npm start serves HTTP on PORT; over HTTP the official client, pinned and in its auto negotiation, lists tools and receives tools/list_changed",
+  E2E,
+  async () => {
+    const port = await freePort();
+    const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
+    stops.push(() => server.stop("SIGKILL"));
+    await server.waitFor(new RegExp(`serving MCP on http://127\\.0\\.0\\.1:${port}/mcp`));
+    for (const negotiation of Object.keys(DEMO_NEGOTIATIONS) as DemoNegotiation[]) {
+      const session = await openDemoSession(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)), negotiation);
+      stops.push(() => session.client.close());
+      assert.deepEqual(await toolNames(session), ["ask_name", "toggle_greet"], negotiation);
+      assert.equal(await session.toggleAndAwaitListChanged(), "greet is now available");
+      assert.deepEqual(await toolNames(session), ["ask_name", "greet", "toggle_greet"], negotiation);
+      assert.equal(await session.toggleAndAwaitListChanged(), "greet was removed");
+      await session.client.close();
+    }
+  },
+);
 
 test("SIGTERM ends every open HTTP listen stream with its complete result and exits 0", E2E, async () => {
   const port = await freePort();

@@ -29,12 +29,14 @@ import {
 import { isLoggingLevel, LOG_LEVEL_SEVERITY } from "../request-notifications.js";
 import { KINDS } from "../subscriptions/filter.js";
 import type { HandlerEntry } from "../subscriptions/stream.js";
+import { StreamTable } from "../subscriptions/stream-table.js";
 import type { Translate } from "../connection.js";
 import type { MessageContext } from "../transport.js";
 import { INPUT_REQUIRED, serveInputRounds, type InputAsker, type Rounds } from "./input-rounds.js";
 import { ServerRequests } from "./server-requests.js";
+import { PendingNotifications } from "./pending.js";
 import { ImplicitStream, listChangedFilter, URI_KIND, type ImplicitStreamOwner } from "./implicit-stream.js";
-import { INITIALIZED_METHOD, SESSION_METHODS, SHARED_METHODS, toLegacyCapabilities, toLegacyResponse } from "./translate.js";
+import { INITIALIZED_METHOD, SESSION_METHODS, SHARED_METHODS, toLegacyCapabilities, toLegacyResponse, toModernParams } from "./translate.js";
 
 const CANCELLED_METHOD = "notifications/cancelled";
 const NO_META: Readonly<JsonObject> = Object.freeze({});
@@ -76,6 +78,12 @@ export interface SessionHost {
   ended(session: LegacySession): void;
 }
 
+/** A shared request being handled, with the connection running it (a session usually has one at a time: no Map is made for it). */
+interface Running {
+  readonly id: RequestId;
+  readonly connection: SessionConnection;
+}
+
 type Phase = "new" | "initialized" | "ready" | "closed";
 
 /** How a session ends: DELETE or a refused initialize, its client gone (EOF, idle expiry), or server shutdown. */
@@ -91,14 +99,10 @@ export class LegacySession implements ImplicitStreamOwner {
   #listStream: ImplicitStream | undefined;
   readonly #resourceStreams = new Map<string, ImplicitStream>();
   /** Shared requests being handled, with the connection running each (an HTTP POST may cancel another POST's request). */
-  readonly #running = new Map<RequestId, SessionConnection>();
+  readonly #running = new StreamTable<Running>();
   readonly #serverRequests: ServerRequests;
-  /**
-   * An HTTP session's notifications from `notifications/initialized` until its first GET
-   * stream, which delivers them: coalesced by method and URI (one list change per kind, one
-   * update per subscribed resource), so bounded by the kinds and the subscriptions.
-   */
-  #pending: Map<string, JsonRpcNotification> | undefined;
+  /** An HTTP session's notifications from `notifications/initialized` until its first GET stream, which delivers them (pending.ts). */
+  #pending: PendingNotifications | undefined;
   /** When the session last saw a message (for idle expiry). */
   lastActive = Date.now();
 
@@ -140,7 +144,7 @@ export class LegacySession implements ImplicitStreamOwner {
         if (classified.message.method === INITIALIZED_METHOD) void this.#ready();
         else if (classified.message.method === CANCELLED_METHOD) {
           const id = classified.message.params?.requestId;
-          if (typeof id === "string" || typeof id === "number") (this.#running.get(id) ?? connection).cancelRequest(id);
+          if (typeof id === "string" || typeof id === "number") (this.#running.get(id)?.connection ?? connection).cancelRequest(id);
         }
         return;
       case "request":
@@ -169,7 +173,7 @@ export class LegacySession implements ImplicitStreamOwner {
   notify(notification: JsonRpcNotification): void {
     if (this.#phase === "closed") return;
     if (this.output !== undefined) this.output.send(notification);
-    else if (!this.ownedByConnection) this.#keepPending(notification);
+    else if (!this.ownedByConnection) (this.#pending ??= new PendingNotifications()).keep(notification, KINDS.length + this.#resourceStreams.size);
   }
 
   /** The session's output from now on (an HTTP session's first GET stream); what waited for it goes out first, in order. */
@@ -185,18 +189,9 @@ export class LegacySession implements ImplicitStreamOwner {
     for (const [uri, open] of this.#resourceStreams) {
       if (open !== stream) continue;
       this.#resourceStreams.delete(uri);
-      if (URI_KIND !== undefined) this.#pending?.delete(pendingKey(URI_KIND.notificationMethod, uri)); // unsubscribed: no longer the client's
+      if (URI_KIND !== undefined) this.#pending?.forget(URI_KIND.notificationMethod, uri); // unsubscribed: no longer the client's
     }
     this.host.releaseStream(this);
-  }
-
-  #keepPending(notification: JsonRpcNotification): void {
-    const uri = notification.params?.uri;
-    const key = pendingKey(notification.method, typeof uri === "string" ? uri : undefined);
-    const pending = (this.#pending ??= new Map());
-    // A later one of the same key replaces the earlier (it says as much); a new key beyond every kind and subscription is dropped.
-    if (!pending.has(key) && pending.size >= KINDS.length + this.#resourceStreams.size) return;
-    pending.set(key, notification);
   }
 
   /** Ends the session: every implicit stream gets handleClose once, the output closes. */
@@ -206,7 +201,7 @@ export class LegacySession implements ImplicitStreamOwner {
     this.host.ended(this);
     this.#serverRequests.close("the session ended before the client answered");
     // DELETE or the client gone: its running requests are aborted. At shutdown the connections end them, as for a modern request.
-    if (why !== "shutdown") for (const [id, connection] of this.#running) connection.cancelRequest(id);
+    if (why !== "shutdown") for (const { id, connection } of this.#running.list()) connection.cancelRequest(id);
     const streams = [...this.#resourceStreams.values(), ...(this.#listStream === undefined ? [] : [this.#listStream])];
     await Promise.all(streams.map((open) => open.stream.teardown({ why })));
     this.output?.close?.();
@@ -231,13 +226,15 @@ export class LegacySession implements ImplicitStreamOwner {
         return answerEmpty(connection, id);
     }
     if (!SHARED_METHODS.has(method) || !this.host.hasMethod(method)) return connection.send(errorResponse(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
-    if (this.#running.has(id)) return connection.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
+    if (this.#running.get(id) !== undefined)
+      return connection.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
     // What the session negotiated wins over the client's own `_meta`, and transport facts over both, as on the modern path.
     const clientMeta = isObject(params._meta) ? params._meta : undefined;
     const requestMeta = clientMeta === undefined ? this.#meta : { ...clientMeta, ...this.#meta };
     const handlerMeta = clientMeta === undefined ? this.#streamMeta() : Object.freeze({ ...requestMeta, ...this.#context });
-    const modern: JsonRpcRequest = { jsonrpc: "2.0", id, method, params: withMeta(params, requestMeta) };
-    this.#running.set(id, connection);
+    const modern: JsonRpcRequest = { jsonrpc: "2.0", id, method, params: toModernParams(params, requestMeta) };
+    const running: Running = { id, connection };
+    this.#running.add(running);
     // Rounds are served only for an input_required answer; any other is translated on the spot.
     const translate: Translate = (response, rounds) =>
       isInputRequired(response) ? this.#serveRounds(modern, response, rounds, connection) : toLegacyResponse(method, response);
@@ -246,7 +243,7 @@ export class LegacySession implements ImplicitStreamOwner {
       // An HTTP POST whose request was cancelled ends without an answer; stdio's connection is the session's own.
       if (!answered && !this.ownedByConnection) await connection.abandon();
     } finally {
-      if (this.#running.get(id) === connection) this.#running.delete(id);
+      this.#running.delete(running);
     }
   }
 
@@ -340,24 +337,6 @@ export class LegacySession implements ImplicitStreamOwner {
   #streamMeta(): Readonly<Record<string, unknown>> {
     return (this.#sessionMeta ??= Object.freeze({ ...this.#meta, ...this.#context }));
   }
-}
-
-/**
- * The params with `_meta` replaced; copied key by key, several times cheaper than a spread
- * of a parsed object. A `__proto__` key is defined, as a spread would, never assigned.
- */
-function withMeta(params: JsonObject, meta: Readonly<JsonObject>): JsonObject {
-  const copy: JsonObject = {};
-  for (const key of Object.keys(params)) {
-    if (key === "__proto__") Object.defineProperty(copy, key, { value: params[key], enumerable: true, writable: true, configurable: true });
-    else copy[key] = params[key];
-  }
-  copy._meta = meta as JsonObject;
-  return copy;
-}
-
-function pendingKey(method: string, uri: string | undefined): string {
-  return uri === undefined ? method : `${method}\n${uri}`;
 }
 
 function answerEmpty(connection: SessionConnection, id: RequestId): void {

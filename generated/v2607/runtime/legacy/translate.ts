@@ -63,6 +63,21 @@ function isResourceNotFound(method: string, error: JsonRpcErrorObject): boolean 
   );
 }
 
+/**
+ * A legacy request's params as the newer revision's, `_meta` replaced by the one the
+ * session gives. Copied key by key, several times cheaper than a spread of a parsed
+ * object; a `__proto__` key is defined, as a spread would, never assigned.
+ */
+export function toModernParams(params: JsonObject, meta: Readonly<JsonObject>): JsonObject {
+  const copy: JsonObject = {};
+  for (const key of Object.keys(params)) {
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: params[key], enumerable: true, writable: true, configurable: true });
+    else copy[key] = params[key];
+  }
+  copy._meta = meta as JsonObject;
+  return copy;
+}
+
 /** The legacy shape of a shared method's answer. */
 export function toLegacyResponse(method: string, response: JsonRpcResponse): JsonRpcResponse {
   if ("error" in response) {
