@@ -10,6 +10,8 @@ interface Keyed {
   readonly id: RequestId;
 }
 
+const NONE: readonly never[] = Object.freeze([]);
+
 export class StreamTable<S extends Keyed> {
   #only: S | undefined;
   #many: Map<RequestId, S> | undefined;
@@ -44,9 +46,9 @@ export class StreamTable<S extends Keyed> {
     return this.#many?.size ?? (this.#only === undefined ? 0 : 1);
   }
 
-  /** A snapshot, safe to iterate while streams end. */
-  list(): S[] {
+  /** A snapshot, safe to iterate while streams end (the empty one is shared: a connection that ends with nothing open makes none). */
+  list(): readonly S[] {
     if (this.#many !== undefined) return [...this.#many.values()];
-    return this.#only === undefined ? [] : [this.#only];
+    return this.#only === undefined ? NONE : [this.#only];
   }
 }
