@@ -114,7 +114,10 @@ export function inputRound(sealer: RequestStateSealer, binding: string, params: 
   return {
     responses,
     state,
-    response: (key, _method) => responses?.[key] as never,
+    // Methods, not arrow properties: nothing renamed per call where keepNames is on (tsx); neither reads `this`.
+    response(key) {
+      return responses?.[key] as never;
+    },
     ask(requests, next) {
       if (next === undefined) return { resultType: "input_required", inputRequests: requests };
       return { resultType: "input_required", inputRequests: requests, requestState: sealer.seal(next, binding) };

@@ -234,11 +234,12 @@ export class LegacySession implements ImplicitStreamOwner {
     const modern: JsonRpcRequest = { jsonrpc: "2.0", id, method, params: toModernParams(params, requestMeta) };
     const running: Running = { id, connection };
     this.#running.add(running);
-    // Rounds are served only for an input_required answer; any other is translated on the spot.
-    const translate: Translate = (response, rounds) =>
-      isInputRequired(response) ? this.#serveRounds(modern, response, rounds, connection) : toLegacyResponse(method, response);
     try {
-      const answered = await connection.serve(modern, handlerMeta, translate);
+      // Rounds are served only for an input_required answer; any other is translated on the spot. (An
+      // inline arrow: a named one would be renamed on every request where keepNames is on, as under tsx.)
+      const answered = await connection.serve(modern, handlerMeta, (response, rounds) =>
+        isInputRequired(response) ? this.#serveRounds(modern, response, rounds, connection) : toLegacyResponse(method, response),
+      );
       // An HTTP POST whose request was cancelled ends without an answer; stdio's connection is the session's own.
       if (!answered && !this.ownedByConnection) await connection.abandon();
     } finally {
