@@ -1,14 +1,17 @@
 /**
  * Legacy (2025-11-25) Streamable HTTP sessions, side by side in one run: our runtime
  * (`runtime`), the official SDK v2 server (`sdk`) and a bare node:http reference (`bare`),
- * each in its own fresh process per round (servers.ts), with the same load (this process):
- * - round trip: one session, `tools/call` one at a time (after a warm-up), POST sent to
- *   answer read; every answer is checked, so a fast wrong one cannot count; also the
- *   server's CPU time per call (user + system, from the server process), which a shared
- *   machine's scheduling disturbs less than wall time;
- * - fan-out: `--sessions` sessions (initialize, initialized, GET stream each), then one
- *   list change announced to all of them, timed from the command to the last GET stream
- *   receiving its `notifications/tools/list_changed`; repeated `--fanouts` times.
+ * each in its own fresh process per round (servers.ts), with the same load (this process).
+ * The three servers of a round run at once and every sample is taken in turn from each, so
+ * a shared machine's changing load falls on all three alike:
+ * - round trip: one session each, `tools/call` one at a time (after a warm-up), POST sent
+ *   to answer read, the kinds taking turns call by call; every answer is checked, so a
+ *   fast wrong one cannot count; also each server's CPU time per call (user + system, from
+ *   the server process), which scheduling disturbs less than wall time;
+ * - fan-out: `--sessions` sessions per server (initialize, initialized, GET stream each),
+ *   then one list change announced to all of one server's sessions, timed from the command
+ *   to the last GET stream receiving its `notifications/tools/list_changed`; the kinds take
+ *   turns, `--fanouts` times each.
  * Reports min and median over every sample of every round, the ratios to the SDK and to
  * bare, and the load average before and after (the machine may be shared).
  *
@@ -90,21 +93,26 @@ async function openSession(port: number): Promise<string> {
   return id;
 }
 
-async function roundTrips(server: Server): Promise<{ samples: number[]; cpuPerCall: number }> {
-  const { port } = server;
-  const session = await openSession(port);
-  const samples: number[] = [];
-  let cpuBefore = 0;
-  for (let i = -WARM_UP_CALLS; i < CALLS; i++) {
-    if (i === 0) cpuBefore = await server.cpu();
-    const started = performance.now();
-    const answer = await post(port, { jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name: TOOL_NAME, arguments: ARGUMENTS } }, session);
-    const elapsed = performance.now() - started;
-    const result = answerOf(answer.text).result;
-    if (result?.structuredContent?.city !== "Oslo" || result.isError === true) throw new Error(`unexpected answer: ${answer.text.slice(0, 300)}`);
-    if (i >= 0) samples.push(elapsed);
+/** One checked `tools/call` on a session; its round trip in ms. */
+async function timedCall(port: number, session: string): Promise<number> {
+  const started = performance.now();
+  const answer = await post(port, { jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name: TOOL_NAME, arguments: ARGUMENTS } }, session);
+  const elapsed = performance.now() - started;
+  const result = answerOf(answer.text).result;
+  if (result?.structuredContent?.city !== "Oslo" || result.isError === true) throw new Error(`unexpected answer: ${answer.text.slice(0, 300)}`);
+  return elapsed;
+}
+
+/** Round trips on every server, the servers taking turns call by call; each server's CPU per call counted over its own calls. */
+async function roundTrips(servers: readonly Server[], results: Results): Promise<void> {
+  const sessions = await Promise.all(servers.map((server) => openSession(server.port)));
+  for (let i = 0; i < WARM_UP_CALLS; i++) for (const [index, server] of servers.entries()) await timedCall(server.port, sessions[index]!);
+  const cpuBefore = await Promise.all(servers.map((server) => server.cpu()));
+  for (let i = 0; i < CALLS; i++) {
+    for (const [index, server] of servers.entries()) results[server.kind].roundTrip.push(await timedCall(server.port, sessions[index]!));
   }
-  return { samples, cpuPerCall: ((await server.cpu()) - cpuBefore) / CALLS / 1000 };
+  const cpuAfter = await Promise.all(servers.map((server) => server.cpu()));
+  for (const [index, server] of servers.entries()) results[server.kind].cpuPerCall.push((cpuAfter[index]! - cpuBefore[index]!) / CALLS / 1000);
 }
 
 /** List changes received on every GET stream of this process, and waiters for a total. */
@@ -156,7 +164,24 @@ function openStream(port: number, sessionId: string): Promise<() => void> {
   });
 }
 
-async function fanOuts(server: Server): Promise<number[]> {
+/** Every server's sessions and GET streams; then fan-outs, the servers taking turns. */
+async function fanOuts(servers: readonly Server[], results: Results): Promise<void> {
+  const closers: Array<() => void> = [];
+  try {
+    for (const server of servers) closers.push(...(await openStreams(server)));
+    for (let i = -WARM_UP_FANOUTS; i < FANOUTS; i++) {
+      for (const server of servers) {
+        const elapsed = await fanOut(server);
+        if (i >= 0) results[server.kind].fanOut.push(elapsed);
+      }
+    }
+  } finally {
+    closers.forEach((close) => close());
+  }
+}
+
+/** `SESSIONS` sessions on one server, each with its GET stream open; their closers. */
+async function openStreams(server: Server): Promise<Array<() => void>> {
   const sessions: string[] = [];
   const open = async () => {
     while (sessions.length < SESSIONS) {
@@ -165,21 +190,17 @@ async function fanOuts(server: Server): Promise<number[]> {
     }
   };
   await Promise.all(Array.from({ length: OPEN_CONCURRENCY }, open));
-  const closers = await Promise.all(sessions.map((id) => openStream(server.port, id)));
-  const samples: number[] = [];
-  try {
-    for (let i = -WARM_UP_FANOUTS; i < FANOUTS; i++) {
-      const target = delivered + SESSIONS;
-      const started = performance.now();
-      server.fire();
-      if (!(await deliveredAtLeast(target)))
-        throw new Error(`${server.kind}: ${target - delivered} of ${SESSIONS} sessions missed a list change after ${WAIT_MS} ms`);
-      if (i >= 0) samples.push(performance.now() - started);
-    }
-  } finally {
-    closers.forEach((close) => close());
-  }
-  return samples;
+  return Promise.all(sessions.map((id) => openStream(server.port, id)));
+}
+
+/** One list change to all of a server's sessions: ms from the command to the last stream receiving it. */
+async function fanOut(server: Server): Promise<number> {
+  const target = delivered + SESSIONS;
+  const started = performance.now();
+  server.fire();
+  if (!(await deliveredAtLeast(target)))
+    throw new Error(`${server.kind}: ${target - delivered} of ${SESSIONS} sessions missed a list change after ${WAIT_MS} ms`);
+  return performance.now() - started;
 }
 
 interface Server {
@@ -244,18 +265,15 @@ async function main(): Promise<void> {
   const loadBefore = loadavg();
   const results = Object.fromEntries(KINDS.map((kind) => [kind, { roundTrip: [], cpuPerCall: [], fanOut: [] }])) as unknown as Results;
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const kind of KINDS) {
-      const server = await startServer(kind);
-      try {
-        const { samples, cpuPerCall } = await roundTrips(server);
-        results[kind].roundTrip.push(...samples);
-        results[kind].cpuPerCall.push(cpuPerCall);
-        results[kind].fanOut.push(...(await fanOuts(server)));
-      } finally {
-        server.child.kill();
-      }
-      process.stderr.write(`round ${round} ${kind} done\n`);
+    const servers: Server[] = [];
+    try {
+      for (const kind of KINDS) servers.push(await startServer(kind));
+      await roundTrips(servers, results);
+      await fanOuts(servers, results);
+    } finally {
+      for (const server of servers) server.child.kill();
     }
+    process.stderr.write(`round ${round} done (load ${loadavg()[0]!.toFixed(2)})\n`);
   }
   postAgent.destroy();
   report(results, loadBefore);

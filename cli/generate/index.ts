@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { loadSchema } from "./load.js";
+import { loadSchema, type LoadedSchema } from "./load.js";
 import { checkRevisionName, defaultSchemaUrl, identifySchema, readLock, versionFolder, type Lock, type SchemaIdentity } from "./verify.js";
 import { DEFAULT_LEGACY_FOLDER, noLegacyRevision, readRuntimeSource } from "./emit-runtime.js";
 import {
@@ -20,6 +20,8 @@ import { loadExtensions, type LoadedExtension } from "./extend.js";
 export interface TypesOptions {
   /** Path or http(s) URL; the pinned default revision's URL when absent. */
   schema?: string;
+  /** That schema already read (a project identifies it before generating): it is not read again, a URL not downloaded twice. */
+  loaded?: LoadedSchema;
   /** The folder that receives v<yymm>/. */
   out: string;
   check?: boolean;
@@ -76,7 +78,7 @@ export function readRunInputs(): RunInputs {
 export async function generateTypes(options: TypesOptions, run: RunInputs = readRunInputs()): Promise<TypesReport> {
   const { lock, runtimeSource } = run;
   const requested = options.protocolVersion === undefined ? undefined : checkRevisionName(options.protocolVersion, lock);
-  const loaded = await loadSchema(options.schema ?? defaultSchemaUrl(lock));
+  const loaded = options.loaded ?? (await loadSchema(options.schema ?? defaultSchemaUrl(lock)));
   const identity = identifySchema(loaded, lock, requested);
   const outDir = join(options.out, versionFolder(identity.revision));
   const extensions = await loadExtensions(options.extensions ?? []);

@@ -107,14 +107,17 @@ export async function addRevision(
 ): Promise<ProjectReport> {
   const outDir = resolve(projectDir, config.out);
   assertImportPointOurs(outDir);
-  // The config's entries are keyed by revision: a schema given without one is identified first.
-  const named = protocolVersion ?? identifySchema(await loadSchema(schema), readLock()).revision;
+  // The config's entries are keyed by revision: a schema given without one is identified
+  // first, and the generator is handed what was read (a URL is downloaded once).
+  const loaded = protocolVersion === undefined ? await loadSchema(schema) : undefined;
+  const named = protocolVersion ?? identifySchema(loaded!, readLock()).revision;
   // A revision new to the list keeps the extensions of the newest one before it (a spec
   // update keeps what the project uses); --extension chooses others.
   const inherited = config.revisions.includes(named) ? undefined : config.extensions[config.revisions.at(-1) ?? ""];
   const chosen = extensions ?? config.extensions[named] ?? inherited;
   const report = await generateTypes({
     schema,
+    loaded,
     protocolVersion,
     out: outDir,
     check,

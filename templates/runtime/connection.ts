@@ -52,8 +52,12 @@ const PRINCIPAL_KEY = "principal";
 
 export type { RequestContext } from "./request-notifications.js";
 
-/** A legacy session's last step before an answer leaves: more input rounds (see legacy/input-rounds.ts), then the legacy shape. */
-export type Translate = (response: JsonRpcResponse, rounds: Rounds) => Promise<JsonRpcResponse>;
+/**
+ * A legacy session's last step before an answer leaves: more input rounds (see
+ * legacy/input-rounds.ts), then the legacy shape. Synchronous when no round is needed (the
+ * common answer spends no promise on it).
+ */
+export type Translate = (response: JsonRpcResponse, rounds: Rounds) => JsonRpcResponse | Promise<JsonRpcResponse>;
 
 /** What a connection needs from its server. */
 export interface ConnectionHost {
@@ -68,7 +72,11 @@ export interface ConnectionHost {
   /** Adds `resultType` and the server info to a result body. */
   finishResult(result: JsonObject): JsonObject;
   hasMethod(method: string): boolean;
-  dispatch(request: JsonRpcRequest, context: RequestContext): Promise<JsonRpcResponse>;
+  /**
+   * Runs a request's handler. `asReturned`: the result as the handler returned it, without
+   * what `finishResult` adds (a legacy answer, which would drop it again).
+   */
+  dispatch(request: JsonRpcRequest, context: RequestContext, asReturned?: boolean): Promise<JsonRpcResponse>;
   forget(connection: Connection): void;
   /** Legacy (`initialize`) sessions: the era takes their messages before the checks below. */
   readonly legacy: LegacyEra;
@@ -79,8 +87,8 @@ export class Connection implements StreamHost, EraConnection {
   modernSeen = false;
   readonly #streams = new StreamTable<ListenStream>();
   #shutdown: Promise<void> | undefined;
-  /** Requests being handled, for cancellation; made on first use (listen-only connections never need it). */
-  #inFlight: Map<RequestId, AbortController> | undefined;
+  /** Requests being handled, for cancellation. */
+  readonly #inFlight = new StreamTable<RequestScope>();
   #closed = false;
   /** Set while the peer's input has ended: wakes #finishThenClose once no request runs. */
   #idle: (() => void) | undefined;
@@ -97,11 +105,12 @@ export class Connection implements StreamHost, EraConnection {
     return this.host.mailboxSize;
   }
 
-  async start(): Promise<void> {
+  /** Not `async`: the transport's own promise is returned (one POST, one connection, no promise of its own). */
+  start(): Promise<void> {
     // An inline arrow, not a class-field one: per connection it is the cheapest closure.
     if (supportsPush(this.transport)) this.transport.subscribe!((event) => this.#onEvent(event));
     else void this.#pull();
-    await this.transport.connect();
+    return this.transport.connect();
   }
 
   send(message: JsonRpcMessage, json?: string): void {
@@ -188,7 +197,7 @@ export class Connection implements StreamHost, EraConnection {
     const stream = this.#streams.get(id);
     // Cancelling a listen request is an outside teardown: handleClose, nothing more sent.
     if (stream !== undefined) void stream.teardown({ why: "cancelled" });
-    else this.#inFlight?.get(id)?.abort();
+    else this.#inFlight.get(id)?.abort();
   }
 
   async #request(request: JsonRpcRequest, context: MessageContext | undefined): Promise<void> {
@@ -220,21 +229,23 @@ export class Connection implements StreamHost, EraConnection {
   async serve(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, translate?: Translate): Promise<boolean> {
     const { id } = request;
     if (translate !== undefined && this.#refuseIdInUse(id)) return true;
-    const controller = new AbortController();
-    const inFlight = (this.#inFlight ??= new Map());
-    inFlight.set(id, controller);
-    const scope = new RequestScope(id, meta, controller.signal, this);
-    let response = await this.host.dispatch(request, scope);
+    const scope = new RequestScope(id, meta, this);
+    const inFlight = this.#inFlight;
+    inFlight.add(scope);
+    let response = await this.host.dispatch(request, scope, translate !== undefined);
     if (translate !== undefined) {
-      response = await translate(response, { signal: controller.signal, dispatch: (retry) => this.host.dispatch(retry, scope) }).catch((error: unknown) => {
+      try {
+        const translated = translate(response, new RetryRounds(this.host, scope));
+        response = translated instanceof Promise ? await translated : translated;
+      } catch (error) {
         this.host.emit({ type: "handler-error", id, callback: request.method, error });
-        return errorResponse(id, INTERNAL_ERROR, `Internal error while handling ${request.method}`);
-      });
+        response = errorResponse(id, INTERNAL_ERROR, `Internal error while handling ${request.method}`);
+      }
     }
     scope.finish(); // the result goes next: nothing about this request may follow it
-    inFlight.delete(id);
+    inFlight.delete(scope);
     // A cancelled request gets no response: the client said it will not use one.
-    const answered = !controller.signal.aborted;
+    const answered = !scope.aborted;
     if (answered) this.send(response);
     if (inFlight.size === 0) this.#idle?.();
     return answered;
@@ -251,11 +262,11 @@ export class Connection implements StreamHost, EraConnection {
   }
 
   cancelRequest(id: RequestId): void {
-    this.#inFlight?.get(id)?.abort();
+    this.#inFlight.get(id)?.abort();
   }
 
   #refuseIdInUse(id: RequestId): boolean {
-    if (!this.#inFlight?.has(id) && this.#streams.get(id) === undefined) return false;
+    if (this.#inFlight.get(id) === undefined && this.#streams.get(id) === undefined) return false;
     this.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
     return true;
   }
@@ -290,7 +301,7 @@ export class Connection implements StreamHost, EraConnection {
   /** The peer sent its last message: streams end, answers still due are written, then the transport closes. */
   async #finishThenClose(): Promise<void> {
     for (const stream of this.#streams.list()) void stream.teardown({ why: "client-gone" });
-    if (this.#inFlight !== undefined && this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+    if (this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
     await this.transport.close();
   }
 
@@ -302,9 +313,24 @@ export class Connection implements StreamHost, EraConnection {
     if (this.#closed) return;
     for (const stream of this.#streams.list()) void stream.teardown({ why });
     this.#closed = true;
-    for (const controller of this.#inFlight?.values() ?? []) controller.abort();
-    this.#inFlight = undefined;
+    for (const scope of this.#inFlight.list()) scope.abort();
     if (this.legacySession?.ownedByConnection) void this.legacySession.close("client-gone");
     this.host.forget(this);
+  }
+}
+
+/** A request's further rounds (legacy input rounds): its signal, and its handler run again in the same scope. */
+class RetryRounds implements Rounds {
+  constructor(
+    readonly host: ConnectionHost,
+    readonly scope: RequestScope,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.scope.signal;
+  }
+
+  dispatch(retry: JsonRpcRequest): Promise<JsonRpcResponse> {
+    return this.host.dispatch(retry, this.scope, true);
   }
 }

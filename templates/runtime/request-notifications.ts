@@ -88,19 +88,49 @@ export interface NotificationSink {
   closeStream?(): boolean;
 }
 
-/** One request's context; the connection finishes it right before the result is sent. */
+/**
+ * One request's context; the connection finishes it right before the result is sent. Its
+ * abort signal is made on first use: most handlers never read it, and a request cancelled
+ * before that still sees an aborted signal.
+ */
 export class RequestScope implements RequestContext {
   readonly #sink: NotificationSink;
   #finished = false;
+  #aborted = false;
+  #controller: AbortController | undefined;
   #lastProgress = -Infinity;
 
   constructor(
     readonly requestId: RequestId,
     readonly meta: Readonly<Record<string, unknown>>,
-    readonly signal: AbortSignal,
     sink: NotificationSink,
   ) {
     this.#sink = sink;
+  }
+
+  /** The key of the connection's table of running requests. */
+  get id(): RequestId {
+    return this.requestId;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort();
+    }
+    return this.#controller.signal;
+  }
+
+  /** Whether the request was cancelled (or its connection went away). */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** Cancels the request: its signal aborts, every later send is refused. Idempotent. */
+  abort(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#controller?.abort();
   }
 
   /** From now on every send is refused: the result goes next, and nothing after it. */
@@ -134,6 +164,6 @@ export class RequestScope implements RequestContext {
   }
 
   #isOver(): boolean {
-    return this.#finished || this.signal.aborted;
+    return this.#finished || this.#aborted;
   }
 }

@@ -27,7 +27,7 @@ import { Primitives } from "./primitives/index.js";
 import type { ListsOptions } from "./primitives/pagination.js";
 import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
 import type { ResourceOptions, ResourceReader, TemplateOptions, TemplateReader } from "./primitives/resources.js";
-import type { Transport } from "./transport.js";
+import { SENT, type Transport } from "./transport.js";
 import type { SchemaValidator } from "./validation.js";
 import type { ParamHeader } from "./transports/param-headers.js";
 import type { InputRequiredAnswer } from "./input-required.js";
@@ -224,17 +224,24 @@ export class Server {
     return this.#host.legacy;
   }
 
-  async #connect(transport: Transport, session: LegacySession | undefined): Promise<void> {
-    if (this.#closed) throw new Error("the server is closed; create a new one to serve again");
+  /** Not `async`: a transport already connected (an HTTP POST's) costs no promise of its own. */
+  #connect(transport: Transport, session: LegacySession | undefined): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("the server is closed; create a new one to serve again"));
     const connection = new Connection(this.#host, transport);
     connection.legacySession = session;
     this.#connections.add(connection);
+    let started: Promise<void>;
     try {
-      await connection.start();
+      started = connection.start();
     } catch (error) {
       this.#connections.delete(connection);
-      throw error;
+      return Promise.reject(error);
     }
+    if (started === SENT) return started;
+    return started.catch((error: unknown) => {
+      this.#connections.delete(connection);
+      throw error;
+    });
   }
 
   /** Ends every open stream with its complete result (handleClose runs), then closes the transports. */
@@ -293,12 +300,12 @@ export class Server {
     return finished;
   }
 
-  async #dispatch(request: JsonRpcRequest, context: RequestContext): Promise<JsonRpcResponse> {
+  async #dispatch(request: JsonRpcRequest, context: RequestContext, asReturned = false): Promise<JsonRpcResponse> {
     try {
       const handler = request.method === DISCOVER_METHOD ? () => this.#discover(context) : this.#handlers.get(request.method)!;
       const result = await handler(request.params ?? {}, context);
       if (!isObject(result) || Array.isArray(result)) throw new TypeError(`the ${request.method} handler returned no result object`);
-      return { jsonrpc: "2.0", id: request.id, result: this.#finishResult(result as JsonObject) };
+      return { jsonrpc: "2.0", id: request.id, result: asReturned ? (result as JsonObject) : this.#finishResult(result as JsonObject) };
     } catch (error) {
       if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
       this.#emit({ type: "handler-error", id: request.id, callback: request.method, error });
@@ -317,7 +324,7 @@ export class Server {
       subscriptionHandlers: this.#subscriptionHandlers,
       finishResult: (result) => this.#finishResult(result),
       hasMethod: (method) => method === DISCOVER_METHOD || this.#handlers.has(method),
-      dispatch: (request, context) => this.#dispatch(request, context),
+      dispatch: (request, context, asReturned) => this.#dispatch(request, context, asReturned),
       forget: (connection) => void this.#connections.delete(connection),
     };
     const legacy = new LegacyEra(

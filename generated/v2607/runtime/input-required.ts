@@ -81,7 +81,31 @@ export class RequestStateSealer {
 
 /** The request a state is bound to: method, target and arguments (keys sorted, so a client's key order does not matter). */
 export function bindingOf(method: string, target: string, args: unknown): string {
-  return `${method}\n${target}\n${stableJson(args ?? {})}`;
+  const value = args ?? {};
+  // Arguments decoded from JSON with their keys already in order (the usual case) print the same through JSON.stringify.
+  return `${method}\n${target}\n${isSortedJson(value, 0) ? JSON.stringify(value) : stableJson(value)}`;
+}
+
+/**
+ * Whether JSON.stringify prints `value` exactly as stableJson would: only JSON values
+ * (no undefined, function, toJSON or class instance, which the two print differently),
+ * every object's keys already sorted. Walks without allocating; deep values take the slow path.
+ */
+function isSortedJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") return true;
+  if (typeof value !== "object" || depth > 32) return false;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (!isSortedJson(value[index], depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  let previous: string | undefined;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key) || (previous !== undefined && previous > key)) return false;
+    if (!isSortedJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+    previous = key;
+  }
+  return true;
 }
 
 export function inputRound(sealer: RequestStateSealer, binding: string, params: { inputResponses?: unknown; requestState?: unknown }): InputRound {
@@ -90,7 +114,10 @@ export function inputRound(sealer: RequestStateSealer, binding: string, params: 
   return {
     responses,
     state,
-    response: (key, _method) => responses?.[key] as never,
+    // Methods, not arrow properties: nothing renamed per call where keepNames is on (tsx); neither reads `this`.
+    response(key) {
+      return responses?.[key] as never;
+    },
     ask(requests, next) {
       if (next === undefined) return { resultType: "input_required", inputRequests: requests };
       return { resultType: "input_required", inputRequests: requests, requestState: sealer.seal(next, binding) };
@@ -110,15 +137,27 @@ function readResponses(given: unknown): Record<string, InputResponse | undefined
   return given as Record<string, InputResponse>;
 }
 
+/** JSON with every object's keys sorted; loops rather than map/join, since it runs on every call of a tool or prompt. */
 function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(",")}}`;
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let index = 0; index < value.length; index++) text += (index === 0 ? "" : ",") + stableJson(value[index]);
+    return text + "]";
   }
-  return JSON.stringify(value) ?? "null";
+  const keys = Object.keys(value);
+  if (!isSorted(keys)) keys.sort(); // a client usually sends keys in order already, and a sort allocates
+  let text = "{";
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    text += `${index === 0 ? "" : ","}${JSON.stringify(key)}:${stableJson((value as Record<string, unknown>)[key])}`;
+  }
+  return text + "}";
+}
+
+function isSorted(keys: readonly string[]): boolean {
+  for (let index = 1; index < keys.length; index++) if (keys[index - 1]! > keys[index]!) return false;
+  return true;
 }
 
 /** Typed builders for the three kinds of input request. */

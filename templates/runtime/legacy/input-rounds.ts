@@ -11,7 +11,7 @@ import { errorResponse, INTERNAL_ERROR, INVALID_REQUEST, isObject, type JsonObje
 import type * as Legacy from "./protocol.js";
 import { ClientRequestFailed } from "./server-requests.js";
 
-const INPUT_REQUIRED = "input_required";
+export const INPUT_REQUIRED = "input_required";
 
 /** Rounds one request may take before it fails: a handler that keeps asking would otherwise hold the client forever. */
 export const MAX_INPUT_ROUNDS = 16;

@@ -21,7 +21,7 @@ export class LegacyPostExchange implements Transport {
   readonly #inner: HttpExchange;
   readonly #session: LegacySession;
   readonly #era: LegacyEra;
-  readonly #sse: HttpHandlerOptions;
+  readonly #options: HttpHandlerOptions;
   readonly #requestId: RequestId | undefined;
   #stream: ResumableStream | undefined;
   #listener: TransportListener | undefined;
@@ -39,7 +39,7 @@ export class LegacyPostExchange implements Transport {
     this.#res = res;
     this.#session = session;
     this.#era = era;
-    this.#sse = era.maxBufferedBytes === undefined ? options : { ...options, maxBufferedBytes: era.maxBufferedBytes };
+    this.#options = options;
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
     this.#inner = new HttpExchange(res, message, context, options);
     const { pollAfterMs } = era.resume;
@@ -108,7 +108,9 @@ export class LegacyPostExchange implements Transport {
     if (this.#stream !== undefined) return this.#stream;
     const stream = streamsOf(this.#session, this.#era.resume).openPost(() => this.#streamEnded());
     this.#stream = stream;
-    stream.attach(this.#res, this.#sse);
+    const { maxBufferedBytes } = this.#era;
+    // The session's own cap, made only when the answer becomes a stream (most are plain JSON).
+    stream.attach(this.#res, maxBufferedBytes === undefined ? this.#options : { ...this.#options, maxBufferedBytes });
     return stream;
   }
 

@@ -180,7 +180,7 @@ export function openSessionStream(era: LegacyEra, session: LegacySession, exchan
   const lastEventId = req.headers["last-event-id"];
   if (typeof lastEventId !== "string") {
     if (streams.standalone?.attached) return refuse(409, "this session already has an open GET stream");
-    return standaloneOf(session, streams).attach(res, sse);
+    return carryStandalone(session, streams, res, sse, []);
   }
   const cursor = parseEventId(lastEventId);
   if (cursor === undefined || !streams.buffer.knows(cursor.stream)) {
@@ -195,7 +195,8 @@ export function openSessionStream(era: LegacyEra, session: LegacySession, exchan
         (cursor.stream === STANDALONE_STREAM ? "open the GET stream without Last-Event-ID" : "send the request again"),
     );
   }
-  const stream = cursor.stream === STANDALONE_STREAM ? standaloneOf(session, streams) : streams.posts.get(cursor.stream);
+  if (cursor.stream === STANDALONE_STREAM) return carryStandalone(session, streams, res, sse, missed);
+  const stream = streams.posts.get(cursor.stream);
   if (stream !== undefined) return stream.attach(res, sse, missed);
   // A POST stream that is already over: what it sent after the cursor, then the end.
   const past = new ResumableStream(streams, cursor.stream);
@@ -203,10 +204,19 @@ export function openSessionStream(era: LegacyEra, session: LegacySession, exchan
   past.attach(res, sse, missed);
 }
 
-/** The session's standalone stream, made on the first GET; the session's notifications go to it from then on. */
-function standaloneOf(session: LegacySession, streams: SessionStreams): ResumableStream {
-  if (streams.standalone !== undefined) return streams.standalone;
-  const stream = (streams.standalone = new ResumableStream(streams, STANDALONE_STREAM));
+/**
+ * Carries the session's standalone stream on `res`, making it on the first GET; the
+ * session's notifications go to it from then on. It becomes the output only once attached,
+ * so what waited for the first GET follows the priming event.
+ */
+function carryStandalone(session: LegacySession, streams: SessionStreams, res: ServerResponse, sse: SseOptions, missed: readonly ReplayEvent[]): void {
+  const made = streams.standalone === undefined;
+  const stream = (streams.standalone ??= new ResumableStream(streams, STANDALONE_STREAM));
+  stream.attach(res, sse, missed);
+  if (made) session.attachOutput(outputOf(stream, streams));
+}
+
+function outputOf(stream: ResumableStream, streams: SessionStreams): SessionOutput {
   const output: SessionOutput & { readonly attached: boolean } = {
     send: (message) => void stream.send(JSON.stringify(message)),
     close: () => streams.close(),
@@ -214,6 +224,5 @@ function standaloneOf(session: LegacySession, streams: SessionStreams): Resumabl
       return stream.attached;
     },
   };
-  session.output = output;
-  return stream;
+  return output;
 }

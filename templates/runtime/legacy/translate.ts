@@ -62,6 +62,21 @@ function isResourceNotFound(method: string, error: JsonRpcErrorObject): boolean 
   );
 }
 
+/**
+ * A legacy request's params as the newer revision's, `_meta` replaced by the one the
+ * session gives. Copied key by key, several times cheaper than a spread of a parsed
+ * object; a `__proto__` key is defined, as a spread would, never assigned.
+ */
+export function toModernParams(params: JsonObject, meta: Readonly<JsonObject>): JsonObject {
+  const copy: JsonObject = {};
+  for (const key of Object.keys(params)) {
+    if (key === "__proto__") Object.defineProperty(copy, key, { value: params[key], enumerable: true, writable: true, configurable: true });
+    else copy[key] = params[key];
+  }
+  copy._meta = meta as JsonObject;
+  return copy;
+}
+
 /** The legacy shape of a shared method's answer. */
 export function toLegacyResponse(method: string, response: JsonRpcResponse): JsonRpcResponse {
   if ("error" in response) {
@@ -77,18 +92,26 @@ export function toLegacyResponse(method: string, response: JsonRpcResponse): Jso
       `${method} answered with a result of kind "${String(kind)}", which a ${LEGACY_VERSION} client cannot receive`,
     );
   }
-  return { ...response, result: toLegacyResult(response.result) };
+  const result = toLegacyResult(response.result);
+  return result === response.result ? response : { ...response, result };
 }
 
+/** The result without what only the newer revision has; the same object when it has none of it (the common answer is not copied). */
 function toLegacyResult(result: JsonObject): JsonObject {
-  const legacy: JsonObject = { ...result };
-  for (const key of DROPPED_KEYS) delete legacy[key];
+  if (!hasModernOnlyPart(result)) return result;
+  const legacy: JsonObject = {};
+  for (const key of Object.keys(result)) if (!Object.hasOwn(MODERN_ONLY_RESULT_KEYS, key) && key !== "_meta") legacy[key] = result[key];
   if (isObject(result._meta)) {
     const meta = Object.fromEntries(Object.entries(result._meta).filter(([key]) => !MODERN_META_KEYS.has(key)));
     if (Object.keys(meta).length > 0) legacy._meta = meta;
-    else delete legacy._meta;
-  }
+  } else if (result._meta !== undefined) legacy._meta = result._meta;
   return legacy;
+}
+
+function hasModernOnlyPart(result: JsonObject): boolean {
+  if (result._meta !== undefined) return true;
+  for (const key of DROPPED_KEYS) if (key in result) return true;
+  return false;
 }
 
 /** Top-level legacy `ServerCapabilities` keys (a record: the type makes it exhaustive). */

@@ -1,13 +1,16 @@
 /**
- * A connection's open streams by id. Most connections carry one (over HTTP each listen is
- * its own POST), so the first stream sits in a field and a Map is made only for a second:
- * with 10,000 streams that spares 10,000 Maps.
+ * A connection's open streams by id, and its running requests. Most connections carry one
+ * (over HTTP each listen and each request is its own POST), so the first sits in a field
+ * and a Map is made only for a second: with 10,000 streams that spares 10,000 Maps, and a
+ * request spares the Map it would make and shrink again.
  */
 import type { RequestId } from "../jsonrpc.js";
 
 interface Keyed {
   readonly id: RequestId;
 }
+
+const NONE: readonly never[] = Object.freeze([]);
 
 export class StreamTable<S extends Keyed> {
   #only: S | undefined;
@@ -39,9 +42,13 @@ export class StreamTable<S extends Keyed> {
     return true;
   }
 
-  /** A snapshot, safe to iterate while streams end. */
-  list(): S[] {
+  get size(): number {
+    return this.#many?.size ?? (this.#only === undefined ? 0 : 1);
+  }
+
+  /** A snapshot, safe to iterate while streams end (the empty one is shared: a connection that ends with nothing open makes none). */
+  list(): readonly S[] {
     if (this.#many !== undefined) return [...this.#many.values()];
-    return this.#only === undefined ? [] : [this.#only];
+    return this.#only === undefined ? NONE : [this.#only];
   }
 }

@@ -83,45 +83,71 @@ function tooLarge(limit: number): HttpRejection {
   };
 }
 
+/** A body decoded once into one JSON-RPC message (see parseBody). */
+export type ParsedBody = Exclude<ReturnType<typeof parseBody>, HttpRejection>;
+
 /**
- * Reads the whole body, refusing (413) as soon as it would exceed `limit`: a declared
- * Content-Length over the limit is refused before a byte is read, a chunked body as soon
- * as it crosses it. The refused body is never parsed; the caller drops the rest of it
- * with `discardRest` once the refusal is sent.
+ * Reads the whole body and decodes it (parseBody), refusing (413) as soon as it would
+ * exceed `limit`: a declared Content-Length over the limit is refused before a byte is
+ * read, a chunked body as soon as it crosses it. The refused body is never parsed; the
+ * caller drops the rest of it with `discardRest` once the refusal is sent. One promise
+ * per body: the decoding happens in the reader, not in an async step after it.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<string | HttpRejection> {
+export function readMessage(req: IncomingMessage, limit: number): Promise<ParsedBody | HttpRejection> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.resolve(tooLarge(limit));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        chunks.length = 0;
-        resolve(tooLarge(limit));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(Buffer.concat(chunks, size).toString("utf8"));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(error);
-    };
-    const cleanup = () => {
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-    };
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
+    (req as ReadingRequest)[BODY] = { chunks: [], size: 0, limit, resolve, reject };
+    req.on("data", onBodyData);
+    req.on("end", onBodyEnd);
+    req.on("error", onBodyError);
   });
+}
+
+/**
+ * A body being read, kept on its request: the listeners are module functions (`this` is
+ * the request), so reading a body makes no closure per request.
+ */
+const BODY = Symbol("body");
+interface BodyRead {
+  readonly chunks: Buffer[];
+  size: number;
+  readonly limit: number;
+  resolve(body: ParsedBody | HttpRejection): void;
+  reject(error: Error): void;
+}
+type ReadingRequest = IncomingMessage & { [BODY]?: BodyRead };
+
+function onBodyData(this: ReadingRequest, chunk: Buffer): void {
+  const read = this[BODY]!;
+  read.size += chunk.length;
+  if (read.size > read.limit) {
+    stopReading(this);
+    read.chunks.length = 0;
+    read.resolve(tooLarge(read.limit));
+    return;
+  }
+  read.chunks.push(chunk);
+}
+
+function onBodyEnd(this: ReadingRequest): void {
+  const read = this[BODY]!;
+  stopReading(this);
+  const { chunks, size } = read;
+  read.resolve(parseBody((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString("utf8")));
+}
+
+function onBodyError(this: ReadingRequest, error: Error): void {
+  const read = this[BODY]!;
+  stopReading(this);
+  read.reject(error);
+}
+
+function stopReading(req: ReadingRequest): void {
+  req.off("data", onBodyData);
+  req.off("end", onBodyEnd);
+  req.off("error", onBodyError);
+  req[BODY] = undefined;
 }
 
 /**

@@ -33,11 +33,11 @@ import {
   checkVerb,
   discardRest,
   isLocalhostOrigin,
-  parseBody,
-  readBody,
+  readMessage,
   refuseClientResponse,
   statusForErrorCode,
   type HttpRejection,
+  type ParsedBody,
 } from "./http-request.js";
 import { corsHeaders, preflightHeaders } from "./http-cors.js";
 import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
@@ -45,6 +45,7 @@ import { SseWriter, type Eviction, type SseOptions } from "./http-sse.js";
 import { SHARED_FRAME_MIN_CHARS, sharedFrame, sseFrame } from "./sse-frames.js";
 import { SseBudget } from "./sse-budget.js";
 import type { LegacyEra } from "../legacy/era.js";
+import type { LegacySession } from "../legacy/session.js";
 import { LegacyPostExchange } from "../legacy/post-exchange.js";
 import { isLegacyInitialize, isLegacyTransportRequest, openHttpSession, serveSessionRequest, SESSION_HEADER, type LegacyHttpExchange } from "../legacy/http.js";
 
@@ -117,15 +118,29 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   const onError = options.onError ?? (() => {});
   // One budget for every stream this handler serves.
   const exchangeOptions: HttpHandlerOptions = { ...options, budget: options.budget ?? new SseBudget(options.maxTotalBufferedBytes) };
+  const handler: HandlerScope = { server, options: exchangeOptions, maxBodyBytes };
   return (req, res) => {
-    handle(req, res).catch((error) => {
-      onError(error);
-      if (!res.headersSent) reject(res, { status: 500, body: errorResponse(null, ERROR_CODES.InternalError, "Internal error") });
-      else res.destroy();
-    });
+    try {
+      const served = route(req, res);
+      if (served !== undefined) served.catch((error: unknown) => fail(res, error));
+    } catch (error) {
+      fail(res, error);
+    }
   };
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** A failure with no other place to go: reported, and answered 500 (or the response cut). */
+  function fail(res: ServerResponse, error: unknown): void {
+    onError(error);
+    if (!res.headersSent) reject(res, { status: 500, body: errorResponse(null, ERROR_CODES.InternalError, "Internal error") });
+    else res.destroy();
+  }
+
+  /**
+   * The checks every request gets, synchronous; then the promise of serving it (none when it
+   * was answered here). A legacy session's POST goes straight to its session: no async
+   * step of its own in between.
+   */
+  function route(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
     const era = server.legacySessions;
     const sessionId = header(req, SESSION_HEADER);
     const legacy = isLegacyTransportRequest(era, sessionId);
@@ -139,66 +154,108 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     }
     const wrongVerb = legacy ? undefined : checkVerb(req.method);
     if (wrongVerb !== undefined) return reject(res, wrongVerb);
-    const context = await authenticate(req);
+    if (options.authenticate !== undefined) return authenticated(req, res, options.authenticate, sessionId, legacy);
+    return serve(req, res, sessionId, legacy, undefined);
+  }
+
+  async function authenticated(
+    req: IncomingMessage,
+    res: ServerResponse,
+    check: NonNullable<HttpHandlerOptions["authenticate"]>,
+    sessionId: string | undefined,
+    legacy: boolean,
+  ): Promise<void> {
+    const context = await authenticate(req, check);
     if ("status" in context) return reject(res, context);
-    if (legacy) return serveSessionRequest(era!, legacyExchange(req, res, sessionId, context.context));
-    const parsed = await readMessage(req, res);
-    if (parsed === undefined) return;
+    return serve(req, res, sessionId, legacy, context.context);
+  }
+
+  function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    sessionId: string | undefined,
+    legacy: boolean,
+    context: MessageContext | undefined,
+  ): Promise<void> {
+    if (legacy) return serveSessionRequest(server.legacySessions!, new LegacyRequest(req, res, sessionId, context, handler));
+    return servePost(req, res, sessionId, context);
+  }
+
+  /** A POST outside any legacy session: a 2026-07-28 message, or a legacy `initialize` opening one. */
+  async function servePost(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, context: MessageContext | undefined): Promise<void> {
+    const era = server.legacySessions;
+    const parsed = await readMessage(req, maxBodyBytes);
+    if ("status" in parsed) return refuse(req, res, parsed);
     if (parsed.kind === "response") return reject(res, refuseClientResponse(parsed.message));
     const legacyInitialize = isLegacyInitialize(parsed.message, header(req, "mcp-method"));
-    if (legacyInitialize && era?.enabled) return openHttpSession(era, legacyExchange(req, res, sessionId, context.context), parsed.message);
+    if (legacyInitialize && era?.enabled) return openHttpSession(era, new LegacyRequest(req, res, sessionId, context, handler), parsed.message);
     // A modern-only server's core answers a legacy initialize with the versions it speaks.
     const mismatch = legacyInitialize
       ? undefined
       : (checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server)));
     if (mismatch !== undefined) return reject(res, mismatch);
-    const exchange = new HttpExchange(res, parsed.message, context.context, exchangeOptions);
+    const exchange = new HttpExchange(res, parsed.message, context, exchangeOptions);
     await server.connect(exchange);
     if (parsed.kind !== "request") {
       // A notification is accepted as soon as the server has it.
       res.writeHead(202).end();
     }
   }
+}
 
-  async function readMessage(req: IncomingMessage, res: ServerResponse): Promise<Exclude<ReturnType<typeof parseBody>, HttpRejection> | undefined> {
-    const body = await readBody(req, maxBodyBytes);
-    if (typeof body !== "string") {
-      reject(res, body);
-      return void discardRest(req);
-    }
-    const parsed = parseBody(body);
-    if ("status" in parsed) return void reject(res, parsed);
-    return parsed;
+async function authenticate(
+  req: IncomingMessage,
+  check: NonNullable<HttpHandlerOptions["authenticate"]>,
+): Promise<{ context?: MessageContext } | HttpRejection> {
+  try {
+    const principal = await check(req);
+    return principal === undefined ? {} : { context: { principal } };
+  } catch (error) {
+    const status = error instanceof HttpAuthError ? error.status : 401;
+    const headers: Record<string, string> = error instanceof HttpAuthError && error.challenge ? { "www-authenticate": error.challenge } : {};
+    const message = error instanceof Error ? error.message : "unauthorized";
+    return { status, headers, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) };
+  }
+}
+
+/** Answers a refused body; one too large is still coming, so the rest is dropped (see discardRest). */
+function refuse(req: IncomingMessage, res: ServerResponse, rejection: HttpRejection): void {
+  reject(res, rejection);
+  if (rejection.status === 413) discardRest(req);
+}
+
+/** What every request of one handler shares. */
+interface HandlerScope {
+  readonly server: ConnectableServer;
+  readonly options: HttpHandlerOptions;
+  readonly maxBodyBytes: number;
+}
+
+/** One request handed to the legacy side (legacy/http.ts): one object per request, its methods on the prototype. */
+class LegacyRequest implements LegacyHttpExchange {
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly sessionId: string | undefined,
+    readonly context: MessageContext | undefined,
+    readonly handler: HandlerScope,
+  ) {}
+
+  get sse(): SseOptions {
+    return this.handler.options;
   }
 
-  function legacyExchange(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, context: MessageContext | undefined): LegacyHttpExchange {
-    return {
-      req,
-      res,
-      sessionId,
-      context,
-      sse: exchangeOptions,
-      reject: (rejection) => reject(res, rejection),
-      readMessage: async () => {
-        const parsed = await readMessage(req, res);
-        return parsed && { message: parsed.message, isRequest: parsed.kind === "request" };
-      },
-      serve: (message, session) =>
-        server.legacySessions!.host.connect(new LegacyPostExchange(res, message, context, exchangeOptions, session, server.legacySessions!), session),
-    };
+  reject(rejection: HttpRejection): void {
+    refuse(this.req, this.res, rejection);
   }
 
-  async function authenticate(req: IncomingMessage): Promise<{ context?: MessageContext } | HttpRejection> {
-    if (options.authenticate === undefined) return {};
-    try {
-      const principal = await options.authenticate(req);
-      return principal === undefined ? {} : { context: { principal } };
-    } catch (error) {
-      const status = error instanceof HttpAuthError ? error.status : 401;
-      const headers: Record<string, string> = error instanceof HttpAuthError && error.challenge ? { "www-authenticate": error.challenge } : {};
-      const message = error instanceof Error ? error.message : "unauthorized";
-      return { status, headers, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) };
-    }
+  readMessage(): Promise<ParsedBody | HttpRejection> {
+    return readMessage(this.req, this.handler.maxBodyBytes);
+  }
+
+  serve(message: JsonRpcMessage, session: LegacySession): Promise<void> {
+    const era = this.handler.server.legacySessions!;
+    return era.host.connect(new LegacyPostExchange(this.res, message, this.context, this.handler.options, session, era), session);
   }
 }
 
@@ -248,7 +305,10 @@ export class HttpExchange implements Transport {
     return this.#writer;
   }
 
-  async connect(): Promise<void> {}
+  /** Nothing to wait for: the shared settled promise (one POST, one call). */
+  connect(): Promise<void> {
+    return SENT;
+  }
 
   /** Not `async`: on the per-notification path a shared settled promise saves an allocation. */
   sendMessage(message: JsonRpcMessage, encoded?: string): Promise<void> {
@@ -359,7 +419,9 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
   const allowedOrigins = options.allowedOrigins ?? (isLoopback(host) ? isLocalhostOrigin : []);
   const handler = createHttpHandler(server, { ...options, allowedOrigins });
   const httpServer = createServer((req, res) => {
-    const requestPath = (req.url ?? "/").split("?", 1)[0];
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    const requestPath = query < 0 ? url : url.slice(0, query);
     if (requestPath === path) return handler(req, res);
     reject(res, { status: 404, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `no MCP endpoint at ${requestPath}; use ${path}`) });
   });

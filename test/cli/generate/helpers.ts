@@ -59,9 +59,11 @@ export function editedSchema(source: string, dir: string, folder: string, edit: 
   return put(join(dir, folder, "schema.json"), JSON.stringify(schema, null, 2));
 }
 
-/** Serves `body` on 127.0.0.1 at a free port; close() when done. */
-export async function serveOnLoopback(body: string): Promise<{ url: string; close: () => Promise<void> }> {
+/** Serves `body` on 127.0.0.1 at a free port, counting the requests it answers; close() when done. */
+export async function serveOnLoopback(body: string): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0;
   const server: Server = createServer((_request, response) => {
+    requests++;
     response.writeHead(200, { "content-type": "application/json" });
     response.end(body);
   });
@@ -69,6 +71,7 @@ export async function serveOnLoopback(body: string): Promise<{ url: string; clos
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/schema/2026-07-28/schema.json`,
+    requests: () => requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

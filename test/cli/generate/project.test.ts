@@ -13,7 +13,7 @@ import { FUTURE_REVISION, futureSchemaText } from "../../support/future-schema.j
 import { repoRoot } from "../../support/schemas.js";
 import { schemaPath } from "../../support/schemas.js";
 import { schemasDir } from "../scaffold/helpers.js";
-import { explain, runMcpGen, tempFolder } from "./helpers.js";
+import { explain, runMcpGen, serveOnLoopback, tempFolder } from "./helpers.js";
 
 const SLOW = { timeout: 180_000 };
 // Every child reads the pinned schemas from disk, never from the network.
@@ -172,6 +172,23 @@ test("--check of pinned revisions reads no schema: the lock's sha256 stands for 
     writeFileSync(join(app, "generated", "v2607", "methods.ts"), "// edited\n");
     assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511", tasks), false, "an edited file");
   } finally {
+    temp.remove();
+  }
+});
+
+test("in a project --schema <url> without --protocol-version downloads the schema once: identified, then generated from the same bytes", SLOW, async () => {
+  const temp = tempFolder("mcp-gen-project-url-once");
+  const server = await serveOnLoopback(readFileSync(schemaPath("2026-07-28"), "utf8"));
+  try {
+    const app = project(temp.dir, readProjectConfig(repoRoot));
+    cpSync(join(repoRoot, "generated"), join(app, "generated"), { recursive: true });
+    // --check of fresh output: the schema is read, identified as the pinned 2026-07-28 and found up to date.
+    const run = await runMcpGen(["types", "--check", "--schema", server.url], app);
+    assert.equal(run.status, 0, explain(run));
+    assert.match(run.stdout, /generated\/v2607 is up to date with MCP 2026-07-28 \(pinned/);
+    assert.equal(server.requests(), 1);
+  } finally {
+    await server.close();
     temp.remove();
   }
 });

@@ -1,6 +1,8 @@
 /**
- * The official MCP client, pinned to 2026-07-28, driving the sample demo: listen for tool
- * list changes, call toggle_greet, and wait for the notification on the listen stream.
+ * The official MCP client driving the sample demo: listen for tool list changes, call
+ * toggle_greet, and wait for the notification on the listen stream. Pinned to 2026-07-28,
+ * or in its `auto` negotiation, which probes with `server/discover` and must settle on
+ * 2026-07-28 against the dual-era scaffold.
  */
 import { Client, type McpSubscription, type Transport } from "@modelcontextprotocol/client";
 
@@ -11,11 +13,16 @@ export interface DemoSession {
   toggleAndAwaitListChanged(): Promise<string>;
 }
 
-export async function openDemoSession(transport: Transport): Promise<DemoSession> {
-  const client = new Client({ name: "scaffold-e2e", version: "0.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+export type DemoNegotiation = "pinned" | "auto";
+
+export async function openDemoSession(transport: Transport, negotiation: DemoNegotiation = "pinned"): Promise<DemoSession> {
+  const mode = negotiation === "pinned" ? { pin: "2026-07-28" } : ("auto" as const);
+  const client = new Client({ name: "scaffold-e2e", version: "0.0.0" }, { versionNegotiation: { mode } });
   const waiters: Array<() => void> = [];
   client.setNotificationHandler("notifications/tools/list_changed", () => waiters.splice(0).forEach((wake) => wake()));
   await client.connect(transport);
+  const version = client.getNegotiatedProtocolVersion();
+  if (version !== "2026-07-28") throw new Error(`the ${negotiation} negotiation settled on ${String(version)}, not 2026-07-28`);
   const subscription = await client.listen({ toolsListChanged: true });
   return {
     client,

@@ -11,7 +11,7 @@ import { explain, npmEnv, runCreate, runIn, runMcpGen, startProcess, tempFolder,
 import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { legacyRoundTrip } from "./legacy-client.js";
-import { exercisePrimitives, openDemoSession, type DemoSession, type PrimitivesSeen } from "./mcp-client.js";
+import { exercisePrimitives, openDemoSession, type DemoNegotiation, type DemoSession, type PrimitivesSeen } from "./mcp-client.js";
 
 // One project for the whole file, scaffolded with both transports and installed (from the
 // npm cache) by create-mcp-handler itself; the tests run in order and build on it.
@@ -59,24 +59,29 @@ test("the new project type-checks and its own tests pass", E2E, () => {
   assert.match(tests.stdout, /# fail 0/);
 });
 
-test("over stdio the official client calls toggle_greet and receives tools/list_changed", E2E, async () => {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ["dist/src/main.js", "--stdio"],
-    cwd: app,
-    stderr: "pipe",
+const DEMO_NEGOTIATIONS = { pinned: "pinned to 2026-07-28", auto: "in its auto negotiation" } as const;
+
+for (const [negotiation, how] of Object.entries(DEMO_NEGOTIATIONS) as Array<[DemoNegotiation, string]>) {
+  test(`over stdio the official client ${how} lists tools, calls toggle_greet and receives tools/list_changed`, E2E, async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["dist/src/main.js", "--stdio"],
+      cwd: app,
+      stderr: "pipe",
+    });
+    const session = await openDemoSession(transport, negotiation);
+    stops.push(() => session.client.close());
+    assert.deepEqual(session.subscription.honoredFilter, { toolsListChanged: true });
+    assert.deepEqual(await toolNames(session), ["ask_name", "toggle_greet"]);
+    assert.equal(await session.toggleAndAwaitListChanged(), "greet is now available");
+    assert.deepEqual(await toolNames(session), ["ask_name", "greet", "toggle_greet"]);
+    assert.equal(await session.toggleAndAwaitListChanged(), "greet was removed");
+    assert.deepEqual(await toolNames(session), ["ask_name", "toggle_greet"]);
+    // SIGTERM: the open listen stream ends with its complete result.
+    process.kill(transport.pid!, "SIGTERM");
+    assert.equal(await within(session.subscription.closed, 15_000, "no end within 15 s"), "graceful");
   });
-  const session = await openDemoSession(transport);
-  stops.push(() => session.client.close());
-  assert.deepEqual(session.subscription.honoredFilter, { toolsListChanged: true });
-  assert.equal(await session.toggleAndAwaitListChanged(), "greet is now available");
-  assert.deepEqual(await toolNames(session), ["ask_name", "greet", "toggle_greet"]);
-  assert.equal(await session.toggleAndAwaitListChanged(), "greet was removed");
-  assert.deepEqual(await toolNames(session), ["ask_name", "toggle_greet"]);
-  // SIGTERM: the open listen stream ends with its complete result.
-  process.kill(transport.pid!, "SIGTERM");
-  assert.equal(await within(session.subscription.closed, 15_000, "no end within 15 s"), "graceful");
-});
+}
 
 test("on stdio, SIGTERM answers the open listen request with its complete result and exits 0", E2E, async () => {
   const server = spawn(process.execPath, ["dist/src/main.js", "--stdio"], { cwd: app, stdio: ["pipe", "pipe", "pipe"] });
@@ -110,16 +115,25 @@ test("on stdio, SIGTERM answers the open listen request with its complete result
   assert.equal(code, 0);
 });
 
-test("npm start serves HTTP on PORT; over HTTP the official client receives tools/list_changed", E2E, async () => {
-  const port = await freePort();
-  const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
-  stops.push(() => server.stop("SIGKILL"));
-  await server.waitFor(new RegExp(`serving MCP on http://127\\.0\\.0\\.1:${port}/mcp`));
-  const session = await openDemoSession(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
-  stops.push(() => session.client.close());
-  assert.equal(await session.toggleAndAwaitListChanged(), "greet is now available");
-  assert.equal(await session.toggleAndAwaitListChanged(), "greet was removed");
-});
+test(
+  "npm start serves HTTP on PORT; over HTTP the official client, pinned and in its auto negotiation, lists tools and receives tools/list_changed",
+  E2E,
+  async () => {
+    const port = await freePort();
+    const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
+    stops.push(() => server.stop("SIGKILL"));
+    await server.waitFor(new RegExp(`serving MCP on http://127\\.0\\.0\\.1:${port}/mcp`));
+    for (const negotiation of Object.keys(DEMO_NEGOTIATIONS) as DemoNegotiation[]) {
+      const session = await openDemoSession(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)), negotiation);
+      stops.push(() => session.client.close());
+      assert.deepEqual(await toolNames(session), ["ask_name", "toggle_greet"], negotiation);
+      assert.equal(await session.toggleAndAwaitListChanged(), "greet is now available");
+      assert.deepEqual(await toolNames(session), ["ask_name", "greet", "toggle_greet"], negotiation);
+      assert.equal(await session.toggleAndAwaitListChanged(), "greet was removed");
+      await session.client.close();
+    }
+  },
+);
 
 test("SIGTERM ends every open HTTP listen stream with its complete result and exits 0", E2E, async () => {
   const port = await freePort();

@@ -87,6 +87,39 @@ describe("legacy sessions over Streamable HTTP", () => {
     }
   });
 
+  it("notifications between initialized and the first GET are kept, one list change per kind and one update per subscribed URI, and the first GET delivers them", async () => {
+    const events = new InProcessEventSource<FanoutTopics>();
+    const joined = new Set<string>();
+    const subscribe = events.subscribe.bind(events);
+    events.subscribe = (topic, listener) => (joined.add(topic), subscribe(topic, listener));
+    const server = createFanoutServer(events, "wire");
+    const handle = await serveHttp(server);
+    try {
+      const id = await initialize(handle);
+      const subscribed = await post(handle, { jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "res://a" } }, id);
+      assert.deepEqual(((await subscribed.json()) as any).result, {});
+      await until(() => joined.has("tools") && joined.has("prompts") && joined.has("resource:res://a"), "the implicit streams joined their topics");
+      // Before any GET: three tool list changes, two prompt list changes, two updates of one resource.
+      for (let i = 0; i < 3; i++) await events.publish("tools", { origin: "test" });
+      for (let i = 0; i < 2; i++) await events.publish("prompts", { origin: "test" });
+      for (let i = 0; i < 2; i++) await events.publish("resource:res://a", { origin: "test", uri: "res://a" });
+      const stream = await fetch(handle.url, { headers: { accept: "text/event-stream", "mcp-session-id": id } });
+      assert.equal(stream.status, 200);
+      await events.publish("tools", { origin: "live" }); // one more once the stream is open
+      // DELETE ends the session and with it the stream, so the whole stream can be read.
+      assert.equal((await fetch(handle.url, { method: "DELETE", headers: { "mcp-session-id": id } })).status, 204);
+      const text = await stream.text();
+      const count = (pattern: RegExp) => text.match(new RegExp(pattern, "g"))?.length ?? 0;
+      assert.equal(count(/"method":"notifications\/tools\/list_changed"/), 2, "one kept tool list change, then the live one");
+      assert.equal(count(/"method":"notifications\/prompts\/list_changed"/), 1, "one kept prompt list change");
+      assert.equal(count(/"method":"notifications\/resources\/updated","params":\{"uri":"res:\/\/a"\}/), 1, "one kept update of res://a");
+      assert.ok(text.indexOf("retry:") < text.indexOf("list_changed"), "the kept notifications follow the priming event");
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
   it("a session flood stops at the limit with 503, and the count stays there", async () => {
     const server = createServer({ name: "flood", version: "1", legacy: { maxSessions: 3 } });
     const handle = await serveHttp(server);

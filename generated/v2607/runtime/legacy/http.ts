@@ -10,7 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_CODES } from "../protocol.js";
-import { errorResponse, type JsonRpcMessage } from "../jsonrpc.js";
+import { errorResponse, type Classified, type JsonRpcMessage } from "../jsonrpc.js";
 import { refuseClientResponse, type HttpRejection } from "../transports/http-request.js";
 import type { SseOptions } from "../transports/http-sse.js";
 import type { MessageContext } from "../transport.js";
@@ -30,8 +30,8 @@ export interface LegacyHttpExchange {
   /** The transport's context for this request (the authenticated principal, when there is one). */
   readonly context: MessageContext | undefined;
   reject(rejection: HttpRejection): void;
-  /** Reads and parses the body; a rejection is already answered. */
-  readMessage(): Promise<{ message: JsonRpcMessage; isRequest: boolean } | undefined>;
+  /** Reads and decodes the body, or says why it was refused (to be answered with `reject`). */
+  readMessage(): Promise<Exclude<Classified, { kind: "invalid" }> | HttpRejection>;
   /** Serves one message as a POST exchange whose messages belong to `session`. */
   serve(message: JsonRpcMessage, session: LegacySession): Promise<void>;
 }
@@ -65,7 +65,7 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
       body: errorResponse(null, ERROR_CODES.InvalidRequestError, "Unknown or expired Mcp-Session-Id; send initialize to start a new session"),
     });
   }
-  session.lastActive = Date.now();
+  session.lastActive = Date.now(); // a POST's message sets it again: the session may have waited for the body
   if (req.method === "DELETE") {
     await session.close("cancelled");
     res.writeHead(204).end();
@@ -91,13 +91,13 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
     });
   }
   const read = await exchange.readMessage();
-  if (read === undefined) return;
+  if ("status" in read) return exchange.reject(read);
   if (!("method" in read.message)) {
     // Only an answer to a request this session sent and still waits for is taken; any other is refused as on the modern path.
     return session.answer(read.message) ? void res.writeHead(202).end() : exchange.reject(refuseClientResponse(read.message));
   }
   await exchange.serve(read.message, session);
-  if (!read.isRequest) res.writeHead(202).end();
+  if (read.kind !== "request") res.writeHead(202).end();
 }
 
 function samePrincipal(owner: unknown, caller: unknown): boolean {

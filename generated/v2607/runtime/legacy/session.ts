@@ -28,15 +28,19 @@ import {
   type RequestId,
 } from "../jsonrpc.js";
 import { isLoggingLevel, LOG_LEVEL_SEVERITY } from "../request-notifications.js";
+import { KINDS } from "../subscriptions/filter.js";
 import type { HandlerEntry } from "../subscriptions/stream.js";
+import { StreamTable } from "../subscriptions/stream-table.js";
 import type { Translate } from "../connection.js";
 import type { MessageContext } from "../transport.js";
-import { serveInputRounds, type InputAsker } from "./input-rounds.js";
+import { INPUT_REQUIRED, serveInputRounds, type InputAsker, type Rounds } from "./input-rounds.js";
 import { ServerRequests } from "./server-requests.js";
+import { PendingNotifications } from "./pending.js";
 import { ImplicitStream, listChangedFilter, URI_KIND, type ImplicitStreamOwner } from "./implicit-stream.js";
-import { INITIALIZED_METHOD, SESSION_METHODS, SHARED_METHODS, toLegacyCapabilities, toLegacyResponse } from "./translate.js";
+import { INITIALIZED_METHOD, SESSION_METHODS, SHARED_METHODS, toLegacyCapabilities, toLegacyResponse, toModernParams } from "./translate.js";
 
 const CANCELLED_METHOD = "notifications/cancelled";
+const NO_META: Readonly<JsonObject> = Object.freeze({});
 const LOWEST_LOG_LEVEL = Object.entries(LOG_LEVEL_SEVERITY).reduce((lowest, entry) => (entry[1] < lowest[1] ? entry : lowest))[0];
 
 /** What a session needs from the connection a message arrived on. */
@@ -75,6 +79,12 @@ export interface SessionHost {
   ended(session: LegacySession): void;
 }
 
+/** A shared request being handled, with the connection running it (a session usually has one at a time: no Map is made for it). */
+interface Running {
+  readonly id: RequestId;
+  readonly connection: SessionConnection;
+}
+
 type Phase = "new" | "initialized" | "ready" | "closed";
 
 /** How a session ends: DELETE or a refused initialize, its client gone (EOF, idle expiry), or server shutdown. */
@@ -82,14 +92,18 @@ export type SessionEnding = "cancelled" | "client-gone" | "shutdown";
 
 export class LegacySession implements ImplicitStreamOwner {
   #phase: Phase = "new";
-  /** The negotiated version, client info and capabilities, as a newer client's `_meta` would carry them. */
-  #meta: JsonObject = {};
+  /** The negotiated version, client info and capabilities, as a newer client's `_meta` would carry them (frozen: shared by requests). */
+  #meta: Readonly<JsonObject> = NO_META;
   #context: MessageContext | undefined;
+  /** `#meta` with the transport's context on top, made once per change of `#meta` (most requests carry no `_meta` of their own). */
+  #sessionMeta: Readonly<Record<string, unknown>> | undefined;
   #listStream: ImplicitStream | undefined;
   readonly #resourceStreams = new Map<string, ImplicitStream>();
   /** Shared requests being handled, with the connection running each (an HTTP POST may cancel another POST's request). */
-  readonly #running = new Map<RequestId, SessionConnection>();
+  readonly #running = new StreamTable<Running>();
   readonly #serverRequests: ServerRequests;
+  /** An HTTP session's notifications from `notifications/initialized` until its first GET stream, which delivers them (pending.ts). */
+  #pending: PendingNotifications | undefined;
   /** When the session last saw a message (for idle expiry). */
   lastActive = Date.now();
 
@@ -119,7 +133,10 @@ export class LegacySession implements ImplicitStreamOwner {
   /** One message of this session; `context` is the transport's (e.g. the principal), kept from `initialize`. */
   receive(connection: SessionConnection, classified: Classified, context: MessageContext | undefined): void {
     this.lastActive = Date.now();
-    if (this.#phase === "new") this.#context = context;
+    if (this.#phase === "new") {
+      this.#context = context;
+      this.#sessionMeta = undefined;
+    }
     switch (classified.kind) {
       case "invalid":
         connection.send(errorResponse(classified.id, classified.error.code, classified.error.message));
@@ -128,7 +145,7 @@ export class LegacySession implements ImplicitStreamOwner {
         if (classified.message.method === INITIALIZED_METHOD) void this.#ready();
         else if (classified.message.method === CANCELLED_METHOD) {
           const id = classified.message.params?.requestId;
-          if (typeof id === "string" || typeof id === "number") (this.#running.get(id) ?? connection).cancelRequest(id);
+          if (typeof id === "string" || typeof id === "number") (this.#running.get(id)?.connection ?? connection).cancelRequest(id);
         }
         return;
       case "request":
@@ -156,12 +173,26 @@ export class LegacySession implements ImplicitStreamOwner {
   }
 
   notify(notification: JsonRpcNotification): void {
-    if (this.#phase !== "closed") this.output?.send(notification);
+    if (this.#phase === "closed") return;
+    if (this.output !== undefined) this.output.send(notification);
+    else if (!this.ownedByConnection) (this.#pending ??= new PendingNotifications()).keep(notification, KINDS.length + this.#resourceStreams.size);
+  }
+
+  /** The session's output from now on (an HTTP session's first GET stream); what waited for it goes out first, in order. */
+  attachOutput(output: SessionOutput): void {
+    this.output = output;
+    const pending = this.#pending;
+    this.#pending = undefined;
+    if (pending !== undefined && this.#phase !== "closed") for (const notification of pending.values()) output.send(notification);
   }
 
   streamEnded(stream: ImplicitStream): void {
     if (this.#listStream === stream) this.#listStream = undefined;
-    for (const [uri, open] of this.#resourceStreams) if (open === stream) this.#resourceStreams.delete(uri);
+    for (const [uri, open] of this.#resourceStreams) {
+      if (open !== stream) continue;
+      this.#resourceStreams.delete(uri);
+      if (URI_KIND !== undefined) this.#pending?.forget(URI_KIND.notificationMethod, uri); // unsubscribed: no longer the client's
+    }
     this.host.releaseStream(this);
   }
 
@@ -172,7 +203,7 @@ export class LegacySession implements ImplicitStreamOwner {
     this.host.ended(this);
     this.#serverRequests.close("the session ended before the client answered");
     // DELETE or the client gone: its running requests are aborted. At shutdown the connections end them, as for a modern request.
-    if (why !== "shutdown") for (const [id, connection] of this.#running) connection.cancelRequest(id);
+    if (why !== "shutdown") for (const { id, connection } of this.#running.list()) connection.cancelRequest(id);
     const streams = [...this.#resourceStreams.values(), ...(this.#listStream === undefined ? [] : [this.#listStream])];
     await Promise.all(streams.map((open) => open.stream.teardown({ why })));
     this.output?.close?.();
@@ -180,48 +211,59 @@ export class LegacySession implements ImplicitStreamOwner {
 
   async #request(connection: SessionConnection, request: JsonRpcRequest): Promise<void> {
     const { id, method } = request;
-    const answer = (result: JsonObject) => connection.send({ jsonrpc: "2.0", id, result });
     if (this.#phase === "closed") return connection.send(errorResponse(id, INVALID_REQUEST, "Invalid request: the session has ended; initialize a new one"));
     if (method === SESSION_METHODS.initialize) return this.#initialize(connection, request);
-    if (method === SESSION_METHODS.ping) return answer({});
+    if (method === SESSION_METHODS.ping) return answerEmpty(connection, id);
     if (this.#phase === "new") return connection.send(errorResponse(id, INVALID_REQUEST, `Invalid request: send initialize before ${method}`));
     const params = request.params ?? {};
     switch (method) {
       case SESSION_METHODS.setLevel:
         if (!isLoggingLevel(params.level)) return connection.send(errorResponse(id, INVALID_PARAMS, `Invalid params: "level" must be a logging level`));
-        this.#meta = { ...this.#meta, [META_KEYS.logLevel]: params.level };
-        return answer({});
+        this.#setMeta({ ...this.#meta, [META_KEYS.logLevel]: params.level });
+        return answerEmpty(connection, id);
       case SESSION_METHODS.subscribe:
         return this.#subscribe(connection, id, params.uri);
       case SESSION_METHODS.unsubscribe:
         if (typeof params.uri === "string") await this.#resourceStreams.get(params.uri)?.stream.teardown({ why: "cancelled" });
-        return answer({});
+        return answerEmpty(connection, id);
     }
     if (!SHARED_METHODS.has(method) || !this.host.hasMethod(method)) return connection.send(errorResponse(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
-    const requestMeta = { ...(isObject(params._meta) ? params._meta : {}), ...this.#meta };
-    const modern: JsonRpcRequest = { ...request, params: { ...params, _meta: requestMeta } };
-    if (this.#running.has(id)) return connection.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
-    this.#running.set(id, connection);
-    const asker = this.#asker(connection);
-    const translate: Translate = async (response, rounds) => toLegacyResponse(method, await serveInputRounds(modern, response, rounds, asker));
+    if (this.#running.get(id) !== undefined)
+      return connection.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
+    // What the session negotiated wins over the client's own `_meta`, and transport facts over both, as on the modern path.
+    const clientMeta = isObject(params._meta) ? params._meta : undefined;
+    const requestMeta = clientMeta === undefined ? this.#meta : { ...clientMeta, ...this.#meta };
+    const handlerMeta = clientMeta === undefined ? this.#streamMeta() : Object.freeze({ ...requestMeta, ...this.#context });
+    const modern: JsonRpcRequest = { jsonrpc: "2.0", id, method, params: toModernParams(params, requestMeta) };
+    const running: Running = { id, connection };
+    this.#running.add(running);
     try {
-      // Transport facts win over what the client declares, as on the modern path.
-      const answered = await connection.serve(modern, Object.freeze({ ...requestMeta, ...this.#context }), translate);
+      // Rounds are served only for an input_required answer; any other is translated on the spot. (An
+      // inline arrow: a named one would be renamed on every request where keepNames is on, as under tsx.)
+      const answered = await connection.serve(modern, handlerMeta, (response, rounds) =>
+        isInputRequired(response) ? this.#serveRounds(modern, response, rounds, connection) : toLegacyResponse(method, response),
+      );
       // An HTTP POST whose request was cancelled ends without an answer; stdio's connection is the session's own.
       if (!answered && !this.ownedByConnection) await connection.abandon();
     } finally {
-      if (this.#running.get(id) === connection) this.#running.delete(id);
+      this.#running.delete(running);
     }
   }
 
   /** Asks go out on the connection of the request that needs them (an HTTP POST's own response stream). */
-  #asker(connection: SessionConnection): InputAsker {
+  async #serveRounds(request: JsonRpcRequest, first: JsonRpcResponse, rounds: Rounds, connection: SessionConnection): Promise<JsonRpcResponse> {
     const requests = this.#serverRequests;
-    return {
+    const asker: InputAsker = {
       clientCapabilities: (isObject(this.#meta[META_KEYS.clientCapabilities]) ? this.#meta[META_KEYS.clientCapabilities] : {}) as Record<string, unknown>,
       fits: (count) => requests.fits(count),
       ask: (method, params, signal) => requests.ask(connection, method, params, signal),
     };
+    return toLegacyResponse(request.method, await serveInputRounds(request, first, rounds, asker));
+  }
+
+  #setMeta(meta: JsonObject): void {
+    this.#meta = Object.freeze(meta);
+    this.#sessionMeta = undefined;
   }
 
   #initialize(connection: SessionConnection, request: JsonRpcRequest): void {
@@ -237,13 +279,13 @@ export class LegacySession implements ImplicitStreamOwner {
       void this.close("cancelled");
       return;
     }
-    this.#meta = {
+    this.#setMeta({
       [META_KEYS.protocolVersion]: protocolVersion,
       [META_KEYS.clientCapabilities]: capabilities,
       [META_KEYS.clientInfo]: clientInfo,
       // A legacy session gets every log message until logging/setLevel raises the bar.
       [META_KEYS.logLevel]: LOWEST_LOG_LEVEL,
-    };
+    });
     this.#phase = "initialized";
     const result: JsonObject = {
       protocolVersion,
@@ -294,9 +336,18 @@ export class LegacySession implements ImplicitStreamOwner {
     }
   }
 
+  /** The session's `_meta` with the transport's context on top (frozen; the context is fixed once the session has begun). */
   #streamMeta(): Readonly<Record<string, unknown>> {
-    return Object.freeze({ ...this.#meta, ...this.#context });
+    return (this.#sessionMeta ??= Object.freeze({ ...this.#meta, ...this.#context }));
   }
+}
+
+function answerEmpty(connection: SessionConnection, id: RequestId): void {
+  connection.send({ jsonrpc: "2.0", id, result: {} });
+}
+
+function isInputRequired(response: JsonRpcResponse): boolean {
+  return "result" in response && response.result.resultType === INPUT_REQUIRED;
 }
 
 /** The answer to an `initialize` naming a version this server does not speak (the 2025-11-25 lifecycle's error). */

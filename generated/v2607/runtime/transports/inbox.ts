@@ -8,8 +8,9 @@ import { TransportClosedError, type ReceivedMessage, type TransportEvent, type T
 
 export class Inbox {
   #listener: TransportListener | undefined;
-  readonly #buffered: TransportEvent[] = [];
-  readonly #waiting: Array<{ resolve(m: ReceivedMessage): void; reject(e: Error): void }> = [];
+  /** Made on first use: an HTTP POST's inbox holds one message until its connection subscribes, and is never pulled. */
+  #buffered: TransportEvent[] | undefined;
+  #waiting: Array<{ resolve(m: ReceivedMessage): void; reject(e: Error): void }> | undefined;
   #closed = false;
 
   get closed(): boolean {
@@ -24,23 +25,26 @@ export class Inbox {
       this.#listener(event);
       return;
     }
-    if (event.type === "message" && this.#waiting.length > 0) {
+    if (event.type === "message" && this.#waiting !== undefined && this.#waiting.length > 0) {
       this.#waiting.shift()!.resolve(event);
       return;
     }
-    if (event.type === "closed") {
+    if (event.type === "closed" && this.#waiting !== undefined) {
       for (const waiter of this.#waiting.splice(0)) waiter.reject(new TransportClosedError());
     }
-    this.#buffered.push(event);
+    (this.#buffered ??= []).push(event);
   }
 
   subscribe(listener: TransportListener): void {
     this.#listener = listener;
-    for (const event of this.#buffered.splice(0)) listener(event);
+    const buffered = this.#buffered;
+    if (buffered === undefined) return;
+    this.#buffered = undefined;
+    for (const event of buffered) listener(event);
   }
 
   next(): Promise<ReceivedMessage> {
-    while (this.#buffered.length > 0) {
+    while (this.#buffered !== undefined && this.#buffered.length > 0) {
       const event = this.#buffered.shift()!;
       if (event.type === "message") return Promise.resolve(event);
       if (event.type === "closed") {
@@ -50,6 +54,6 @@ export class Inbox {
       // An error or input-ended event in pull mode is dropped: the pull API has no place for it.
     }
     if (this.#closed) return Promise.reject(new TransportClosedError());
-    return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));
+    return new Promise((resolve, reject) => (this.#waiting ??= []).push({ resolve, reject }));
   }
 }
