@@ -31,6 +31,7 @@ import type { ServerResponse } from "node:http";
 import type { SseBudget } from "./sse-budget.js";
 import { StreamHold, type Eviction } from "./sse-hold.js";
 import { sseFrame, SSE_HEADERS, type SharedFrame } from "./sse-frames.js";
+import { TimerGroups, type TimerGroup } from "./timer-group.js";
 
 export type { Eviction } from "./sse-hold.js";
 
@@ -60,7 +61,7 @@ export class SseWriter {
   /** What the stream holds, against its cap, the stall time and the budget. */
   readonly #hold: StreamHold;
   /** The streams this one shares a keep-alive timer with. */
-  #keepAlive: KeepAliveGroup | undefined;
+  #keepAlive: TimerGroup<SseWriter> | undefined;
   readonly #onDrain: () => void;
   /** This turn's frames, written together when the turn ends. */
   #batch = "";
@@ -95,7 +96,7 @@ export class SseWriter {
     this.#onDrain = () => this.#drained();
     res.on("drain", this.#onDrain);
     const keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
-    if (keepAliveMs > 0) (this.#keepAlive = keepAliveGroup(keepAliveMs)).add(this);
+    if (keepAliveMs > 0) (this.#keepAlive = keepAlives.for(keepAliveMs)).add(this);
   }
 
   /** Whether the stream is over (ended, evicted or closed by the peer). */
@@ -281,37 +282,8 @@ export class SseWriter {
   }
 }
 
-/**
- * One keep-alive timer per interval for all streams, not one per stream: a timer costs
- * more than a Set entry, and 10,000 streams share one. The timer stops with its last
- * stream. Not unref'd: the open sockets keep the process alive anyway, and a ref'd timer
- * is visible to leak checks (process.getActiveResourcesInfo).
- */
-class KeepAliveGroup {
-  readonly #writers = new Set<SseWriter>();
-  #timer: NodeJS.Timeout | undefined;
-
-  constructor(readonly intervalMs: number) {}
-
-  add(writer: SseWriter): void {
-    this.#writers.add(writer);
-    this.#timer ??= setInterval(() => {
-      for (const member of this.#writers) member.sendKeepAlive();
-    }, this.intervalMs);
-  }
-
-  delete(writer: SseWriter): void {
-    this.#writers.delete(writer);
-    if (this.#writers.size > 0 || this.#timer === undefined) return;
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-}
-
-const keepAliveGroups = new Map<number, KeepAliveGroup>();
-
-function keepAliveGroup(intervalMs: number): KeepAliveGroup {
-  let group = keepAliveGroups.get(intervalMs);
-  if (group === undefined) keepAliveGroups.set(intervalMs, (group = new KeepAliveGroup(intervalMs)));
-  return group;
-}
+/** One keep-alive timer per interval for all streams, not one per stream (see TimerGroup). */
+const keepAlives = new TimerGroups<SseWriter>(
+  (intervalMs) => intervalMs,
+  (writer) => writer.sendKeepAlive(),
+);

@@ -16,6 +16,7 @@
  * so a stalled stream ends on time even when nothing more is sent to it.
  */
 import type { BudgetedStream, SseBudget } from "./sse-budget.js";
+import { TimerGroups } from "./timer-group.js";
 
 /** Why a stream was evicted. */
 export type Eviction = "stream-cap" | "server-budget" | "stalled";
@@ -152,13 +153,13 @@ export class StreamHold implements BudgetedStream {
   /** A write was refused: the stall clock starts, and the shared watch checks it from now on. */
   #stall(): void {
     this.#stalledSince = Date.now();
-    if (this.#maxStalledMs > 0) stallWatch(this.#maxStalledMs).add(this);
+    if (this.#maxStalledMs > 0) stallWatches.for(this.#maxStalledMs).add(this);
   }
 
   #unstall(): void {
     if (this.#stalledSince === 0) return;
     this.#stalledSince = 0;
-    if (this.#maxStalledMs > 0) stallWatch(this.#maxStalledMs).delete(this);
+    if (this.#maxStalledMs > 0) stallWatches.for(this.#maxStalledMs).delete(this);
   }
 }
 
@@ -168,35 +169,7 @@ export class StreamHold implements BudgetedStream {
  * per stall time (at most once a second, at least every 10 ms), so an eviction comes at
  * most a quarter of maxStalledMs late (a second at most). Stops with its last stream.
  */
-class StallWatch {
-  readonly #holds = new Set<StreamHold>();
-  #timer: NodeJS.Timeout | undefined;
-
-  constructor(readonly maxStalledMs: number) {}
-
-  add(hold: StreamHold): void {
-    this.#holds.add(hold);
-    this.#timer ??= setInterval(
-      () => {
-        const now = Date.now();
-        for (const member of this.#holds) member.evictIfStalled(now); // an eviction leaves the set: safe while iterating
-      },
-      Math.min(1000, Math.max(10, Math.floor(this.maxStalledMs / 4))),
-    );
-  }
-
-  delete(hold: StreamHold): void {
-    this.#holds.delete(hold);
-    if (this.#holds.size > 0 || this.#timer === undefined) return;
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-}
-
-const stallWatches = new Map<number, StallWatch>();
-
-function stallWatch(maxStalledMs: number): StallWatch {
-  let watch = stallWatches.get(maxStalledMs);
-  if (watch === undefined) stallWatches.set(maxStalledMs, (watch = new StallWatch(maxStalledMs)));
-  return watch;
-}
+const stallWatches = new TimerGroups<StreamHold>(
+  (maxStalledMs) => Math.min(1000, Math.max(10, Math.floor(maxStalledMs / 4))),
+  (hold, now) => hold.evictIfStalled(now), // an eviction leaves the set: safe while iterating
+);
