@@ -12,6 +12,7 @@ import {
   runtimeSourceSha256,
   summarize,
   type ManifestInputs,
+  type RuntimeInputs,
   type Summary,
 } from "./manifest.js";
 import { runtimeSourceDir } from "./paths.js";
@@ -84,7 +85,7 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
   const extensions = await loadExtensions(options.extensions ?? []);
   const legacyFolder = options.legacyFolder === undefined ? DEFAULT_LEGACY_FOLDER : options.legacyFolder;
   const inputs = manifestInputs(identity, run, extensions);
-  const runtimeInputs = legacyFolder === null ? undefined : { runtimeSourceSha256: run.runtimeSourceSha256, legacyFolder };
+  const runtimeInputs = runtimeInputsOf(run, legacyFolder);
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
   if (options.check && isFresh(outDir, inputs, runtimeInputs)) return report;
 
@@ -118,8 +119,12 @@ export async function isPinnedOutputFresh(
   if (!pin) return false;
   const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
   const inputs = manifestInputs(identity, run, await loadExtensions(extensions));
-  const runtimeInputs = legacyFolder === null ? undefined : { runtimeSourceSha256: run.runtimeSourceSha256, legacyFolder };
-  return isFresh(join(out, versionFolder(revision)), inputs, runtimeInputs);
+  return isFresh(join(out, versionFolder(revision)), inputs, runtimeInputsOf(run, legacyFolder));
+}
+
+/** What an output with a runtime adds to its inputs; none without a legacy folder to bind (then a runtime is refused). */
+function runtimeInputsOf(run: RunInputs, legacyFolder: string | null): RuntimeInputs | undefined {
+  return legacyFolder === null ? undefined : { runtimeSourceSha256: run.runtimeSourceSha256, legacyFolder };
 }
 
 /** What identifies an output: never the generator's own source text (see generatorIdentity). */

@@ -6,7 +6,7 @@ import { generateTypes, isPinnedOutputFresh, readRunInputs, type TypesReport } f
 import { isUrl, loadSchema } from "./load.js";
 import { describeChanges, readManifest } from "./manifest.js";
 import { assertImportPointOurs, IMPORT_POINT_FILE, importPointUpToDate, readEras, renderImportPoint, writeImportPoint } from "./import-point.js";
-import { identifySchema, readLock, versionFolder, type Lock } from "./verify.js";
+import { identifySchema, versionFolder, type Lock } from "./verify.js";
 
 /** What `mcp-gen types` did in a project: one report per revision, and the import point. */
 export interface ProjectReport {
@@ -109,21 +109,25 @@ export async function addRevision(
   assertImportPointOurs(outDir);
   // The config's entries are keyed by revision: a schema given without one is identified
   // first, and the generator is handed what was read (a URL is downloaded once).
+  const run = readRunInputs();
   const loaded = protocolVersion === undefined ? await loadSchema(schema) : undefined;
-  const named = protocolVersion ?? identifySchema(loaded!, readLock()).revision;
+  const named = protocolVersion ?? identifySchema(loaded!, run.lock).revision;
   // A revision new to the list keeps the extensions of the newest one before it (a spec
   // update keeps what the project uses); --extension chooses others.
   const inherited = config.revisions.includes(named) ? undefined : config.extensions[config.revisions.at(-1) ?? ""];
   const chosen = extensions ?? config.extensions[named] ?? inherited;
-  const report = await generateTypes({
-    schema,
-    loaded,
-    protocolVersion,
-    out: outDir,
-    check,
-    extensions: chosen,
-    legacyFolder: legacyFolderOf(config, outDir, named),
-  });
+  const report = await generateTypes(
+    {
+      schema,
+      loaded,
+      protocolVersion,
+      out: outDir,
+      check,
+      extensions: chosen,
+      legacyFolder: legacyFolderOf(config, outDir, named),
+    },
+    run,
+  );
   const { revision, pinned } = report.identity;
   const listedBefore = config.revisions.includes(revision);
   const added = { revision, listedBefore, ...changesAgainstNewest(config, outDir, report) };
