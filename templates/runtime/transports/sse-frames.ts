@@ -16,6 +16,11 @@ export function sseFrame(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
 }
 
+/** One HTTP/1.1 chunk of a chunked response body carrying `text`. */
+export function httpChunk(text: string): string {
+  return `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+}
+
 /**
  * Text at least this long that every stream of a fan-out shares (all but the id) is
  * written as shared bytes: a string write would copy it for each stream (and flatten it in

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { EventEmitter } from "node:events";
-import type { ServerResponse } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
+import { connect, type AddressInfo } from "node:net";
 import { describe, it, mock } from "node:test";
 import { SseWriter } from "../../../templates/runtime/transports/http-sse.js";
 import { sharedFrame, sseFrame } from "../../../templates/runtime/transports/sse-frames.js";
@@ -175,5 +176,95 @@ describe("SSE writer: shared frames", () => {
     assert.equal(writer.writeShared(frame, '"s"', "(unused)"), false);
     assert.equal(writer.eviction, "stream-cap");
     assert.equal(budget.usedBytes, 0);
+  });
+});
+
+/** A node:http server whose every response is an SSE stream of `turns`, one turn of the event loop each, then its end. */
+async function serveTurns(turns: string[][]): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    const writer = new SseWriter(res, { keepAliveMs: 0 });
+    const writeTurn = (i: number) => {
+      if (i === turns.length) return writer.end();
+      for (const frame of turns[i]!) writer.write(frame);
+      setImmediate(writeTurn, i + 1);
+    };
+    writeTurn(0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Sends `requestText` on a fresh connection and returns everything the server sent until it closed. */
+async function exchange(port: number, requestText: string): Promise<string> {
+  const socket = connect(port, "127.0.0.1");
+  socket.setEncoding("latin1");
+  let received = "";
+  socket.on("data", (chunk: string) => (received += chunk));
+  socket.write(requestText);
+  await new Promise((resolve) => socket.once("close", resolve));
+  return received;
+}
+
+/** The body of one chunked response at the start of `text`, as its chunks, and what follows it. */
+function readChunks(text: string): { chunks: string[]; rest: string } {
+  let at = text.indexOf("\r\n\r\n") + 4;
+  const chunks: string[] = [];
+  for (;;) {
+    const lineEnd = text.indexOf("\r\n", at);
+    const size = parseInt(text.slice(at, lineEnd), 16);
+    assert.ok(Number.isInteger(size), `a chunk size line at ${at}: ${JSON.stringify(text.slice(at, at + 20))}`);
+    at = lineEnd + 2;
+    if (size === 0) return { chunks, rest: text.slice(at + 2) };
+    chunks.push(text.slice(at, at + size));
+    assert.equal(text.slice(at + size, at + size + 2), "\r\n", "each chunk ends with CRLF");
+    at += size + 2;
+  }
+}
+
+describe("SSE writer: on a real socket", () => {
+  const turns = [[sseFrame('{"n":1}'), sseFrame('{"n":2}')], [sseFrame('{"n":"é"}')], [sseFrame('{"n":4}'), sseFrame('{"n":5}')]];
+  const body = turns.flat().join("");
+
+  it("an HTTP/1.1 client gets each turn's frames as one whole chunk, sized in bytes", async () => {
+    const server = await serveTurns(turns);
+    try {
+      const received = await exchange(server.port, "GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+      assert.match(received, /^HTTP\/1\.1 200 .*\r\ntransfer-encoding: chunked\r\n/is);
+      const { chunks, rest } = readChunks(received);
+      assert.deepEqual(
+        chunks.map((chunk) => Buffer.from(chunk, "latin1").toString()),
+        turns.map((frames) => frames.join("")),
+      );
+      assert.equal(rest, "");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("an HTTP/1.0 client, which Node does not chunk for, gets the frames as they are", async () => {
+    const server = await serveTurns(turns);
+    try {
+      const received = await exchange(server.port, "GET / HTTP/1.0\r\nhost: x\r\n\r\n");
+      assert.doesNotMatch(received, /transfer-encoding/i);
+      assert.equal(Buffer.from(received.slice(received.indexOf("\r\n\r\n") + 4), "latin1").toString(), body);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("a pipelined response that waits for the socket keeps its frames whole and in order", async () => {
+    const server = await serveTurns(turns);
+    try {
+      const get = "GET / HTTP/1.1\r\nhost: x\r\n\r\n";
+      const received = await exchange(server.port, `${get}${get}`.replace(/\r\n\r\n$/, "\r\nconnection: close\r\n\r\n"));
+      const first = readChunks(received);
+      const second = readChunks(first.rest);
+      for (const { chunks } of [first, second]) assert.equal(Buffer.from(chunks.join(""), "latin1").toString(), body);
+      assert.equal(second.rest, "");
+    } finally {
+      await server.close();
+    }
   });
 });
