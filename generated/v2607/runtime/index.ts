@@ -72,7 +72,9 @@ export { createInProcessTransportPair, createTestTransportPair, InProcessTranspo
 export type { MemoryPairOptions, TransportPair } from "./transports/memory.js";
 export { InProcessEventSource } from "./events.js";
 export type { EventListener, EventSource, EventTopics, Unsubscribe } from "./events.js";
-export { createHttpHandler, serveHttp, HttpAuthError, HttpExchange } from "./transports/http-server.js";
+export { createHttpHandler, serveHttp, HttpAuthError } from "./transports/http-server.js";
+export { HttpExchange } from "./transports/http-exchange.js";
+export type { ExchangeOptions, SseStreamReport } from "./transports/http-exchange.js";
 // One budget shared by several HTTP handlers (`budget` option), and the constant it defaults to.
 export { DEFAULT_MAX_TOTAL_BUFFERED_BYTES, SseBudget } from "./transports/sse-budget.js";
 export type { ConnectableServer, HttpHandler, HttpHandlerOptions, HttpServerHandle, ServeHttpOptions } from "./transports/http-server.js";

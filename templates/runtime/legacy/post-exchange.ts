@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from "node:http";
 import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
-import { HttpExchange, type HttpHandlerOptions } from "../transports/http-server.js";
+import { HttpExchange, type ExchangeOptions } from "../transports/http-exchange.js";
 import type { MessageContext, ReceivedMessage, Transport, TransportCapability, TransportEvent, TransportListener } from "../transport.js";
 import type { LegacyEra } from "./era.js";
 import { streamsOf, type ResumableStream } from "./resumable.js";
@@ -21,7 +21,7 @@ export class LegacyPostExchange implements Transport {
   readonly #inner: HttpExchange;
   readonly #session: LegacySession;
   readonly #era: LegacyEra;
-  readonly #options: HttpHandlerOptions;
+  readonly #options: ExchangeOptions;
   readonly #requestId: RequestId | undefined;
   #stream: ResumableStream | undefined;
   #listener: TransportListener | undefined;
@@ -32,7 +32,7 @@ export class LegacyPostExchange implements Transport {
     res: ServerResponse,
     message: JsonRpcMessage,
     context: MessageContext | undefined,
-    options: HttpHandlerOptions,
+    options: ExchangeOptions,
     session: LegacySession,
     era: LegacyEra,
   ) {

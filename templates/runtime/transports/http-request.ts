@@ -5,7 +5,7 @@
  * passes or yields an `HttpRejection`: the status and body to answer with, nothing parsed
  * further. The core then does the checks that do not depend on HTTP (`_meta`, methods).
  */
-import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_CODES, META_KEYS } from "../protocol.js";
 import { NAME_PARAMS } from "../extensions.js";
 import { classifyValue, errorResponse, type Classified, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc.js";
@@ -15,6 +15,17 @@ export interface HttpRejection {
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: unknown;
+}
+
+/** Answers a refused request: its status, headers and JSON-RPC error, with nothing streamed. */
+export function writeRejection(res: ServerResponse, rejection: HttpRejection): void {
+  const text = rejection.body === undefined ? "" : JSON.stringify(rejection.body);
+  res.writeHead(rejection.status, {
+    ...(text ? { "content-type": "application/json" } : {}),
+    "content-length": Buffer.byteLength(text),
+    ...rejection.headers,
+  });
+  res.end(text);
 }
 
 /** The default body limit: far above any real MCP request, far below a memory problem. */

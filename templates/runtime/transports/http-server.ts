@@ -1,9 +1,9 @@
 /**
  * The server side of Streamable HTTP (2026-07-28): one endpoint, one POST per message, no
- * sessions. Every POST becomes one short-lived transport (`HttpExchange`) that the server
- * core serves with `server.connect`; the response is JSON for a plain answer and SSE as soon
- * as anything comes before the answer (progress, logs, or a whole `subscriptions/listen`
- * stream). Closing the response from the client side is an outside teardown.
+ * sessions. The checks every request gets come first (Origin and CORS, verb,
+ * authentication, body, MCP headers); then every POST becomes one short-lived transport
+ * (`HttpExchange`, http-exchange.ts) that the server core serves with `server.connect`. A
+ * legacy (2025-11-25) session's requests go to its session (legacy/http.ts).
  *
  * `createHttpHandler` returns a plain `(req, res)` handler, so it mounts inside any
  * existing `node:http` server (or a framework that exposes Node's request and response);
@@ -11,21 +11,10 @@
  */
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
+import type { JsonRpcMessage } from "../jsonrpc.js";
 import { errorResponse } from "../jsonrpc.js";
 import { ERROR_CODES } from "../protocol.js";
-import {
-  SENT,
-  SlowConsumerEvicted,
-  TransportClosedError,
-  type MessageContext,
-  type ReceivedMessage,
-  type SharedText,
-  type Transport,
-  type TransportCapability,
-  type TransportListener,
-} from "../transport.js";
-import { Inbox } from "./inbox.js";
+import type { MessageContext, Transport } from "../transport.js";
 import {
   DEFAULT_MAX_BODY_BYTES,
   checkMcpHeaders,
@@ -35,14 +24,14 @@ import {
   isLocalhostOrigin,
   readMessage,
   refuseClientResponse,
-  statusForErrorCode,
+  writeRejection,
   type HttpRejection,
   type ParsedBody,
 } from "./http-request.js";
 import { corsHeaders, preflightHeaders } from "./http-cors.js";
+import { HttpExchange, type ExchangeOptions } from "./http-exchange.js";
 import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
-import { SseWriter, type Eviction, type SseOptions } from "./http-sse.js";
-import { SHARED_FRAME_MIN_CHARS, sharedFrame, sseFrame } from "./sse-frames.js";
+import type { SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
 import type { LegacyEra } from "../legacy/era.js";
 import type { LegacySession } from "../legacy/session.js";
@@ -70,20 +59,7 @@ export class HttpAuthError extends Error {
   }
 }
 
-/** How one SSE response went, reported when it is over (slow consumers show up here). */
-export interface SseStreamReport {
-  readonly requestId: RequestId | undefined;
-  /** The most bytes the stream held at once: Node's buffer plus frames waiting to be written. */
-  readonly peakBufferedBytes: number;
-  /** Frames dropped because an identical one was already waiting (the client was slow). */
-  readonly coalescedFrames: number;
-  /** Whether the stream was ended because the client did not keep up. */
-  readonly overflowed: boolean;
-  /** Which limit ended it, when it was evicted. */
-  readonly eviction?: Eviction;
-}
-
-export interface HttpHandlerOptions extends SseOptions {
+export interface HttpHandlerOptions extends ExchangeOptions {
   /**
    * Budget for all SSE output the handler's streams hold at once (see sse-budget.ts), used
    * when no `budget` is given. Default 64 MiB.
@@ -103,10 +79,6 @@ export interface HttpHandlerOptions extends SseOptions {
    * the request context; throw `HttpAuthError` to refuse.
    */
   readonly authenticate?: (req: IncomingMessage) => unknown | Promise<unknown>;
-  /** Called with errors that have no client to go to (a failed write, a broken handler). */
-  readonly onError?: (error: unknown) => void;
-  /** Called once per SSE response when it is over, however it ended. */
-  readonly onStreamEnd?: (report: SseStreamReport) => void;
 }
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -131,7 +103,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   /** A failure with no other place to go: reported, and answered 500 (or the response cut). */
   function fail(res: ServerResponse, error: unknown): void {
     onError(error);
-    if (!res.headersSent) reject(res, { status: 500, body: errorResponse(null, ERROR_CODES.InternalError, "Internal error") });
+    if (!res.headersSent) writeRejection(res, { status: 500, body: errorResponse(null, ERROR_CODES.InternalError, "Internal error") });
     else res.destroy();
   }
 
@@ -146,14 +118,14 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     const legacy = isLegacyTransportRequest(era, sessionId);
     const origin = header(req, "origin");
     const refused = checkOrigin(origin, allowedOrigins);
-    if (refused !== undefined) return reject(res, refused);
+    if (refused !== undefined) return writeRejection(res, refused);
     if (origin !== undefined) {
       // An allowed browser origin: its preflight is answered, and every answer names it.
       if (req.method === "OPTIONS") return void res.writeHead(204, preflightHeaders(origin, era?.enabled === true)).end();
       for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
     }
     const wrongVerb = legacy ? undefined : checkVerb(req.method);
-    if (wrongVerb !== undefined) return reject(res, wrongVerb);
+    if (wrongVerb !== undefined) return writeRejection(res, wrongVerb);
     if (options.authenticate !== undefined) return authenticated(req, res, options.authenticate, sessionId, legacy);
     return serve(req, res, sessionId, legacy, undefined);
   }
@@ -166,7 +138,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     legacy: boolean,
   ): Promise<void> {
     const context = await authenticate(req, check);
-    if ("status" in context) return reject(res, context);
+    if ("status" in context) return writeRejection(res, context);
     return serve(req, res, sessionId, legacy, context.context);
   }
 
@@ -186,14 +158,14 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     const era = server.legacySessions;
     const parsed = await readMessage(req, maxBodyBytes);
     if ("status" in parsed) return refuse(req, res, parsed);
-    if (parsed.kind === "response") return reject(res, refuseClientResponse(parsed.message));
+    if (parsed.kind === "response") return writeRejection(res, refuseClientResponse(parsed.message));
     const legacyInitialize = isLegacyInitialize(parsed.message, header(req, "mcp-method"));
     if (legacyInitialize && era?.enabled) return openHttpSession(era, new LegacyRequest(req, res, sessionId, context, handler), parsed.message);
     // A modern-only server's core answers a legacy initialize with the versions it speaks.
     const mismatch = legacyInitialize
       ? undefined
       : (checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server)));
-    if (mismatch !== undefined) return reject(res, mismatch);
+    if (mismatch !== undefined) return writeRejection(res, mismatch);
     const exchange = new HttpExchange(res, parsed.message, context, exchangeOptions);
     await server.connect(exchange);
     if (parsed.kind !== "request") {
@@ -220,7 +192,7 @@ async function authenticate(
 
 /** Answers a refused body; one too large is still coming, so the rest is dropped (see discardRest). */
 function refuse(req: IncomingMessage, res: ServerResponse, rejection: HttpRejection): void {
-  reject(res, rejection);
+  writeRejection(res, rejection);
   if (rejection.status === 413) discardRest(req);
 }
 
@@ -268,130 +240,6 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function reject(res: ServerResponse, rejection: HttpRejection): void {
-  const text = rejection.body === undefined ? "" : JSON.stringify(rejection.body);
-  res.writeHead(rejection.status, {
-    ...(text ? { "content-type": "application/json" } : {}),
-    "content-length": Buffer.byteLength(text),
-    ...rejection.headers,
-  });
-  res.end(text);
-}
-
-/**
- * One POST as a transport: it delivers the one message it carries, then writes what the
- * server sends back (JSON for a lone answer, SSE otherwise) and delivers "closed" exactly
- * once when the response is over, whether the server ended it or the client went away.
- */
-export class HttpExchange implements Transport {
-  readonly #res: ServerResponse;
-  readonly #inbox = new Inbox();
-  readonly #requestId: RequestId | undefined;
-  readonly #options: HttpHandlerOptions;
-  #writer: SseWriter | undefined;
-  #ended = false;
-
-  constructor(res: ServerResponse, message: JsonRpcMessage, context: MessageContext | undefined, options: HttpHandlerOptions = {}) {
-    this.#res = res;
-    this.#options = options;
-    this.#requestId = "method" in message && "id" in message ? message.id : undefined;
-    // "close" fires once; `on` spares the once-wrapper, an inline arrow a named closure.
-    res.on("close", () => this.#onClose());
-    this.#inbox.deliver(context === undefined ? { type: "message", message } : { type: "message", message, context });
-  }
-
-  /** The SSE writer once the response became a stream (for metrics and tests). */
-  get stream(): SseWriter | undefined {
-    return this.#writer;
-  }
-
-  /** Nothing to wait for: the shared settled promise (one POST, one call). */
-  connect(): Promise<void> {
-    return SENT;
-  }
-
-  /** Not `async`: on the per-notification path a shared settled promise saves an allocation. */
-  sendMessage(message: JsonRpcMessage, encoded?: string): Promise<void> {
-    if (!this.connected()) return Promise.reject(new TransportClosedError("the HTTP response is closed"));
-    const isFinal = !("method" in message) && "id" in message && message.id === this.#requestId;
-    if (isFinal) this.#ended = true;
-    const json = encoded ?? JSON.stringify(message);
-    if (isFinal && this.#writer === undefined) {
-      const status = "error" in message ? statusForErrorCode(message.error.code) : 200;
-      this.#res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
-      this.#res.end(json);
-      return SENT;
-    }
-    this.#writer ??= new SseWriter(this.#res, this.#options);
-    if (isFinal) this.#writer.end(sseFrame(json));
-    else this.#writer.write(sseFrame(json));
-    return SENT;
-  }
-
-  /** A stream notification's text: always a frame of the SSE stream, never the final answer. */
-  sendNotificationText(json: string, shared?: SharedText, idJson?: string): Promise<void> {
-    if (!this.connected()) return Promise.reject(new TransportClosedError("the HTTP response is closed"));
-    const writer = (this.#writer ??= new SseWriter(this.#res, this.#options));
-    if (shared !== undefined && idJson !== undefined && json.length >= SHARED_FRAME_MIN_CHARS) writer.writeShared(sharedFrame(shared), idJson, json);
-    else writer.write(sseFrame(json));
-    return SENT;
-  }
-
-  receiveMessage(): Promise<ReceivedMessage> {
-    return this.#inbox.next();
-  }
-
-  subscribe(listener: TransportListener): void {
-    this.#inbox.subscribe(listener);
-  }
-
-  capabilities(): readonly TransportCapability[] {
-    return ["push"];
-  }
-
-  connected(): boolean {
-    return !this.#ended && !this.#res.destroyed && !this.#res.writableEnded;
-  }
-
-  remoteAddress(): string | undefined {
-    return this.#res.socket?.remoteAddress;
-  }
-
-  /** Ends the response from the server side: a stream is ended, an unanswered request gets 503. */
-  async close(): Promise<void> {
-    if (this.#res.writableEnded || this.#res.destroyed) return;
-    this.#ended = true;
-    if (this.#writer !== undefined) this.#writer.end();
-    else if (!this.#res.headersSent)
-      reject(this.#res, { status: 503, body: errorResponse(this.#requestId ?? null, ERROR_CODES.InternalError, "server is shutting down") });
-    else this.#res.end();
-  }
-
-  /** The request was cancelled: the response becomes an event stream that ends with no answer in it. */
-  async abandon(): Promise<void> {
-    if (this.#res.writableEnded || this.#res.destroyed) return;
-    this.#ended = true;
-    (this.#writer ??= new SseWriter(this.#res, this.#options)).end();
-  }
-
-  #onClose(): void {
-    const abrupt = !this.#res.writableFinished;
-    this.#ended = true;
-    const writer = this.#writer;
-    if (writer !== undefined) {
-      writer.destroy();
-      const { peakBufferedBytes, coalescedFrames, overflowed, eviction } = writer;
-      try {
-        this.#options.onStreamEnd?.({ requestId: this.#requestId, peakBufferedBytes, coalescedFrames, overflowed, eviction });
-      } catch (error) {
-        this.#options.onError?.(error); // an observer's failure must not break the teardown
-      }
-    }
-    const reason = writer?.eviction !== undefined ? new SlowConsumerEvicted() : abrupt ? "client closed the response" : undefined;
-    this.#inbox.deliver(reason === undefined ? { type: "closed" } : { type: "closed", reason });
-  }
-}
-
 export interface ServeHttpOptions extends HttpHandlerOptions {
   /** Interface to bind. Default 127.0.0.1: reachable from this machine only. */
   readonly host?: string;
@@ -423,7 +271,7 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
     const query = url.indexOf("?");
     const requestPath = query < 0 ? url : url.slice(0, query);
     if (requestPath === path) return handler(req, res);
-    reject(res, { status: 404, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `no MCP endpoint at ${requestPath}; use ${path}`) });
+    writeRejection(res, { status: 404, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `no MCP endpoint at ${requestPath}; use ${path}`) });
   });
   await new Promise<void>((resolve, rejectListen) => {
     httpServer.once("error", rejectListen);

@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { describe, it } from "node:test";
 import type { RuntimeEvent } from "../../../templates/runtime/index.js";
-import { serveHttp, type SseStreamReport } from "../../../templates/runtime/transports/http-server.js";
+import type { SseStreamReport } from "../../../templates/runtime/transports/http-exchange.js";
+import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
 import { SseBudget } from "../../../templates/runtime/transports/sse-budget.js";
 import { countingApp, mcpHeaders, openListen, request } from "./http-helpers.js";
 
