@@ -23,8 +23,13 @@ export type Eviction = "stream-cap" | "server-budget" | "stalled";
 
 /**
  * Bookkeeping per waiting frame (its array slot and Set entry, the string headers) and per
- * write waiting in Node's buffers (the write request, the chunk-size strings). Measured with
- * 230-byte frames on 20 stalled streams: about 43 and 220 bytes of heap beyond the payload.
+ * write waiting in Node's buffers (the write request, the string's header). Measured with
+ * 230-byte frames on 20 stalled streams, in heap beyond the payload: about 43 bytes per
+ * waiting frame; per buffered write about 165 for a whole chunk written to the socket
+ * (every write of a chunked stream after its first, http-sse.ts) and 285 for a write
+ * through the response (the first, and an unchunked response's), which queues the chunk
+ * size and CRLFs as pieces of their own. One figure serves both: it counts the common write
+ * high and the rare one a little low.
  */
 export const PENDING_FRAME_OVERHEAD = 64;
 export const BUFFERED_WRITE_OVERHEAD = 256;
