@@ -179,10 +179,18 @@ describe("SSE writer: shared frames", () => {
   });
 });
 
-/** A node:http server whose every response is an SSE stream of `turns`, one turn of the event loop each, then its end. */
-async function serveTurns(turns: string[][]): Promise<{ port: number; close(): Promise<void> }> {
+/**
+ * A node:http server whose every response is an SSE stream of `turns`, one turn of the event
+ * loop each, then its end. `drainListeners` has, per response once it finished, how many
+ * more 'drain' listeners its socket had than when its request came.
+ */
+async function serveTurns(turns: string[][]): Promise<{ port: number; drainListeners: number[]; close(): Promise<void> }> {
+  const drainListeners: number[] = [];
   const server = createServer((req, res) => {
     req.resume();
+    const socket = req.socket;
+    const before = socket.listenerCount("drain");
+    res.on("finish", () => drainListeners.push(socket.listenerCount("drain") - before));
     const writer = new SseWriter(res, { keepAliveMs: 0 });
     const writeTurn = (i: number) => {
       if (i === turns.length) return writer.end();
@@ -193,7 +201,7 @@ async function serveTurns(turns: string[][]): Promise<{ port: number; close(): P
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { port, drainListeners, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** Sends `requestText` on a fresh connection and returns everything the server sent until it closed. */
@@ -254,7 +262,7 @@ describe("SSE writer: on a real socket", () => {
     }
   });
 
-  it("a pipelined response that waits for the socket keeps its frames whole and in order", async () => {
+  it("a pipelined response that waits for the socket keeps its frames whole and in order, and neither leaves a listener on the socket", async () => {
     const server = await serveTurns(turns);
     try {
       const get = "GET / HTTP/1.1\r\nhost: x\r\n\r\n";
@@ -263,6 +271,7 @@ describe("SSE writer: on a real socket", () => {
       const second = readChunks(first.rest);
       for (const { chunks } of [first, second]) assert.equal(Buffer.from(chunks.join(""), "latin1").toString(), body);
       assert.equal(second.rest, "");
+      assert.deepEqual(server.drainListeners, [0, 0]);
     } finally {
       await server.close();
     }
