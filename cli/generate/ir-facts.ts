@@ -9,13 +9,16 @@ type Definitions = ReadonlyMap<string, JsonObject>;
 
 /**
  * Error codes, keyed by definition name. JSON-RPC's own errors fix `code` directly; MCP's
- * wrap it as `error: { allOf: [Error, { code: const }] }`. `Error` itself is the base shape.
+ * wrap it as `error: { allOf: [Error, { code: const }] }`. `Error` itself is the base shape,
+ * and so is a whole error message whose `error` narrows nothing (draft-07's `JSONRPCError`:
+ * those revisions' schemas name no codes at all).
  */
 export function deriveErrorCodes(defs: Definitions): Array<{ name: string; code: number }> {
   const codes: Array<{ name: string; code: number }> = [];
   for (const [name, def] of defs) {
     if (!name.endsWith("Error") || name === "Error") continue;
     const code = findCode(def);
+    if (code === undefined && isGenericErrorMessage(def)) continue;
     if (code === undefined) {
       throw new CliError(`${name} fixes no error code (no const "code", directly or inside error.allOf)`, {
         hint: "every *Error definition must carry its code",
@@ -24,6 +27,12 @@ export function deriveErrorCodes(defs: Definitions): Array<{ name: string; code:
     codes.push({ name, code });
   }
   return sortedBy(codes, (entry) => entry.name);
+}
+
+/** A whole error message whose `error` narrows nothing (no allOf): the generic error response, not an error of its own. */
+function isGenericErrorMessage(def: JsonObject): boolean {
+  const properties = isObject(def.properties) ? def.properties : {};
+  return "jsonrpc" in properties && isObject(properties.error) && !Array.isArray(properties.error.allOf);
 }
 
 function findCode(def: JsonObject): number | undefined {

@@ -38,9 +38,9 @@ function parseJsonSchema(text: string, location: string): Record<string, unknown
     });
   }
   const root = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  if (!root || (typeof root.$schema !== "string" && !("$defs" in root))) {
-    throw new CliError(`${location} is not a JSON Schema (no "$schema" or "$defs" at its top level)`, {
-      hint: "pass the MCP protocol schema.json (JSON Schema 2020-12 with a $defs map)",
+  if (!root || (typeof root.$schema !== "string" && !("$defs" in root) && !("definitions" in root))) {
+    throw new CliError(`${location} is not a JSON Schema (no "$schema", "$defs" or "definitions" at its top level)`, {
+      hint: "pass an MCP protocol schema.json (2020-12 with $defs, or draft-07 with definitions)",
     });
   }
   return root;

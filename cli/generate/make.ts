@@ -10,10 +10,11 @@ import { emitRuntime } from "./emit-runtime.js";
 import { loadFormatter } from "./format.js";
 import { sortedBy } from "../toolbox/sort.js";
 import { mergeExtensions, type LoadedExtension } from "./extend.js";
+import { toDefsForm } from "./dialect.js";
 
 /**
- * Makes every output file from a verified schema, one stage after the other: merge the
- * extensions into it (extend.ts), normalize it,
+ * Makes every output file from a verified schema, one stage after the other: read it in the
+ * 2020-12 form (dialect.ts), merge the extensions into it (extend.ts), normalize it,
  * derive the IR, emit types.ts (json-schema-to-typescript, then prettier), print the two maps
  * (already in their formatted layout), and add the runtime (header plus source bytes,
  * nothing to format) when the IR says the revision has one. The orchestrator imports this module only once it knows
@@ -28,7 +29,7 @@ export async function makeOutput(
   extensions: readonly LoadedExtension[] = [],
   legacyFolder?: string,
 ): Promise<{ files: Map<string, string>; ir: SchemaIR }> {
-  const { schema, contributions } = mergeExtensions(loaded, extensions);
+  const { schema, contributions } = mergeExtensions(toDefsForm(loaded), extensions);
   const ir = buildIR(normalizeSchema(schema), identity, contributions);
   const header = generatedHeader(identity, lock, extensions);
   const maps = emitMaps(ir.maps);

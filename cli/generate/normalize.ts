@@ -36,7 +36,7 @@ export function normalizeSchema(loaded: LoadedSchema): NormalizedSchema {
   const defs = root.$defs;
   if (!isObject(defs) || Object.keys(defs).length === 0) {
     throw new CliError(`${loaded.location} is not a JSON Schema with definitions: it has no "$defs" object`, {
-      hint: "pass the MCP protocol schema.json (JSON Schema 2020-12 with a $defs map)",
+      hint: "pass an MCP protocol schema.json (2020-12 with $defs, or draft-07 with definitions)",
     });
   }
   const names = sorted(Object.keys(defs));

@@ -29,6 +29,11 @@ function sameBytes(actual: string, expected: string, path: string): void {
   assert.ok(readFileSync(join(actual, path)).equals(readFileSync(join(expected, path))), `${path} differs`);
 }
 
+/** The revisions this repository's own package.json lists, which the project below starts from. */
+function repoRevisions(): string[] {
+  return readProjectConfig(repoRoot)?.revisions ?? [];
+}
+
 describe("a project with a revision list", () => {
   let temp: ReturnType<typeof tempFolder>;
   let app: string;
@@ -77,7 +82,7 @@ describe("a project with a revision list", () => {
     assert.match(run.stdout, /^changes against 2026-07-28:\n {2}\+ type WidgetListChangedNotification\n/m);
     assert.deepEqual(readProjectConfig(app), {
       out: "generated",
-      revisions: ["2025-11-25", "2026-07-28", FUTURE_REVISION],
+      revisions: [...repoRevisions(), FUTURE_REVISION],
       // The added revision keeps the extension the newest one before it was made with.
       extensions: { "2026-07-28": ["io.modelcontextprotocol/tasks"], [FUTURE_REVISION]: ["io.modelcontextprotocol/tasks"] },
       schemas: { [FUTURE_REVISION]: "schemas/next.json" },
@@ -91,7 +96,7 @@ describe("a project with a revision list", () => {
     assert.equal(run.status, 0, explain(run));
     assert.match(run.stdout, new RegExp(`^replaced ${FUTURE_REVISION} in package\\.json "mcp-gen\\.revisions"$`, "m"));
     assert.match(run.stdout, /^changes against the previous output:\n {2}\+ type Gadget\n/m);
-    assert.deepEqual(readProjectConfig(app)?.revisions, ["2025-11-25", "2026-07-28", FUTURE_REVISION]);
+    assert.deepEqual(readProjectConfig(app)?.revisions, [...repoRevisions(), FUTURE_REVISION]);
   });
 
   test("afterwards mcp-gen types regenerates all three, the added one from the location the config records", SLOW, async () => {

@@ -7,8 +7,8 @@ import { identifySchema, readLock, versionFolder } from "../../../cli/generate/v
 const lock = readLock();
 const schema = (location: string, sha256: string): LoadedSchema => ({ json: {}, location, isUrl: false, sha256 });
 
-test("the lock pins the three known revisions with URL, commit and sha256", () => {
-  assert.deepEqual(Object.keys(lock.revisions).sort(), ["2025-11-25", "2026-07-28", "draft-2026-06-07"]);
+test("the lock pins every published revision and the draft with URL, commit and sha256", () => {
+  assert.deepEqual(Object.keys(lock.revisions).sort(), ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "draft-2026-06-07"]);
   for (const entry of Object.values(lock.revisions)) {
     assert.match(entry.url, new RegExp(`^https://raw\\.githubusercontent\\.com/modelcontextprotocol/modelcontextprotocol/${entry.commit}/schema/`));
     assert.match(entry.sha256, /^[0-9a-f]{64}$/);
