@@ -20,17 +20,27 @@ const BINDING = `/** The facts of the protocol revision this runtime was generat
 export * from "../types.js";
 export * from "../methods.js";
 export * from "../capabilities.js";
+export * from "../shapes.js";
 `;
 
-/** The legacy binding: an initialize-era revision's facts, generated into a sibling folder beside the revision's own. */
+/** The legacy type binding: the newest initialize-era revision's facts, generated into a sibling folder beside the revision's own. */
 export const LEGACY_BINDING_FILE = "runtime/legacy/protocol.ts";
-/** The sibling folder bound when nothing names another (a project binds the newest initialize-era revision it lists). */
-export const DEFAULT_LEGACY_FOLDER = "v2511";
+/** The legacy revisions binding: the shapes of every initialize-era revision served, one sibling folder each. */
+export const LEGACY_REVISIONS_FILE = "runtime/legacy/revisions.ts";
 /** A runtime with nothing to bind: the project lists no initialize-era revision. */
 export function noLegacyRevision(revision: string): CliError {
   return new CliError(`${revision} has a runtime, which serves initialize clients from an initialize-era revision, and the project lists none`, {
     hint: 'add one to "mcp-gen.revisions" in package.json (or --revisions), e.g. 2025-11-25',
   });
+}
+
+/** `legacy/revisions.ts` bound to the sibling folders, newest first (see templates/runtime/legacy/revisions.ts). */
+function revisionsBinding(folders: readonly string[]): string {
+  const imports = folders.map((folder) => `import * as ${folder.replace(/\W/g, "_")} from "../../../${folder}/shapes.js";\n`).join("");
+  return `/** The shapes of the initialize-era revisions this runtime serves, newest first (see templates/runtime/legacy/revisions.ts). */
+${imports}
+export const LEGACY_REVISIONS = [${folders.map((folder) => folder.replace(/\W/g, "_")).join(", ")}];
+`;
 }
 
 function legacyBinding(folder: string): string {
@@ -46,10 +56,11 @@ export * from "../../../${folder}/capabilities.js";
  * kept formatted as emitted, so no formatter runs here), other files verbatim; the binding
  * modules are replaced.
  */
-export function emitRuntime(source: ReadonlyMap<string, string>, header: string, legacyFolder = DEFAULT_LEGACY_FOLDER): Map<string, string> {
+export function emitRuntime(source: ReadonlyMap<string, string>, header: string, legacyFolders: readonly string[]): Map<string, string> {
   const bindings = new Map([
     [BINDING_FILE, BINDING],
-    [LEGACY_BINDING_FILE, legacyBinding(legacyFolder)],
+    [LEGACY_BINDING_FILE, legacyBinding(legacyFolders[0]!)],
+    [LEGACY_REVISIONS_FILE, revisionsBinding(legacyFolders)],
   ]);
   return new Map([...source].map(([path, text]) => [path, bindings.has(path) ? header + bindings.get(path)! : path.endsWith(".ts") ? header + text : text]));
 }

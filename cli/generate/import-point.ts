@@ -34,6 +34,18 @@ export function readEras(revisions: readonly string[], outDir: string): Revision
 }
 
 /** The import point's text; undefined when no listed revision has a runtime. */
+/**
+ * The folders an emitted runtime binds for `initialize` clients: every listed revision whose
+ * generated output is initialize-era (it has `initialize` and no listen stream), newest
+ * first; `except` is left out (the revision being generated). Empty when there is none.
+ */
+export function legacyFoldersOf(revisions: readonly string[], outDir: string, except?: string): string[] {
+  return readEras(revisions, outDir)
+    .filter((entry) => entry.era === "initialize" && entry.revision !== except)
+    .map((entry) => versionFolder(entry.revision))
+    .reverse();
+}
+
 export function renderImportPoint(eras: readonly RevisionEra[]): string | undefined {
   const served = eras.filter((entry) => entry.era === "listen").reverse();
   const newest = served[0];

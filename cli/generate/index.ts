@@ -1,7 +1,9 @@
 import { join } from "node:path";
 import { loadSchema, type LoadedSchema } from "./load.js";
 import { checkRevisionName, defaultSchemaUrl, identifySchema, readLock, versionFolder, type Lock, type SchemaIdentity } from "./verify.js";
-import { DEFAULT_LEGACY_FOLDER, noLegacyRevision, readRuntimeSource } from "./emit-runtime.js";
+import { noLegacyRevision, readRuntimeSource } from "./emit-runtime.js";
+import { legacyFoldersOf } from "./import-point.js";
+import { readProjectConfig } from "../toolbox/project-config.js";
 import {
   describeChanges,
   generatorIdentity,
@@ -15,7 +17,7 @@ import {
   type RuntimeInputs,
   type Summary,
 } from "./manifest.js";
-import { runtimeSourceDir } from "./paths.js";
+import { packageRoot, runtimeSourceDir } from "./paths.js";
 import { loadExtensions, type LoadedExtension } from "./extend.js";
 
 export interface TypesOptions {
@@ -33,11 +35,12 @@ export interface TypesOptions {
    */
   extensions?: string[];
   /**
-   * The sibling folder whose facts an emitted runtime serves `initialize` clients with
-   * (default v2511); null when the project lists no initialize-era revision, which makes a
-   * revision with a runtime an error.
+   * The sibling folders whose facts an emitted runtime serves `initialize` clients with,
+   * newest first (default: the initialize-era revisions this package ships, see
+   * shippedLegacyFolders); empty when the project lists none, which makes a revision with
+   * a runtime an error.
    */
-  legacyFolder?: string | null;
+  legacyFolders?: readonly string[];
 }
 
 export interface TypesReport {
@@ -83,16 +86,16 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
   const identity = identifySchema(loaded, lock, requested);
   const outDir = join(options.out, versionFolder(identity.revision));
   const extensions = await loadExtensions(options.extensions ?? []);
-  const legacyFolder = options.legacyFolder === undefined ? DEFAULT_LEGACY_FOLDER : options.legacyFolder;
+  const legacyFolders = options.legacyFolders ?? shippedLegacyFolders();
   const inputs = manifestInputs(identity, run, extensions);
-  const runtimeInputs = runtimeInputsOf(run, legacyFolder);
+  const runtimeInputs = runtimeInputsOf(run, legacyFolders);
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
   if (options.check && isFresh(outDir, inputs, runtimeInputs)) return report;
 
   // Only now load the stages that make output, and through them the code-generation libraries.
   const { makeOutput } = await import("./make.js");
-  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, extensions, legacyFolder ?? undefined);
-  if (ir.withRuntime && legacyFolder === null) throw noLegacyRevision(identity.revision);
+  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, extensions, legacyFolders);
+  if (ir.withRuntime && legacyFolders.length === 0) throw noLegacyRevision(identity.revision);
   const summary = summarize(ir);
   files.set(MANIFEST_FILE, renderManifest(ir.withRuntime ? { ...inputs, ...runtimeInputs } : inputs, files, summary));
   const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.withRuntime };
@@ -111,7 +114,7 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
 export async function isPinnedOutputFresh(
   out: string,
   revision: string,
-  legacyFolder: string | null,
+  legacyFolders: readonly string[],
   extensions: readonly string[] = [],
   run: RunInputs = readRunInputs(),
 ): Promise<boolean> {
@@ -119,12 +122,18 @@ export async function isPinnedOutputFresh(
   if (!pin) return false;
   const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
   const inputs = manifestInputs(identity, run, await loadExtensions(extensions));
-  return isFresh(join(out, versionFolder(revision)), inputs, runtimeInputsOf(run, legacyFolder));
+  return isFresh(join(out, versionFolder(revision)), inputs, runtimeInputsOf(run, legacyFolders));
 }
 
 /** What an output with a runtime adds to its inputs; none without a legacy folder to bind (then a runtime is refused). */
-function runtimeInputsOf(run: RunInputs, legacyFolder: string | null): RuntimeInputs | undefined {
-  return legacyFolder === null ? undefined : { runtimeSourceSha256: run.runtimeSourceSha256, legacyFolder };
+function runtimeInputsOf(run: RunInputs, legacyFolders: readonly string[]): RuntimeInputs | undefined {
+  return legacyFolders.length === 0 ? undefined : { runtimeSourceSha256: run.runtimeSourceSha256, legacyFolders: [...legacyFolders] };
+}
+
+/** Outside a project: the initialize-era revisions this package ships under generated/ (its own package.json list), newest first. */
+export function shippedLegacyFolders(): string[] {
+  const config = readProjectConfig(packageRoot);
+  return config === undefined ? [] : legacyFoldersOf(config.revisions, join(packageRoot, config.out));
 }
 
 /** What identifies an output: never the generator's own source text (see generatorIdentity). */

@@ -11,6 +11,8 @@ export interface SchemaIR {
   /** One entry per $defs key, sorted by name. */
   definitions: Array<{ name: string; schema: JsonObject }>;
   maps: MapsIR;
+  /** What a server sends, shaped as this revision defines it (ir-shapes.ts). */
+  shapes: ShapesIR;
   /**
    * Whether the runtime is emitted beside the types: it serves the subscription stream, so
    * only a revision that has one (a SubscriptionFilter) gets it. Decided here, once.
@@ -72,4 +74,25 @@ export interface ExtensionFacts {
   errorCodes: Array<{ name: string; code: number }>;
   /** Per added request, the params property mirrored in the Mcp-Name header (marked `x-mcp-name`). */
   nameParams: Array<{ method: string; param: string }>;
+}
+
+/**
+ * A value's shape, as far as trimming an answer to what a revision defines needs: `true`
+ * anything, taken whole; a name, that named shape; `keys`, an object with these properties
+ * (and, when `open`, any others); `items`, an array; `byType`, a union of objects told
+ * apart by their `type` property.
+ */
+export type Shape = true | string | { keys: Record<string, Shape>; open?: true } | { items: Shape } | { byType: Record<string, Shape> };
+
+export interface ShapesIR {
+  /** Named shapes that are not `true`, sorted by name. */
+  named: Array<{ name: string; shape: Exclude<Shape, true> }>;
+  /** Each client request's result, in the maps' order. */
+  results: Array<{ method: string; shape: Shape }>;
+  /** Each server request's params. */
+  serverRequests: Array<{ method: string; shape: Shape }>;
+  /** Per server request with any, the params keys a `const` fixes (ir-shapes.ts `constKeys`). */
+  serverRequestTags: Array<{ method: string; keys: string[] }>;
+  /** Each server notification's params. */
+  serverNotifications: Array<{ method: string; shape: Shape }>;
 }

@@ -6,6 +6,7 @@ import { buildIR } from "./ir.js";
 import { generatedHeader } from "./header.js";
 import { emitTypes } from "./emit-types.js";
 import { emitMaps } from "./emit-maps.js";
+import { emitShapes } from "./emit-shapes.js";
 import { emitRuntime } from "./emit-runtime.js";
 import { loadFormatter } from "./format.js";
 import { sortedBy } from "../toolbox/sort.js";
@@ -16,7 +17,7 @@ import { toDefsForm } from "./dialect.js";
  * Makes every output file from a verified schema, one stage after the other: read it in the
  * 2020-12 form (dialect.ts), merge the extensions into it (extend.ts), normalize it,
  * derive the IR, emit types.ts (json-schema-to-typescript, then prettier), print the two maps
- * (already in their formatted layout), and add the runtime (header plus source bytes,
+ * (already in their formatted layout) and the shapes (then prettier), and add the runtime (header plus source bytes,
  * nothing to format) when the IR says the revision has one. The orchestrator imports this module only once it knows
  * something must be generated, and the libraries load on first use, so a `--check` of fresh
  * output loads none of this.
@@ -27,7 +28,7 @@ export async function makeOutput(
   lock: Lock,
   runtimeSource: ReadonlyMap<string, string>,
   extensions: readonly LoadedExtension[] = [],
-  legacyFolder?: string,
+  legacyFolders: readonly string[] = [],
 ): Promise<{ files: Map<string, string>; ir: SchemaIR }> {
   const { schema, contributions } = mergeExtensions(toDefsForm(loaded), extensions);
   const ir = buildIR(normalizeSchema(schema), identity, contributions);
@@ -38,7 +39,8 @@ export async function makeOutput(
     ["types.ts", await format("types.ts", header + (await emitTypes(ir)))],
     ["methods.ts", header + maps["methods.ts"]],
     ["capabilities.ts", header + maps["capabilities.ts"]],
+    ["shapes.ts", await format("shapes.ts", header + emitShapes(identity.revision, ir.shapes))],
   ];
-  if (ir.withRuntime) files.push(...emitRuntime(runtimeSource, header, legacyFolder));
+  if (ir.withRuntime) files.push(...emitRuntime(runtimeSource, header, legacyFolders));
   return { files: new Map(sortedBy(files, ([path]) => path)), ir };
 }

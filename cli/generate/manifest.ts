@@ -31,8 +31,8 @@ export interface ManifestInputs extends Partial<RuntimeInputs> {
 export interface RuntimeInputs {
   /** The hash of the runtime source it emits (runtimeSourceSha256 below). */
   runtimeSourceSha256: string;
-  /** The sibling folder its legacy binding names (see emit-runtime.ts). */
-  legacyFolder: string;
+  /** The sibling folders its legacy bindings name, newest first (see emit-runtime.ts). */
+  legacyFolders: string[];
 }
 
 /** What a regeneration compares against the previous output to report changes. */

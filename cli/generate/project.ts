@@ -5,7 +5,15 @@ import { readProjectConfig, withRevision, writeProjectConfig, type ProjectConfig
 import { generateTypes, isPinnedOutputFresh, readRunInputs, type TypesReport } from "./index.js";
 import { isUrl, loadSchema } from "./load.js";
 import { describeChanges, readManifest } from "./manifest.js";
-import { assertImportPointOurs, IMPORT_POINT_FILE, importPointUpToDate, readEras, renderImportPoint, writeImportPoint } from "./import-point.js";
+import {
+  assertImportPointOurs,
+  IMPORT_POINT_FILE,
+  importPointUpToDate,
+  legacyFoldersOf as legacyFoldersIn,
+  readEras,
+  renderImportPoint,
+  writeImportPoint,
+} from "./import-point.js";
 import { identifySchema, versionFolder, type Lock } from "./verify.js";
 
 /** What `mcp-gen types` did in a project: one report per revision, and the import point. */
@@ -34,14 +42,9 @@ export function schemaSource(revision: string, config: ProjectConfig, projectDir
   });
 }
 
-/**
- * The folder an emitted runtime binds for `initialize` clients: the newest listed revision
- * whose generated output is initialize-era (it has `initialize` and no listen stream), or null.
- */
-export function legacyFolderOf(config: ProjectConfig, outDir: string, except?: string): string | null {
-  const eras = readEras(config.revisions, outDir);
-  const legacy = eras.filter((entry) => entry.era === "initialize" && entry.revision !== except).at(-1);
-  return legacy ? versionFolder(legacy.revision) : null;
+/** The folders an emitted runtime of the project binds for `initialize` clients, newest first (import-point.ts). */
+export function legacyFoldersOf(config: ProjectConfig, outDir: string, except?: string): string[] {
+  return legacyFoldersIn(config.revisions, outDir, except);
 }
 
 /** `mcp-gen types` (no --schema) in a project: each listed revision, oldest first, then the import point. */
@@ -62,10 +65,10 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
   }
   const reports: TypesReport[] = [];
   for (const revision of config.revisions) {
-    const legacyFolder = legacyFolderOf(config, outDir, revision);
+    const legacyFolders = legacyFoldersOf(config, outDir, revision);
     const pinnedUrl = lock.revisions[revision]?.url === sources.get(revision);
     // A pinned download would only confirm the sha256 the lock already holds.
-    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolder, config.extensions[revision], run))) {
+    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolders, config.extensions[revision], run))) {
       reports.push(upToDate(outDir, revision, lock));
       continue;
     }
@@ -77,7 +80,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
           out: outDir,
           check,
           extensions: config.extensions[revision],
-          legacyFolder,
+          legacyFolders,
         },
         run,
       ),
@@ -124,7 +127,7 @@ export async function addRevision(
       out: outDir,
       check,
       extensions: chosen,
-      legacyFolder: legacyFolderOf(config, outDir, named),
+      legacyFolders: legacyFoldersOf(config, outDir, named),
     },
     run,
   );

@@ -6,7 +6,7 @@ import { noLegacyRevision } from "../generate/emit-runtime.js";
 import { generateTypes } from "../generate/index.js";
 import { IMPORT_POINT_FILE, readEras, renderImportPoint } from "../generate/import-point.js";
 import { readManifest, RUNTIME_ENTRY } from "../generate/manifest.js";
-import { legacyFolderOf, schemaSource } from "../generate/project.js";
+import { legacyFoldersOf, schemaSource } from "../generate/project.js";
 import { readLock, versionFolder } from "../generate/verify.js";
 import { listFiles } from "../toolbox/files.js";
 import { packageRoot } from "../toolbox/package.js";
@@ -53,14 +53,14 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
     }
     for (const revision of config.revisions) {
       const folder = versionFolder(revision);
-      const legacyFolder = legacyFolderOf(config, work, revision);
+      const legacyFolders = legacyFoldersOf(config, work, revision);
       const manifest = readManifest(join(work, folder));
       const runtime = manifest !== undefined && RUNTIME_ENTRY in manifest.outputs;
-      if (manifest && (!runtime || manifest.inputs.legacyFolder === legacyFolder)) continue;
-      if (runtime && legacyFolder === null) throw noLegacyRevision(revision);
+      if (manifest && (!runtime || sameList(manifest.inputs.legacyFolders, legacyFolders))) continue;
+      if (runtime && legacyFolders.length === 0) throw noLegacyRevision(revision);
       rmSync(join(work, folder), { recursive: true, force: true });
       const schema = schemaSource(revision, config, work, lock);
-      await generateTypes({ schema, protocolVersion: revision, out: work, legacyFolder, extensions: config.extensions[revision] });
+      await generateTypes({ schema, protocolVersion: revision, out: work, legacyFolders, extensions: config.extensions[revision] });
     }
     const index = renderImportPoint(readEras(config.revisions, work));
     if (index === undefined) {
@@ -74,4 +74,8 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((item, index) => item === b[index]);
 }

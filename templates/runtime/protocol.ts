@@ -7,3 +7,4 @@
 export * from "../../generated/v2607/types.js";
 export * from "../../generated/v2607/methods.js";
 export * from "../../generated/v2607/capabilities.js";
+export * from "../../generated/v2607/shapes.js";

@@ -44,6 +44,8 @@ import {
 } from "./transport.js";
 
 export const LISTEN_METHOD = "subscriptions/listen";
+/** A probe a client may send before it falls back to `initialize`: it does not fix the connection's era. */
+export const DISCOVER_METHOD = "server/discover";
 /** -32021; absent from revisions without it, where no extension adds filter keys either. */
 const MISSING_CAPABILITY: number = (ERROR_CODES as Readonly<Record<string, number>>).MissingRequiredClientCapabilityError ?? -32021;
 const CANCELLED_METHOD = "notifications/cancelled";
@@ -213,7 +215,7 @@ export class Connection implements StreamHost, EraConnection {
       this.send(invalidMeta);
       return;
     }
-    this.modernSeen = true;
+    if (method !== DISCOVER_METHOD) this.modernSeen = true;
     const meta = mergeMeta(request.params!._meta as JsonObject, context);
     if (method === LISTEN_METHOD) {
       await this.#listen(request, meta, clientKey(context?.[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));

@@ -3,3 +3,4 @@
 export * from "../types.js";
 export * from "../methods.js";
 export * from "../capabilities.js";
+export * from "../shapes.js";

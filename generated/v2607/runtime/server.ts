@@ -14,7 +14,7 @@ import {
   type ServerCapabilities,
   type Tool,
 } from "./protocol.js";
-import { Connection, LISTEN_METHOD, type ConnectionHost, type RequestContext } from "./connection.js";
+import { Connection, DISCOVER_METHOD, LISTEN_METHOD, type ConnectionHost, type RequestContext } from "./connection.js";
 import { foldCapabilities, type DiscoverOptions } from "./discover.js";
 import type { EventHook, RuntimeEvent } from "./hooks.js";
 import { errorResponse, INTERNAL_ERROR, isObject, McpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
@@ -35,7 +35,6 @@ import type { InputRequiredAnswer } from "./input-required.js";
 import { TaskService, type TasksOptions } from "./tasks/service.js";
 import { TASKS_AVAILABLE, TASKS_EXTENSION, taskMethod } from "./tasks/shapes.js";
 
-const DISCOVER_METHOD = "server/discover";
 /** Absent from schemas whose results carry no server info; then nothing is added. */
 const SERVER_INFO_KEY: string | undefined = (META_KEYS as Readonly<Record<string, string | undefined>>).serverInfo;
 

@@ -1,23 +1,27 @@
 /**
- * What differs between the legacy revision (2025-11-25, `initialize` sessions) and the
+ * What differs between the initialize-era revisions (one codec each, codec.ts) and the
  * revision the server is written for, and how a legacy request and its answer are
- * translated. Method sets come from comparing the two generated maps; result fields that
- * only the newer revision has are checked against the two generated types, so a schema
- * change that adds or removes one fails the type check until this file agrees.
+ * translated. Method sets come from comparing the generated maps; result fields that only
+ * the newer revision has are checked against the generated types of the newest legacy
+ * revision, so a schema change that adds or removes one fails the type check until this
+ * file agrees; the rest of the difference comes from each revision's shapes.
  */
 import * as Modern from "../protocol.js";
 import * as Legacy from "./protocol.js";
 import { errorResponse, INTERNAL_ERROR, isObject, type JsonObject, type JsonRpcErrorObject, type JsonRpcResponse } from "../jsonrpc.js";
+import { RevisionCodec } from "./codec.js";
+import { LEGACY_REVISIONS } from "./revisions.js";
 
 const COMPLETE = "complete";
 
-/** The legacy revision these facts describe. */
-export const LEGACY_VERSION: string = Legacy.PROTOCOL_VERSION;
-
-/** The request methods both revisions share: a legacy session hands them to the same handlers. */
+/** The request methods the newest legacy revision shares with the newer one: a legacy session hands them to the same handlers. */
 export type SharedMethod = Extract<Legacy.ClientRequestMethod, Modern.ClientRequestMethod>;
 const MODERN_METHODS: ReadonlySet<string> = new Set(Modern.CLIENT_REQUEST_METHODS);
-export const SHARED_METHODS: ReadonlySet<string> = new Set(Legacy.CLIENT_REQUEST_METHODS.filter((method) => MODERN_METHODS.has(method)));
+
+/** Whether a session at this codec's revision hands the request to the server's handlers. */
+export function isSharedMethod(codec: RevisionCodec, method: string): boolean {
+  return MODERN_METHODS.has(method) && codec.defines(method);
+}
 
 /**
  * The legacy-only requests a session answers itself (the schemas say they exist, not
@@ -41,6 +45,20 @@ type ModernOnlyResultKey = { [M in SharedMethod]: Exclude<keyof ModernResult<M>,
 /** Dropped from every result a legacy client gets (a record: the type makes it exhaustive). */
 const MODERN_ONLY_RESULT_KEYS: Readonly<Record<ModernOnlyResultKey, true>> = { resultType: true, cacheScope: true, ttlMs: true };
 const DROPPED_KEYS = Object.keys(MODERN_ONLY_RESULT_KEYS);
+
+/** Params keys that only name a request's form, gathered over every revision served (elicitation's `mode`). */
+const REQUEST_TAGS: { [method: string]: string[] } = {};
+for (const revision of LEGACY_REVISIONS) {
+  for (const [method, keys] of Object.entries(revision.SERVER_REQUEST_TAGS)) REQUEST_TAGS[method] = [...new Set([...(REQUEST_TAGS[method] ?? []), ...keys])];
+}
+
+/** One codec per initialize-era revision the runtime has facts for, newest first. */
+export const LEGACY_CODECS: readonly RevisionCodec[] = LEGACY_REVISIONS.map((revision) => new RevisionCodec(revision, REQUEST_TAGS, DROPPED_KEYS)).sort(
+  (a, b) => (a.version < b.version ? 1 : a.version > b.version ? -1 : 0),
+);
+
+/** The initialize-era revisions the runtime serves by default, newest first. */
+export const LEGACY_VERSIONS: readonly string[] = LEGACY_CODECS.map((codec) => codec.version);
 
 /** Reserved `_meta` keys of the newer revision (server info and the like): not the legacy client's. */
 const MODERN_META_KEYS: ReadonlySet<string> = new Set(Object.values(Modern.META_KEYS));
@@ -77,8 +95,8 @@ export function toModernParams(params: JsonObject, meta: Readonly<JsonObject>): 
   return copy;
 }
 
-/** The legacy shape of a shared method's answer. */
-export function toLegacyResponse(method: string, response: JsonRpcResponse): JsonRpcResponse {
+/** The shape a shared method's answer takes for a client at the codec's revision. */
+export function toLegacyResponse(codec: RevisionCodec, method: string, response: JsonRpcResponse): JsonRpcResponse {
   if ("error" in response) {
     if (!isResourceNotFound(method, response.error)) return response;
     return { ...response, error: { ...response.error, code: LEGACY_RESOURCE_NOT_FOUND } };
@@ -89,10 +107,10 @@ export function toLegacyResponse(method: string, response: JsonRpcResponse): Jso
     return errorResponse(
       response.id,
       INTERNAL_ERROR,
-      `${method} answered with a result of kind "${String(kind)}", which a ${LEGACY_VERSION} client cannot receive`,
+      `${method} answered with a result of kind "${String(kind)}", which a ${codec.version} client cannot receive`,
     );
   }
-  const result = toLegacyResult(response.result);
+  const result = codec.result(method, toLegacyResult(response.result));
   return result === response.result ? response : { ...response, result };
 }
 
@@ -114,22 +132,19 @@ function hasModernOnlyPart(result: JsonObject): boolean {
   return false;
 }
 
-/** Top-level legacy `ServerCapabilities` keys (a record: the type makes it exhaustive). */
-const LEGACY_CAPABILITY_KEYS: Readonly<Record<keyof Legacy.ServerCapabilities, true>> = {
-  completions: true,
-  experimental: true,
-  logging: true,
-  prompts: true,
-  resources: true,
-  tasks: true,
-  tools: true,
-};
-
-/** What `initialize` advertises: the server's capabilities the legacy schema knows (`logging` by the same rule as server/discover, see discover.ts). */
-export function toLegacyCapabilities(capabilities: Modern.ServerCapabilities): Legacy.ServerCapabilities {
-  const legacy: JsonObject = {};
-  for (const [key, value] of Object.entries(capabilities)) {
-    if (Object.hasOwn(LEGACY_CAPABILITY_KEYS, key)) legacy[key] = value;
-  }
-  return legacy as Legacy.ServerCapabilities;
+/**
+ * What `initialize` answers a client at the codec's revision: the server's capabilities
+ * (`logging` by the same rule as server/discover, see discover.ts), info and instructions,
+ * with only what that revision's `InitializeResult` defines.
+ */
+export function initializeResult(
+  codec: RevisionCodec,
+  version: string,
+  capabilities: Modern.ServerCapabilities,
+  info: Modern.Implementation,
+  instructions: string | undefined,
+): JsonObject {
+  const result: Record<string, unknown> = { protocolVersion: version, capabilities, serverInfo: info };
+  if (instructions !== undefined) result.instructions = instructions;
+  return codec.initializeResult(result as JsonObject);
 }

@@ -10,7 +10,7 @@ beforeEach(() => (temp = tempFolder("mcp-gen-manifest")));
 afterEach(() => temp.remove());
 
 const inputs: ManifestInputs = { generator: "g", revision: "2026-07-28", schemaSha256: "s" };
-const runtime = { runtimeSourceSha256: "t", legacyFolder: "v2511" };
+const runtime = { runtimeSourceSha256: "t", legacyFolders: ["v2511", "v2506"] };
 const summary: Summary = { types: ["A"], methods: ["tools/list"], filterKeys: ["toolsListChanged"], flags: ["tools.listChanged"] };
 
 function writeOutput(files: Map<string, string>, made: ManifestInputs = inputs): string {
@@ -33,7 +33,7 @@ test("the runtime source and legacy folder count only for an output with a runti
   const withRuntime = writeOutput(new Map([["runtime/index.ts", "export {};\n"]]), { ...inputs, ...runtime });
   assert.equal(isFresh(withRuntime, inputs, runtime), true);
   assert.equal(isFresh(withRuntime, inputs, { ...runtime, runtimeSourceSha256: "other" }), false, "other runtime source");
-  assert.equal(isFresh(withRuntime, inputs, { ...runtime, legacyFolder: "v2606" }), false, "another legacy binding");
+  assert.equal(isFresh(withRuntime, inputs, { ...runtime, legacyFolders: ["v2511"] }), false, "another legacy binding");
   const typesOnly = writeOutput(new Map([["types.ts", "export type A = 1;\n"]]));
   assert.equal(isFresh(typesOnly, inputs, { ...runtime, runtimeSourceSha256: "other" }), true, "a runtime edit leaves it fresh");
 });

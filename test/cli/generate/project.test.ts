@@ -4,7 +4,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readEras, renderImportPoint } from "../../../cli/generate/import-point.js";
-import { isPinnedOutputFresh } from "../../../cli/generate/index.js";
+import { isPinnedOutputFresh, shippedLegacyFolders } from "../../../cli/generate/index.js";
 import { schemaSource } from "../../../cli/generate/project.js";
 import { readLock } from "../../../cli/generate/verify.js";
 import { listFiles } from "../../../cli/toolbox/files.js";
@@ -28,6 +28,9 @@ function project(dir: string, config: unknown): string {
 function sameBytes(actual: string, expected: string, path: string): void {
   assert.ok(readFileSync(join(actual, path)).equals(readFileSync(join(expected, path))), `${path} differs`);
 }
+
+/** The initialize-era folders this repository's runtime binds, newest first. */
+const LEGACY_FOLDERS = shippedLegacyFolders();
 
 /** The revisions this repository's own package.json lists, which the project below starts from. */
 function repoRevisions(): string[] {
@@ -162,9 +165,9 @@ test("--check of pinned revisions reads no schema: the lock's sha256 stands for 
     const app = project(temp.dir, readProjectConfig(repoRoot));
     cpSync(join(repoRoot, "generated"), join(app, "generated"), { recursive: true });
     const tasks = ["io.modelcontextprotocol/tasks"];
-    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511", tasks), true);
-    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2607", tasks), false, "another legacy binding");
-    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511"), false, "without the extension it was made with");
+    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", LEGACY_FOLDERS, tasks), true);
+    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", ["v2511"], tasks), false, "another legacy binding");
+    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", LEGACY_FOLDERS), false, "without the extension it was made with");
     // Without $MCP_SCHEMAS_DIR the sources are the pinned URLs; nothing is downloaded for fresh output.
     const { MCP_SCHEMAS_DIR: _unset, ...env } = process.env;
     const run = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(repoRoot, "cli", "main.ts"), "types", "--check"], {
@@ -175,7 +178,7 @@ test("--check of pinned revisions reads no schema: the lock's sha256 stands for 
     });
     assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
     writeFileSync(join(app, "generated", "v2607", "methods.ts"), "// edited\n");
-    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", "v2511", tasks), false, "an edited file");
+    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", LEGACY_FOLDERS, tasks), false, "an edited file");
   } finally {
     temp.remove();
   }

@@ -151,15 +151,16 @@ describe("legacy sessions over Streamable HTTP", () => {
     }
   });
 
-  it("an unsupported version is refused with the supported ones, and no session remains", async () => {
+  it("a version the server does not serve opens a session at the newest one it serves", async () => {
     const server = createServer({ name: "versions", version: "1" });
     const handle = await serveHttp(server);
     try {
       const response = await post(handle, { jsonrpc: "2.0", id: 1, method: "initialize", params: { ...INITIALIZE, protocolVersion: "1999-01-01" } });
-      assert.equal(response.status, 400);
-      const { error } = (await response.json()) as any;
-      assert.deepEqual(error.data, { supported: ["2025-11-25"], requested: "1999-01-01" });
-      assert.equal(server.legacySessions.size, 0);
+      assert.equal(response.status, 200);
+      const { result } = (await response.json()) as any;
+      assert.equal(result.protocolVersion, "2025-11-25");
+      assert.ok(response.headers.get("mcp-session-id"));
+      assert.equal(server.legacySessions.size, 1);
     } finally {
       await handle.close();
       await server.close();

@@ -116,14 +116,25 @@ describe("a legacy session", () => {
     assert.equal(log.closes, 2);
   });
 
-  it("an unsupported version gets -32602 naming the supported ones", async () => {
+  it("a version the server does not serve is answered with the newest one it serves, never an error", async () => {
     const server = createServer({ name: "versions", version: "1" });
     const peer = await LegacyPeer.open(server);
-    const { error } = await peer.call("initialize", { ...INITIALIZE, protocolVersion: "2024-01-01" });
-    assert.equal(error.code, -32602);
-    assert.deepEqual(error.data, { supported: [LEGACY], requested: "2024-01-01" });
-    assert.match(error.message, /2025-11-25/);
+    const { result } = await peer.call("initialize", { ...INITIALIZE, protocolVersion: "2099-01-01" });
+    assert.equal(result.protocolVersion, LEGACY);
+    assert.equal(server.legacySessions.size, 1);
     await server.close();
+  });
+
+  it("legacy.versions names what is served; a version the runtime has no facts for is refused when the server is made", async () => {
+    const server = createServer({ name: "versions", version: "1", legacy: { versions: ["2025-03-26"] } });
+    const peer = await LegacyPeer.open(server);
+    const { result } = await peer.call("initialize", { ...INITIALIZE, protocolVersion: "2025-11-25" });
+    assert.equal(result.protocolVersion, "2025-03-26");
+    await server.close();
+    assert.throws(
+      () => createServer({ name: "x", version: "1", legacy: { versions: ["2023-01-01"] } }),
+      /legacy\.versions: no facts for 2023-01-01; this runtime serves 2025-11-25, /,
+    );
   });
 
   it("a modern-only server answers initialize with the versions it speaks", async () => {
@@ -168,11 +179,24 @@ describe("a legacy session", () => {
     await server.close();
   });
 
-  it("a connection that spoke the newer revision first stays in it: initialize is refused there", async () => {
+  it("a server/discover probe does not fix the era: an initialize after it opens a session", async () => {
     const server = createServer({ name: "era", version: "1" });
     server.addSubscriptionHandler(fanoutHandler(new InProcessEventSource<FanoutTopics>()));
     const peer = await LegacyPeer.open(server);
     void peer.transport.sendMessage({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: REQUEST_META } });
+    const probe = await peer.response(1);
+    assert.ok(probe.result, "the probe is answered as a modern request");
+    const { result } = await peer.call("initialize", INITIALIZE);
+    assert.equal(result.protocolVersion, LEGACY);
+    assert.equal(server.legacySessions.size, 1);
+    await server.close();
+  });
+
+  it("a connection that served another modern request stays in that revision: initialize is refused there", async () => {
+    const server = createServer({ name: "era", version: "1" });
+    server.setRequestHandler("tools/list", () => ({ tools: [], cacheScope: "private" as const, ttlMs: 0 }));
+    const peer = await LegacyPeer.open(server);
+    void peer.transport.sendMessage({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: REQUEST_META } });
     await peer.response(1);
     const { error } = await peer.call("initialize", INITIALIZE);
     assert.equal(error.code, -32602);

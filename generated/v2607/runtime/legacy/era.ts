@@ -12,12 +12,17 @@ import { META_KEYS } from "../protocol.js";
 import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcMessage, type JsonRpcRequest } from "../jsonrpc.js";
 import type { MessageContext, Transport } from "../transport.js";
 import { LegacySession, unsupportedVersion, type SessionConnection, type SessionEnding, type SessionHost, type SessionOutput } from "./session.js";
-import { LEGACY_VERSION, SESSION_METHODS } from "./translate.js";
+import { LEGACY_CODECS, SESSION_METHODS } from "./translate.js";
+import type { RevisionCodec } from "./codec.js";
 import { DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_REPLAY_EVENTS } from "./replay.js";
 import { closeStreams, type ResumeOptions } from "./resumable.js";
 
 export interface LegacyOptions {
-  /** Versions accepted in `initialize`. Default: the legacy revision the runtime was generated with. */
+  /**
+   * The initialize-era versions served. Default: every one the runtime was generated with
+   * (the project's initialize-era revisions). An `initialize` asking for another gets the
+   * newest of these (the lifecycle's rule), never an error.
+   */
   readonly versions?: readonly string[];
   /** Open sessions at once; an `initialize` beyond it is refused (HTTP 503). Default 1000. */
   readonly maxSessions?: number;
@@ -61,7 +66,7 @@ export interface EraConnection extends SessionConnection {
 }
 
 /** What the era needs from the server, beyond what each session needs. */
-export interface EraHost extends Omit<SessionHost, "versions" | "ended" | "maxClientRequests" | "clientRequestTimeoutMs"> {
+export interface EraHost extends Omit<SessionHost, "codecs" | "ended" | "maxClientRequests" | "clientRequestTimeoutMs"> {
   /** The versions of the newer revision, named when a modern-only server refuses `initialize`. */
   readonly modernVersions: readonly string[];
   /** Serves one transport whose messages all belong to `session`. */
@@ -75,7 +80,7 @@ export class LegacyEra {
   readonly maxBufferedBytes: number | undefined;
   /** How a session's SSE streams are primed, polled and replayed (resumable.ts). */
   readonly resume: ResumeOptions;
-  /** The versions accepted in `initialize`. */
+  /** The initialize-era versions served, newest first. */
   readonly versions: readonly string[];
   readonly #sessions = new Map<string, LegacySession>();
   readonly #sessionHost: SessionHost;
@@ -96,10 +101,11 @@ export class LegacyEra {
       maxReplayEvents: Math.max(0, chosen.maxReplayEvents ?? DEFAULT_MAX_REPLAY_EVENTS),
       maxReplayBytes: Math.max(0, chosen.maxReplayBytes ?? DEFAULT_MAX_REPLAY_BYTES),
     };
-    const versions = (this.versions = chosen.versions ?? [LEGACY_VERSION]);
+    const codecs = servedCodecs(chosen.versions);
+    this.versions = codecs.map((codec) => codec.version);
     this.#sessionHost = {
       ...host,
-      versions,
+      codecs,
       maxClientRequests: Math.max(1, chosen.maxClientRequests ?? DEFAULT_MAX_CLIENT_REQUESTS),
       clientRequestTimeoutMs: Math.max(1, chosen.clientRequestTimeoutMs ?? DEFAULT_CLIENT_REQUEST_TIMEOUT_MS),
       capabilities: (meta) => host.capabilities(meta),
@@ -125,7 +131,6 @@ export class LegacyEra {
       return true;
     }
     if (classified.kind !== "request" || classified.message.method !== SESSION_METHODS.initialize) return false;
-    // An initialize in the newer revision's own shape is its removed method (-32601), not a legacy client.
     if (carriesModernMeta(classified.message)) return false;
     const request = classified.message;
     if (!this.enabled || connection.modernSeen) {
@@ -186,12 +191,25 @@ export class LegacyEra {
   }
 }
 
+/** The codecs of the versions a server serves, newest first; a version the runtime has no facts for is refused by name. */
+function servedCodecs(versions: readonly string[] | undefined): readonly RevisionCodec[] {
+  if (versions === undefined) return LEGACY_CODECS;
+  const unknown = versions.filter((version) => !LEGACY_CODECS.some((codec) => codec.version === version));
+  if (unknown.length > 0 || versions.length === 0) {
+    throw new Error(
+      `legacy.versions: ${unknown.length > 0 ? `no facts for ${unknown.join(", ")}` : "the list is empty"}; this runtime serves ${LEGACY_CODECS.map((codec) => codec.version).join(", ")} (generate another revision with mcp-gen types)`,
+    );
+  }
+  return LEGACY_CODECS.filter((codec) => versions.includes(codec.version));
+}
+
 /** Whether a connection carries the session's GET stream now (a resumable stream outlives its connections). */
 function carriesStream(output: SessionOutput | undefined): boolean {
   return output !== undefined && (output as { readonly attached?: boolean }).attached !== false;
 }
 
-function carriesModernMeta(request: JsonRpcRequest): boolean {
+/** An `initialize` in the newer revision's own shape (its `_meta` names a protocol version): that revision's removed method, not a legacy client. */
+export function carriesModernMeta(request: JsonRpcRequest): boolean {
   const meta = request.params?._meta;
   return isObject(meta) && META_KEYS.protocolVersion in meta;
 }

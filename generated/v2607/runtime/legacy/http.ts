@@ -14,7 +14,7 @@ import { errorResponse, type Classified, type JsonRpcMessage } from "../jsonrpc.
 import { refuseClientResponse, type HttpRejection } from "../transports/http-request.js";
 import type { SseOptions } from "../transports/http-sse.js";
 import type { MessageContext } from "../transport.js";
-import type { LegacyEra } from "./era.js";
+import { carriesModernMeta, type LegacyEra } from "./era.js";
 import { openSessionStream } from "./resumable.js";
 import type { LegacySession } from "./session.js";
 import { SESSION_METHODS } from "./translate.js";
@@ -41,9 +41,13 @@ export function isLegacyTransportRequest(era: LegacyEra | undefined, sessionId: 
   return era !== undefined && era.enabled && sessionId !== undefined;
 }
 
-/** An `initialize` without the newer revision's `Mcp-Method` header: a legacy client opening a session. */
-export function isLegacyInitialize(message: JsonRpcMessage, methodHeader: string | undefined): boolean {
-  return methodHeader === undefined && "method" in message && "id" in message && message.method === SESSION_METHODS.initialize;
+/**
+ * An `initialize` request: a legacy client opening a session. The body decides, whatever
+ * headers come with it (bridges from stdio send `Mcp-Method: initialize` too); only one in
+ * the newer revision's own shape (its `_meta` names a version) stays that revision's.
+ */
+export function isLegacyInitialize(message: JsonRpcMessage): boolean {
+  return "method" in message && "id" in message && message.method === SESSION_METHODS.initialize && !carriesModernMeta(message);
 }
 
 /** An `initialize` POST: a new session (503 at the limit) whose id travels on the answer. */
@@ -79,15 +83,12 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
       body: errorResponse(null, ERROR_CODES.InvalidRequestError, `HTTP ${req.method} is not supported`),
     });
   }
+  // A request without the header is the session's own revision (2025-03-26 clients send none); one naming another is refused.
   const version = req.headers["mcp-protocol-version"];
-  if (typeof version === "string" && !era.versions.includes(version)) {
+  if (typeof version === "string" && session.version !== undefined && version !== session.version) {
     return exchange.reject({
       status: 400,
-      body: errorResponse(
-        null,
-        ERROR_CODES.InvalidRequestError,
-        `Unsupported MCP-Protocol-Version "${version}"; this session speaks ${era.versions.join(", ")}`,
-      ),
+      body: errorResponse(null, ERROR_CODES.InvalidRequestError, `MCP-Protocol-Version "${version}" does not match this session's ${session.version}`),
     });
   }
   const read = await exchange.readMessage();

@@ -34,9 +34,11 @@ export interface Rounds {
   dispatch(request: JsonRpcRequest): Promise<JsonRpcResponse>;
 }
 
-/** What the session lends: the client's declared capabilities, and its outgoing requests. */
+/** What the session lends: the client's declared capabilities, what its revision can receive, and its outgoing requests. */
 export interface InputAsker {
   readonly clientCapabilities: Readonly<Record<string, unknown>>;
+  /** Why this client's protocol revision cannot receive the request (codec.ts); undefined when it can. */
+  refusal(method: string, params: JsonObject): string | undefined;
   fits(count: number): boolean;
   ask(method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject>;
 }
@@ -52,6 +54,10 @@ export async function serveInputRounds(request: JsonRpcRequest, first: JsonRpcRe
     }
     const asked = inputRequestsOf(response.result);
     if (asked === undefined) return errorResponse(id, INTERNAL_ERROR, `${method} answered input_required without inputRequests`);
+    for (const { method: asks, params } of Object.values(asked)) {
+      const refusal = asker.refusal(asks, params);
+      if (refusal !== undefined) return errorResponse(id, INVALID_REQUEST, `${method} needs to send ${asks}, which this client cannot receive: ${refusal}`);
+    }
     const undeclared = undeclaredCapability(Object.values(asked), asker.clientCapabilities);
     if (undeclared !== undefined) {
       return errorResponse(

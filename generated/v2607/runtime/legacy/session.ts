@@ -37,7 +37,8 @@ import { INPUT_REQUIRED, serveInputRounds, type InputAsker, type Rounds } from "
 import { ServerRequests } from "./server-requests.js";
 import { PendingNotifications } from "./pending.js";
 import { ImplicitStream, listChangedFilter, URI_KIND, type ImplicitStreamOwner } from "./implicit-stream.js";
-import { INITIALIZED_METHOD, SESSION_METHODS, SHARED_METHODS, toLegacyCapabilities, toLegacyResponse, toModernParams } from "./translate.js";
+import { INITIALIZED_METHOD, initializeResult, isSharedMethod, SESSION_METHODS, toLegacyResponse, toModernParams } from "./translate.js";
+import type { RevisionCodec } from "./codec.js";
 
 const CANCELLED_METHOD = "notifications/cancelled";
 const NO_META: Readonly<JsonObject> = Object.freeze({});
@@ -64,7 +65,8 @@ export interface SessionHost {
   readonly emit: EventHook;
   readonly mailboxSize: number;
   readonly subscriptionHandlers: readonly HandlerEntry[];
-  readonly versions: readonly string[];
+  /** One codec per initialize-era revision served, newest first. */
+  readonly codecs: readonly RevisionCodec[];
   readonly info: Implementation;
   readonly instructions: string | undefined;
   /** Requests to the client that may wait for answers at once, and how long each waits. */
@@ -92,6 +94,8 @@ export type SessionEnding = "cancelled" | "client-gone" | "shutdown";
 
 export class LegacySession implements ImplicitStreamOwner {
   #phase: Phase = "new";
+  /** The negotiated revision's codec (set by `initialize`). */
+  #codec: RevisionCodec | undefined;
   /** The negotiated version, client info and capabilities, as a newer client's `_meta` would carry them (frozen: shared by requests). */
   #meta: Readonly<JsonObject> = NO_META;
   #context: MessageContext | undefined;
@@ -128,6 +132,10 @@ export class LegacySession implements ImplicitStreamOwner {
   }
   get closed(): boolean {
     return this.#phase === "closed";
+  }
+  /** The negotiated protocol version; undefined before `initialize`. */
+  get version(): string | undefined {
+    return this.#codec?.version;
   }
 
   /** One message of this session; `context` is the transport's (e.g. the principal), kept from `initialize`. */
@@ -172,8 +180,11 @@ export class LegacySession implements ImplicitStreamOwner {
     if (this.ownedByConnection) this.#serverRequests.close("the client's input ended before it answered");
   }
 
-  notify(notification: JsonRpcNotification): void {
+  notify(sent: JsonRpcNotification): void {
     if (this.#phase === "closed") return;
+    // A notification the client's revision does not have is not sent; the rest carry only what it defines.
+    const notification = this.#codec === undefined ? sent : this.#codec.notification(sent);
+    if (notification === undefined) return;
     if (this.output !== undefined) this.output.send(notification);
     else if (!this.ownedByConnection) (this.#pending ??= new PendingNotifications()).keep(notification, KINDS.length + this.#resourceStreams.size);
   }
@@ -227,7 +238,8 @@ export class LegacySession implements ImplicitStreamOwner {
         if (typeof params.uri === "string") await this.#resourceStreams.get(params.uri)?.stream.teardown({ why: "cancelled" });
         return answerEmpty(connection, id);
     }
-    if (!SHARED_METHODS.has(method) || !this.host.hasMethod(method)) return connection.send(errorResponse(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
+    if (!isSharedMethod(this.#codec!, method) || !this.host.hasMethod(method))
+      return connection.send(errorResponse(id, METHOD_NOT_FOUND, `Method not found: ${method}`));
     if (this.#running.get(id) !== undefined)
       return connection.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
     // What the session negotiated wins over the client's own `_meta`, and transport facts over both, as on the modern path.
@@ -241,7 +253,7 @@ export class LegacySession implements ImplicitStreamOwner {
       // Rounds are served only for an input_required answer; any other is translated on the spot. (An
       // inline arrow: a named one would be renamed on every request where keepNames is on, as under tsx.)
       const answered = await connection.serve(modern, handlerMeta, (response, rounds) =>
-        isInputRequired(response) ? this.#serveRounds(modern, response, rounds, connection) : toLegacyResponse(method, response),
+        isInputRequired(response) ? this.#serveRounds(modern, response, rounds, connection) : toLegacyResponse(this.#codec!, method, response),
       );
       // An HTTP POST whose request was cancelled ends without an answer; stdio's connection is the session's own.
       if (!answered && !this.ownedByConnection) await connection.abandon();
@@ -253,12 +265,14 @@ export class LegacySession implements ImplicitStreamOwner {
   /** Asks go out on the connection of the request that needs them (an HTTP POST's own response stream). */
   async #serveRounds(request: JsonRpcRequest, first: JsonRpcResponse, rounds: Rounds, connection: SessionConnection): Promise<JsonRpcResponse> {
     const requests = this.#serverRequests;
+    const codec = this.#codec!;
     const asker: InputAsker = {
+      refusal: (method, params) => codec.requestRefusal(method, params),
       clientCapabilities: (isObject(this.#meta[META_KEYS.clientCapabilities]) ? this.#meta[META_KEYS.clientCapabilities] : {}) as Record<string, unknown>,
       fits: (count) => requests.fits(count),
       ask: (method, params, signal) => requests.ask(connection, method, params, signal),
     };
-    return toLegacyResponse(request.method, await serveInputRounds(request, first, rounds, asker));
+    return toLegacyResponse(codec, request.method, await serveInputRounds(request, first, rounds, asker));
   }
 
   #setMeta(meta: JsonObject): void {
@@ -274,25 +288,18 @@ export class LegacySession implements ImplicitStreamOwner {
     if (typeof protocolVersion !== "string" || !isObject(capabilities) || !isObject(clientInfo)) {
       return connection.send(errorResponse(id, INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", "capabilities" and "clientInfo"'));
     }
-    if (!this.host.versions.includes(protocolVersion)) {
-      connection.send(unsupportedVersion(id, protocolVersion, this.host.versions));
-      void this.close("cancelled");
-      return;
-    }
+    // The lifecycle's rule: the requested version when served, else the newest one served.
+    const codec = this.host.codecs.find((served) => served.version === protocolVersion) ?? this.host.codecs[0]!;
+    this.#codec = codec;
     this.#setMeta({
-      [META_KEYS.protocolVersion]: protocolVersion,
+      [META_KEYS.protocolVersion]: codec.version,
       [META_KEYS.clientCapabilities]: capabilities,
       [META_KEYS.clientInfo]: clientInfo,
       // A legacy session gets every log message until logging/setLevel raises the bar.
       [META_KEYS.logLevel]: LOWEST_LOG_LEVEL,
     });
     this.#phase = "initialized";
-    const result: JsonObject = {
-      protocolVersion,
-      capabilities: toLegacyCapabilities(this.host.capabilities(this.#streamMeta())),
-      serverInfo: this.host.info,
-    };
-    if (this.host.instructions !== undefined) result.instructions = this.host.instructions;
+    const result = initializeResult(codec, codec.version, this.host.capabilities(this.#streamMeta()), this.host.info, this.host.instructions);
     connection.send({ jsonrpc: "2.0", id, result });
   }
 
