@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import { CliError, printError } from "../errors.js";
 import { describeCommand } from "./index.js";
@@ -83,8 +85,21 @@ async function runTypes(args: TypesArgs): Promise<void> {
         : await addRevision(dir, project, schema, args["protocol-version"], args.check, args.extension);
     return printProjectReport(report, args.check);
   }
-  const { generateTypes } = await import("../generate/index.js");
-  printReport(await generateTypes(toTypesOptions(args)), args.check);
+  const { generateTypes, shippedLegacyFolders } = await import("../generate/index.js");
+  const report = await generateTypes(toTypesOptions(args));
+  printReport(report, args.check);
+  // A fresh `--check` makes nothing, so its runtime is told by the folder itself.
+  if (report.runtimeEmitted || existsSync(join(report.outDir, "runtime"))) await writeSiblings(report, shippedLegacyFolders(), args.check);
+}
+
+/** Outside a project, the legacy folders a runtime binds are written beside it (siblings.ts). */
+async function writeSiblings(report: TypesReport, folders: readonly string[], check: boolean): Promise<void> {
+  const { writeLegacySiblings } = await import("../generate/siblings.js");
+  const out = dirname(report.outDir);
+  const siblings = await writeLegacySiblings(out, folders, check);
+  if (siblings.stale.length > 0) throw new CliError(`stale: ${siblings.stale.join("; ")}`, { hint: "regenerate with `mcp-gen types` and commit the result" });
+  const names = siblings.folders.join(", ");
+  process.stdout.write(check ? `the legacy folders its runtime binds (${names}) are up to date\n` : `wrote the legacy folders its runtime binds: ${names}\n`);
 }
 
 function printProjectReport(project: ProjectReport, check: boolean): void {
