@@ -17,7 +17,7 @@ import { toDefsForm } from "./dialect.js";
  * 2020-12 form (dialect.ts), merge the extensions into it (extend.ts), normalize it,
  * derive the IR, emit types.ts (json-schema-to-typescript, then prettier), print the two maps
  * (already in their formatted layout), and add the runtime (header plus source bytes,
- * nothing to format) when the IR says the revision has one. The orchestrator imports this module only once it knows
+ * nothing to format) when the IR says the revision has one and --types-only was not given. The orchestrator imports this module only once it knows
  * something must be generated, and the libraries load on first use, so a `--check` of fresh
  * output loads none of this.
  */
@@ -28,6 +28,7 @@ export async function makeOutput(
   runtimeSource: ReadonlyMap<string, string>,
   extensions: readonly LoadedExtension[] = [],
   legacyFolder?: string,
+  typesOnly = false,
 ): Promise<{ files: Map<string, string>; ir: SchemaIR }> {
   const { schema, contributions } = mergeExtensions(toDefsForm(loaded), extensions);
   const ir = buildIR(normalizeSchema(schema), identity, contributions);
@@ -39,6 +40,6 @@ export async function makeOutput(
     ["methods.ts", header + maps["methods.ts"]],
     ["capabilities.ts", header + maps["capabilities.ts"]],
   ];
-  if (ir.withRuntime) files.push(...emitRuntime(runtimeSource, header, legacyFolder));
+  if (ir.withRuntime && !typesOnly) files.push(...emitRuntime(runtimeSource, header, legacyFolder));
   return { files: new Map(sortedBy(files, ([path]) => path)), ir };
 }

@@ -45,7 +45,7 @@ export function legacyFolderOf(config: ProjectConfig, outDir: string, except?: s
 }
 
 /** `mcp-gen types` (no --schema) in a project: each listed revision, oldest first, then the import point. */
-export async function regenerateProject(projectDir: string, config: ProjectConfig, check: boolean): Promise<ProjectReport> {
+export async function regenerateProject(projectDir: string, config: ProjectConfig, check: boolean, typesOnly = false): Promise<ProjectReport> {
   const run = readRunInputs();
   const { lock } = run;
   const outDir = resolve(projectDir, config.out);
@@ -65,7 +65,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
     const legacyFolder = legacyFolderOf(config, outDir, revision);
     const pinnedUrl = lock.revisions[revision]?.url === sources.get(revision);
     // A pinned download would only confirm the sha256 the lock already holds.
-    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolder, config.extensions[revision], run))) {
+    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolder, config.extensions[revision], run, typesOnly))) {
       reports.push(upToDate(outDir, revision, lock));
       continue;
     }
@@ -78,6 +78,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
           check,
           extensions: config.extensions[revision],
           legacyFolder,
+          typesOnly,
         },
         run,
       ),
@@ -104,6 +105,7 @@ export async function addRevision(
   protocolVersion: string | undefined,
   check: boolean,
   extensions?: string[],
+  typesOnly = false,
 ): Promise<ProjectReport> {
   const outDir = resolve(projectDir, config.out);
   assertImportPointOurs(outDir);
@@ -125,6 +127,7 @@ export async function addRevision(
       check,
       extensions: chosen,
       legacyFolder: legacyFolderOf(config, outDir, named),
+      typesOnly,
     },
     run,
   );
