@@ -7,7 +7,7 @@ import { sha256Hex } from "../../cli/generate/load.js";
 /** The project root (this file is test/support/schemas.ts). */
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
-export type Revision = "2026-07-28" | "2025-11-25" | "draft-2026-06-07";
+export type Revision = "2026-07-28" | "2025-11-25" | "2025-06-18" | "2025-03-26" | "2024-11-05" | "draft-2026-06-07";
 
 /** Where the tests look for an upstream schema, in this order. Inputs, never copied into the repo. */
 export interface SchemaSources {
