@@ -34,7 +34,10 @@ describe("bad input is a one-line error naming the problem and the fix, non-zero
   );
 
   test("JSON that is not a JSON Schema", SLOW, () =>
-    assertRefused(["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), '{"name": "package"}')], /is not a JSON Schema \(no "\$schema" or "\$defs"/),
+    assertRefused(
+      ["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), '{"name": "package"}')],
+      /is not a JSON Schema \(no "\$schema", "\$defs" or "definitions" at its top level\)/,
+    ),
   );
 
   test("a $ref to a missing definition", SLOW, () => {
