@@ -11,6 +11,7 @@ interface TypesArgs {
   out?: string;
   check: boolean;
   watch: boolean;
+  "types-only": boolean;
   "protocol-version"?: string;
   extension?: string[];
 }
@@ -28,6 +29,12 @@ const typesOptions = {
   check: { type: "boolean", default: false, describe: "write nothing; exit 1 listing stale files (every listed revision in a project)" },
   watch: { type: "boolean", default: false, describe: "regenerate whenever a listed local schema file or the runtime source changes; Ctrl-C stops" },
   "protocol-version": { type: "string", describe: "revision of a schema whose sha256 is not pinned" },
+  "types-only": {
+    type: "boolean",
+    default: false,
+    describe:
+      "write types.ts, methods.ts and capabilities.ts without the runtime, even for a revision that has one (recorded in the manifest: --check needs it too)",
+  },
   // `array` is what yargs reads, `multiple` what node:util's parseArgs reads (the quick path).
   extension: {
     type: "string",
@@ -48,14 +55,22 @@ export const typesCommand: CommandModule<object, TypesArgs> = {
       .example("$0 types", "in a project: regenerate every revision package.json lists")
       .example("$0 types --schema ./next.json --protocol-version 2027-01-26", "in a project: add that revision to the list")
 
-      .example("$0 types --extension io.modelcontextprotocol/tasks", "also generate the tasks extension's methods and facts"),
+      .example("$0 types --extension io.modelcontextprotocol/tasks", "also generate the tasks extension's methods and facts")
+      .example("$0 types --types-only --out src/generated", "only the types and maps, for a project with its own server code"),
   handler: async (args) => {
     await runTypes(args);
   },
 };
 
 function toTypesOptions(args: TypesArgs): TypesOptions {
-  return { schema: args.schema, out: args.out ?? "generated", check: args.check, protocolVersion: args["protocol-version"], extensions: args.extension };
+  return {
+    schema: args.schema,
+    out: args.out ?? "generated",
+    check: args.check,
+    protocolVersion: args["protocol-version"],
+    extensions: args.extension,
+    typesOnly: args["types-only"],
+  };
 }
 
 export default typesCommand;
@@ -81,8 +96,8 @@ async function runTypes(args: TypesArgs): Promise<void> {
     }
     const report =
       schema === undefined
-        ? await regenerateProject(dir, project, args.check)
-        : await addRevision(dir, project, schema, args["protocol-version"], args.check, args.extension);
+        ? await regenerateProject(dir, project, args.check, args["types-only"])
+        : await addRevision(dir, project, schema, args["protocol-version"], args.check, args.extension, args["types-only"]);
     return printProjectReport(report, args.check);
   }
   const { generateTypes, shippedLegacyFolders } = await import("../generate/index.js");
@@ -140,7 +155,10 @@ function printReport(report: TypesReport, check: boolean): void {
     return;
   }
   for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
-  if (!report.runtimeEmitted) process.stdout.write(`runtime not emitted: ${identity.revision} has no subscriptions/listen stream\n`);
+  if (!report.runtimeEmitted) {
+    const why = report.runtimeLeftOut ? "--types-only leaves it out" : `${identity.revision} has no subscriptions/listen stream`;
+    process.stdout.write(`runtime not emitted: ${why}\n`);
+  }
   process.stdout.write(report.changes.length > 0 ? `changes against the previous output:\n${report.changes.map((c) => `  ${c}\n`).join("")}` : "");
   const counts = report.summary
     ? `: ${report.summary.types.length} types, ${report.summary.methods.length} methods, ${report.summary.filterKeys.length} subscription kinds`

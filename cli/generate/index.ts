@@ -41,6 +41,11 @@ export interface TypesOptions {
    * a runtime an error.
    */
   legacyFolders?: readonly string[];
+  /**
+   * `--types-only`: types.ts, methods.ts and capabilities.ts without the runtime, even for a
+   * revision that has one (then no legacy folder is needed). Recorded in the manifest's inputs.
+   */
+  typesOnly?: boolean;
 }
 
 export interface TypesReport {
@@ -50,6 +55,8 @@ export interface TypesReport {
   stale: string[];
   written: boolean;
   runtimeEmitted: boolean;
+  /** Set when the revision has a runtime and --types-only left it out. */
+  runtimeLeftOut?: boolean;
   changes: string[];
   notes: string[];
   /** What the output holds (types, methods, filter keys, flags); absent when nothing was generated. */
@@ -86,19 +93,21 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
   const identity = identifySchema(loaded, lock, requested);
   const outDir = join(options.out, versionFolder(identity.revision));
   const extensions = await loadExtensions(options.extensions ?? []);
-  const legacyFolders = options.legacyFolders ?? shippedLegacyFolders();
-  const inputs = manifestInputs(identity, run, extensions);
-  const runtimeInputs = runtimeInputsOf(run, legacyFolders);
+  const typesOnly = options.typesOnly === true;
+  const legacyFolders = typesOnly ? [] : (options.legacyFolders ?? shippedLegacyFolders());
+  const inputs = manifestInputs(identity, run, extensions, typesOnly);
+  const runtimeInputs = typesOnly ? undefined : runtimeInputsOf(run, legacyFolders);
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
   if (options.check && isFresh(outDir, inputs, runtimeInputs)) return report;
 
   // Only now load the stages that make output, and through them the code-generation libraries.
   const { makeOutput } = await import("./make.js");
-  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, extensions, legacyFolders);
-  if (ir.withRuntime && legacyFolders.length === 0) throw noLegacyRevision(identity.revision);
+  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, extensions, legacyFolders, typesOnly);
+  const withRuntime = ir.withRuntime && !typesOnly;
+  if (withRuntime && legacyFolders.length === 0) throw noLegacyRevision(identity.revision);
   const summary = summarize(ir);
-  files.set(MANIFEST_FILE, renderManifest(ir.withRuntime ? { ...inputs, ...runtimeInputs } : inputs, files, summary));
-  const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: ir.withRuntime };
+  files.set(MANIFEST_FILE, renderManifest(withRuntime ? { ...inputs, ...runtimeInputs } : inputs, files, summary));
+  const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: withRuntime, runtimeLeftOut: ir.withRuntime && typesOnly };
   const { replaceFolder, staleFiles } = await import("./write.js");
   if (options.check) return { ...made, stale: staleFiles(outDir, files) };
 
@@ -117,12 +126,13 @@ export async function isPinnedOutputFresh(
   legacyFolders: readonly string[],
   extensions: readonly string[] = [],
   run: RunInputs = readRunInputs(),
+  typesOnly = false,
 ): Promise<boolean> {
   const pin = run.lock.revisions[revision];
   if (!pin) return false;
   const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
-  const inputs = manifestInputs(identity, run, await loadExtensions(extensions));
-  return isFresh(join(out, versionFolder(revision)), inputs, runtimeInputsOf(run, legacyFolders));
+  const inputs = manifestInputs(identity, run, await loadExtensions(extensions), typesOnly);
+  return isFresh(join(out, versionFolder(revision)), inputs, typesOnly ? undefined : runtimeInputsOf(run, legacyFolders));
 }
 
 /** What an output with a runtime adds to its inputs; none without a legacy folder to bind (then a runtime is refused). */
@@ -137,9 +147,11 @@ export function shippedLegacyFolders(): string[] {
 }
 
 /** What identifies an output: never the generator's own source text (see generatorIdentity). */
-function manifestInputs(identity: SchemaIdentity, run: RunInputs, extensions: readonly LoadedExtension[]): ManifestInputs {
+function manifestInputs(identity: SchemaIdentity, run: RunInputs, extensions: readonly LoadedExtension[], typesOnly: boolean): ManifestInputs {
   const inputs: ManifestInputs = { generator: run.generator, revision: identity.revision, schemaSha256: identity.sha256 };
   // Listed only when given, so output made without extensions keeps its manifest.
   if (extensions.length > 0) inputs.extensions = extensions.map((extension) => ({ id: extension.id, sha256: extension.schema.sha256 }));
+  // Likewise; recorded so that a --check without --types-only finds types-only output stale.
+  if (typesOnly) inputs.typesOnly = true;
   return inputs;
 }

@@ -18,7 +18,7 @@ import { toDefsForm } from "./dialect.js";
  * 2020-12 form (dialect.ts), merge the extensions into it (extend.ts), normalize it,
  * derive the IR, emit types.ts (json-schema-to-typescript, then prettier), print the two maps
  * (already in their formatted layout) and the shapes (then prettier), and add the runtime (header plus source bytes,
- * nothing to format) when the IR says the revision has one. The orchestrator imports this module only once it knows
+ * nothing to format) when the IR says the revision has one and --types-only was not given. The orchestrator imports this module only once it knows
  * something must be generated, and the libraries load on first use, so a `--check` of fresh
  * output loads none of this.
  */
@@ -29,6 +29,7 @@ export async function makeOutput(
   runtimeSource: ReadonlyMap<string, string>,
   extensions: readonly LoadedExtension[] = [],
   legacyFolders: readonly string[] = [],
+  typesOnly = false,
 ): Promise<{ files: Map<string, string>; ir: SchemaIR }> {
   const { schema, contributions } = mergeExtensions(toDefsForm(loaded), extensions);
   const ir = buildIR(normalizeSchema(schema), identity, contributions);
@@ -41,6 +42,6 @@ export async function makeOutput(
     ["capabilities.ts", header + maps["capabilities.ts"]],
     ["shapes.ts", await format("shapes.ts", header + emitShapes(identity.revision, ir.shapes))],
   ];
-  if (ir.withRuntime) files.push(...emitRuntime(runtimeSource, header, legacyFolders));
+  if (ir.withRuntime && !typesOnly) files.push(...emitRuntime(runtimeSource, header, legacyFolders));
   return { files: new Map(sortedBy(files, ([path]) => path)), ir };
 }

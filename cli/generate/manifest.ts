@@ -22,6 +22,8 @@ export interface ManifestInputs extends Partial<RuntimeInputs> {
   schemaSha256: string;
   /** The extension schemas merged in (`--extension`), in the order given; absent when none. */
   extensions?: Array<{ id: string; sha256: string }>;
+  /** Made with --types-only (the runtime left out); absent otherwise. */
+  typesOnly?: true;
 }
 
 /**

@@ -48,7 +48,7 @@ export function legacyFoldersOf(config: ProjectConfig, outDir: string, except?: 
 }
 
 /** `mcp-gen types` (no --schema) in a project: each listed revision, oldest first, then the import point. */
-export async function regenerateProject(projectDir: string, config: ProjectConfig, check: boolean): Promise<ProjectReport> {
+export async function regenerateProject(projectDir: string, config: ProjectConfig, check: boolean, typesOnly = false): Promise<ProjectReport> {
   const run = readRunInputs();
   const { lock } = run;
   const outDir = resolve(projectDir, config.out);
@@ -68,7 +68,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
     const legacyFolders = legacyFoldersOf(config, outDir, revision);
     const pinnedUrl = lock.revisions[revision]?.url === sources.get(revision);
     // A pinned download would only confirm the sha256 the lock already holds.
-    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolders, config.extensions[revision], run))) {
+    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly))) {
       reports.push(upToDate(outDir, revision, lock));
       continue;
     }
@@ -81,6 +81,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
           check,
           extensions: config.extensions[revision],
           legacyFolders,
+          typesOnly,
         },
         run,
       ),
@@ -107,6 +108,7 @@ export async function addRevision(
   protocolVersion: string | undefined,
   check: boolean,
   extensions?: string[],
+  typesOnly = false,
 ): Promise<ProjectReport> {
   const outDir = resolve(projectDir, config.out);
   assertImportPointOurs(outDir);
@@ -128,6 +130,7 @@ export async function addRevision(
       check,
       extensions: chosen,
       legacyFolders: legacyFoldersOf(config, outDir, named),
+      typesOnly,
     },
     run,
   );

@@ -39,7 +39,7 @@ export function foldCapabilities(
 ): ServerCapabilities {
   const tree: CapabilityTree = {};
   for (const method of methods) {
-    const group = FEATURE_GROUPS.get(method.split("/")[0]);
+    const group = FEATURE_GROUPS.get(method.split("/")[0]!);
     if (group !== undefined) tree[group] ??= {};
     if (logs) tree[LOGGING] ??= {}; // a handler that can log (see the rule above)
   }

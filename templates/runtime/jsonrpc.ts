@@ -83,15 +83,15 @@ export function classifyValue(value: unknown): Classified {
   if (!isObject(value) || Array.isArray(value)) {
     return invalid(null, INVALID_REQUEST, "Invalid request: a message must be a JSON object");
   }
-  const id = isRequestId(value.id) ? value.id : null;
-  if (value.jsonrpc !== "2.0") return invalid(id, INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"');
+  const id = isRequestId(value["id"]) ? value["id"] : null;
+  if (value["jsonrpc"] !== "2.0") return invalid(id, INVALID_REQUEST, 'Invalid request: "jsonrpc" must be "2.0"');
   if ("method" in value) {
-    if (typeof value.method !== "string") return invalid(id, INVALID_REQUEST, 'Invalid request: "method" must be a string');
-    if (value.params !== undefined && (!isObject(value.params) || Array.isArray(value.params))) {
+    if (typeof value["method"] !== "string") return invalid(id, INVALID_REQUEST, 'Invalid request: "method" must be a string');
+    if (value["params"] !== undefined && (!isObject(value["params"]) || Array.isArray(value["params"]))) {
       return invalid(id, INVALID_REQUEST, 'Invalid request: "params" must be an object');
     }
     if (!("id" in value)) return { kind: "notification", message: value as unknown as JsonRpcNotification };
-    if (!isRequestId(value.id)) return invalid(null, INVALID_REQUEST, 'Invalid request: "id" must be a string or a number');
+    if (!isRequestId(value["id"])) return invalid(null, INVALID_REQUEST, 'Invalid request: "id" must be a string or a number');
     return { kind: "request", message: value as unknown as JsonRpcRequest };
   }
   if ("result" in value || "error" in value) return { kind: "response", message: value as unknown as JsonRpcResponse };

@@ -35,7 +35,7 @@ import { TaskService, type TasksOptions } from "./tasks/service.js";
 import { TASKS_AVAILABLE, TASKS_EXTENSION, taskMethod } from "./tasks/shapes.js";
 
 /** Absent from schemas whose results carry no server info; then nothing is added. */
-const SERVER_INFO_KEY: string | undefined = (META_KEYS as Readonly<Record<string, string | undefined>>).serverInfo;
+const SERVER_INFO_KEY: string | undefined = (META_KEYS as Readonly<Record<string, string | undefined>>)["serverInfo"];
 
 /**
  * One client's default share of listen slots. Sized with the HTTP transport's defaults so
@@ -275,7 +275,7 @@ export class Server {
       cacheScope,
       ttlMs,
     };
-    if (this.#options.instructions !== undefined) result.instructions = this.#options.instructions;
+    if (this.#options.instructions !== undefined) result["instructions"] = this.#options.instructions;
     return result;
   }
 
@@ -292,9 +292,9 @@ export class Server {
   };
 
   #finishResult(result: JsonObject): JsonObject {
-    const finished: JsonObject = { ...result, resultType: typeof result.resultType === "string" ? result.resultType : "complete" };
+    const finished: JsonObject = { ...result, resultType: typeof result["resultType"] === "string" ? result["resultType"] : "complete" };
     if (SERVER_INFO_KEY !== undefined) {
-      finished._meta = { ...(isObject(result._meta) ? result._meta : {}), [SERVER_INFO_KEY]: this.#info };
+      finished["_meta"] = { ...(isObject(result["_meta"]) ? result["_meta"] : {}), [SERVER_INFO_KEY]: this.#info };
     }
     return finished;
   }

@@ -47,7 +47,7 @@ export const LISTEN_METHOD = "subscriptions/listen";
 /** A probe a client may send before it falls back to `initialize`: it does not fix the connection's era. */
 export const DISCOVER_METHOD = "server/discover";
 /** -32021; absent from revisions without it, where no extension adds filter keys either. */
-const MISSING_CAPABILITY: number = (ERROR_CODES as Readonly<Record<string, number>>).MissingRequiredClientCapabilityError ?? -32021;
+const MISSING_CAPABILITY: number = (ERROR_CODES as Readonly<Record<string, number>>)["MissingRequiredClientCapabilityError"] ?? -32021;
 const CANCELLED_METHOD = "notifications/cancelled";
 const SUBSCRIPTION_ID_KEY: string = META_KEYS.subscriptionId;
 /** The message-context key a transport vouches for the caller with (HTTP authentication). */
@@ -195,7 +195,7 @@ export class Connection implements StreamHost, EraConnection {
 
   #notification(notification: JsonRpcNotification): void {
     if (notification.method !== CANCELLED_METHOD) return;
-    const id = notification.params?.requestId as RequestId | undefined;
+    const id = notification.params?.["requestId"] as RequestId | undefined;
     if (id === undefined) return;
     const stream = this.#streams.get(id);
     // Cancelling a listen request is an outside teardown: handleClose, nothing more sent.
@@ -216,7 +216,7 @@ export class Connection implements StreamHost, EraConnection {
       return;
     }
     if (method !== DISCOVER_METHOD) this.modernSeen = true;
-    const meta = mergeMeta(request.params!._meta as JsonObject, context);
+    const meta = mergeMeta(request.params!["_meta"] as JsonObject, context);
     if (method === LISTEN_METHOD) {
       await this.#listen(request, meta, clientKey(context?.[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
       return;
@@ -275,7 +275,7 @@ export class Connection implements StreamHost, EraConnection {
   }
 
   async #listen(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, client: ClientKey): Promise<void> {
-    const filter = request.params?.notifications;
+    const filter = request.params?.["notifications"];
     const problem = filterProblem(filter);
     if (problem !== undefined) {
       this.send(errorResponse(request.id, INVALID_PARAMS, `Invalid params: ${problem}`));

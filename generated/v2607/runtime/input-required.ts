@@ -52,7 +52,7 @@ const PROCESS_KEY = randomBytes(32);
 export class RequestStateSealer {
   readonly #key: Uint8Array;
 
-  constructor(key: string | Uint8Array | undefined = process.env.MCP_STATE_KEY) {
+  constructor(key: string | Uint8Array | undefined = process.env["MCP_STATE_KEY"]) {
     this.#key = key === undefined || key.length === 0 ? PROCESS_KEY : typeof key === "string" ? Buffer.from(key) : key;
   }
 

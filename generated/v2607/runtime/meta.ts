@@ -18,7 +18,7 @@ const UNSUPPORTED_VERSION: number = ERROR_CODES.UnsupportedProtocolVersionError;
 
 /** The error response for a request whose `_meta` fails the checks, or undefined. */
 export function checkRequestMeta(request: JsonRpcRequest, supportedVersions: readonly string[]): JsonRpcErrorResponse | undefined {
-  const meta = request.params?._meta;
+  const meta = request.params?.["_meta"];
   if (!isObject(meta) || Array.isArray(meta)) {
     return errorResponse(request.id, INVALID_PARAMS, `Invalid params: "params._meta" is required on every request`);
   }

@@ -67,7 +67,7 @@ export class RevisionCodec {
 
   /** The `initialize` result, trimmed to this revision's `InitializeResult` (capabilities and server info included). */
   initializeResult(result: JsonObject): JsonObject {
-    const shape = this.shapes.SHAPES.InitializeResult;
+    const shape = this.shapes.SHAPES["InitializeResult"];
     return shape === undefined ? result : (project(result, shape, this.shapes.SHAPES) as JsonObject);
   }
 
@@ -119,7 +119,7 @@ export function project(value: unknown, shape: Shape, named: Named, dropped?: st
   if ("items" in own) return Array.isArray(value) ? projectItems(value, own.items, named, dropped, path) : value;
   if (!isObject(value)) return value;
   if ("byType" in own) {
-    const member = typeof value.type === "string" ? own.byType[value.type] : undefined;
+    const member = typeof value["type"] === "string" ? own.byType[value["type"]] : undefined;
     return member !== undefined ? project(value, member, named, dropped, path) : unknownMember(value, own.byType, named, dropped, path);
   }
   return projectObject(value, own, named, dropped, path);
@@ -173,17 +173,17 @@ function copyOf(value: JsonObject, keys: readonly string[], count: number): Json
  * becomes one saying what it was, so the client still learns of it; elsewhere it is left out.
  */
 function unknownMember(value: JsonObject, byType: { readonly [type: string]: Shape }, named: Named, dropped: string[] | undefined, path: string): unknown {
-  dropped?.push(path === "" ? String(value.type) : `${path}(${String(value.type)})`);
-  const text = byType.text;
+  dropped?.push(path === "" ? String(value["type"]) : `${path}(${String(value["type"])})`);
+  const text = byType["text"];
   if (text === undefined) return LEFT_OUT;
   return project({ type: "text", text: describeBlock(value) }, text, named);
 }
 
 function describeBlock(block: JsonObject): string {
-  const named = typeof block.name === "string" ? block.name : undefined;
-  if (typeof block.uri === "string") return named === undefined ? `Resource: ${block.uri}` : `Resource "${named}": ${block.uri}`;
-  const mime = typeof block.mimeType === "string" ? ` (${block.mimeType})` : "";
-  return `[${String(block.type)} content${mime}, which this client's protocol revision cannot show]`;
+  const named = typeof block["name"] === "string" ? block["name"] : undefined;
+  if (typeof block["uri"] === "string") return named === undefined ? `Resource: ${block["uri"]}` : `Resource "${named}": ${block["uri"]}`;
+  const mime = typeof block["mimeType"] === "string" ? ` (${block["mimeType"]})` : "";
+  return `[${String(block["type"])} content${mime}, which this client's protocol revision cannot show]`;
 }
 
 /** Follows names to a shape of their own (an unknown name is anything). */

@@ -47,7 +47,7 @@ export async function serveInputRounds(request: JsonRpcRequest, first: JsonRpcRe
   const { id, method } = request;
   let response = first;
   for (let round = 0; ; round++) {
-    if ("error" in response || response.result.resultType !== INPUT_REQUIRED) return response;
+    if ("error" in response || response.result["resultType"] !== INPUT_REQUIRED) return response;
     if (round === MAX_INPUT_ROUNDS) {
       return errorResponse(id, INTERNAL_ERROR, `${method} asked for more input ${MAX_INPUT_ROUNDS} times in a row; the server gave up on this request`);
     }
@@ -79,8 +79,8 @@ export async function serveInputRounds(request: JsonRpcRequest, first: JsonRpcRe
       return errorResponse(id, INTERNAL_ERROR, `${method} could not get the input it needs: ${error.message}`, error.clientError);
     }
     const params: JsonObject = { ...request.params, inputResponses: answers };
-    if (typeof response.result.requestState === "string") params.requestState = response.result.requestState;
-    else delete params.requestState;
+    if (typeof response.result["requestState"] === "string") params["requestState"] = response.result["requestState"];
+    else delete params["requestState"];
     response = await rounds.dispatch({ ...request, params });
   }
 }
@@ -88,12 +88,12 @@ export async function serveInputRounds(request: JsonRpcRequest, first: JsonRpcRe
 type Asked = Record<string, { method: string; params: JsonObject }>;
 
 function inputRequestsOf(result: JsonObject): Asked | undefined {
-  const requests = result.inputRequests;
+  const requests = result["inputRequests"];
   if (!isObject(requests)) return undefined;
   const asked: Asked = {};
   for (const [key, value] of Object.entries(requests)) {
-    if (!isObject(value) || typeof value.method !== "string") return undefined;
-    asked[key] = { method: value.method, params: isObject(value.params) ? value.params : {} };
+    if (!isObject(value) || typeof value["method"] !== "string") return undefined;
+    asked[key] = { method: value["method"], params: isObject(value["params"]) ? value["params"] : {} };
   }
   return Object.keys(asked).length === 0 ? undefined : asked;
 }
@@ -114,15 +114,15 @@ function undeclaredCapability(requests: readonly Asked[string][], declared: Read
 /** The part of a declared capability a request's shape needs (2025-11-25: elicitation modes; sampling with tools or context). */
 function subCapability(method: string, params: JsonObject, capability: JsonObject): string | undefined {
   if (method === "elicitation/create") {
-    const mode = params.mode === "url" ? "url" : "form";
+    const mode = params["mode"] === "url" ? "url" : "form";
     // An empty elicitation capability means form mode only.
     const declaresModes = "form" in capability || "url" in capability;
-    if (mode === "url" ? !isObject(capability.url) : declaresModes && !isObject(capability.form)) return mode;
+    if (mode === "url" ? !isObject(capability["url"]) : declaresModes && !isObject(capability["form"])) return mode;
   }
   if (method === "sampling/createMessage") {
-    if (params.tools !== undefined && !isObject(capability.tools)) return "tools";
+    if (params["tools"] !== undefined && !isObject(capability["tools"])) return "tools";
     // Without sampling.context a server only uses includeContext "none" (the capability's own description).
-    if (params.includeContext !== undefined && params.includeContext !== "none" && !isObject(capability.context)) return "context";
+    if (params["includeContext"] !== undefined && params["includeContext"] !== "none" && !isObject(capability["context"])) return "context";
   }
   return undefined;
 }

@@ -151,7 +151,7 @@ export class LegacySession implements ImplicitStreamOwner {
       case "notification":
         if (classified.message.method === INITIALIZED_METHOD) void this.#ready();
         else if (classified.message.method === CANCELLED_METHOD) {
-          const id = classified.message.params?.requestId;
+          const id = classified.message.params?.["requestId"];
           if (typeof id === "string" || typeof id === "number") (this.#running.get(id)?.connection ?? connection).cancelRequest(id);
         }
         return;
@@ -228,13 +228,13 @@ export class LegacySession implements ImplicitStreamOwner {
     const params = request.params ?? {};
     switch (method) {
       case SESSION_METHODS.setLevel:
-        if (!isLoggingLevel(params.level)) return connection.send(errorResponse(id, INVALID_PARAMS, `Invalid params: "level" must be a logging level`));
-        this.#setMeta({ ...this.#meta, [META_KEYS.logLevel]: params.level });
+        if (!isLoggingLevel(params["level"])) return connection.send(errorResponse(id, INVALID_PARAMS, `Invalid params: "level" must be a logging level`));
+        this.#setMeta({ ...this.#meta, [META_KEYS.logLevel]: params["level"] });
         return answerEmpty(connection, id);
       case SESSION_METHODS.subscribe:
-        return this.#subscribe(connection, id, params.uri);
+        return this.#subscribe(connection, id, params["uri"]);
       case SESSION_METHODS.unsubscribe:
-        if (typeof params.uri === "string") await this.#resourceStreams.get(params.uri)?.stream.teardown({ why: "cancelled" });
+        if (typeof params["uri"] === "string") await this.#resourceStreams.get(params["uri"])?.stream.teardown({ why: "cancelled" });
         return answerEmpty(connection, id);
     }
     if (!isSharedMethod(this.#codec!, method) || !this.host.hasMethod(method))
@@ -242,7 +242,7 @@ export class LegacySession implements ImplicitStreamOwner {
     if (this.#running.get(id) !== undefined)
       return connection.send(errorResponse(id, INVALID_REQUEST, `Invalid request: id ${JSON.stringify(id)} is already in use`));
     // What the session negotiated wins over the client's own `_meta`, and transport facts over both, as on the modern path.
-    const clientMeta = isObject(params._meta) ? params._meta : undefined;
+    const clientMeta = isObject(params["_meta"]) ? params["_meta"] : undefined;
     const requestMeta = clientMeta === undefined ? this.#meta : { ...clientMeta, ...this.#meta };
     const handlerMeta = clientMeta === undefined ? this.#streamMeta() : Object.freeze({ ...requestMeta, ...this.#context });
     const modern: JsonRpcRequest = { jsonrpc: "2.0", id, method, params: toModernParams(params, requestMeta) };
@@ -353,7 +353,7 @@ function answerEmpty(connection: SessionConnection, id: RequestId): void {
 }
 
 function isInputRequired(response: JsonRpcResponse): boolean {
-  return "result" in response && response.result.resultType === INPUT_REQUIRED;
+  return "result" in response && response.result["resultType"] === INPUT_REQUIRED;
 }
 
 /** The answer to an `initialize` naming a version this server does not speak (the 2025-11-25 lifecycle's error). */

@@ -76,7 +76,7 @@ function isResourceNotFound(method: string, error: JsonRpcErrorObject): boolean 
     method === ("resources/read" satisfies SharedMethod) &&
     error.code === Modern.ERROR_CODES.InvalidParamsError &&
     isObject(error.data) &&
-    typeof error.data.uri === "string"
+    typeof error.data["uri"] === "string"
   );
 }
 
@@ -91,7 +91,7 @@ export function toModernParams(params: JsonObject, meta: Readonly<JsonObject>): 
     if (key === "__proto__") Object.defineProperty(copy, key, { value: params[key], enumerable: true, writable: true, configurable: true });
     else copy[key] = params[key];
   }
-  copy._meta = meta as JsonObject;
+  copy["_meta"] = meta as JsonObject;
   return copy;
 }
 
@@ -101,7 +101,7 @@ export function toLegacyResponse(codec: RevisionCodec, method: string, response:
     if (!isResourceNotFound(method, response.error)) return response;
     return { ...response, error: { ...response.error, code: LEGACY_RESOURCE_NOT_FOUND } };
   }
-  const kind = response.result.resultType;
+  const kind = response.result["resultType"];
   if (kind !== undefined && kind !== COMPLETE) {
     // Input-required answers were served by asking the client (input-rounds.ts); any other kind has no legacy form.
     return errorResponse(
@@ -119,15 +119,15 @@ function toLegacyResult(result: JsonObject): JsonObject {
   if (!hasModernOnlyPart(result)) return result;
   const legacy: JsonObject = {};
   for (const key of Object.keys(result)) if (!Object.hasOwn(MODERN_ONLY_RESULT_KEYS, key) && key !== "_meta") legacy[key] = result[key];
-  if (isObject(result._meta)) {
-    const meta = Object.fromEntries(Object.entries(result._meta).filter(([key]) => !MODERN_META_KEYS.has(key)));
-    if (Object.keys(meta).length > 0) legacy._meta = meta;
-  } else if (result._meta !== undefined) legacy._meta = result._meta;
+  if (isObject(result["_meta"])) {
+    const meta = Object.fromEntries(Object.entries(result["_meta"]).filter(([key]) => !MODERN_META_KEYS.has(key)));
+    if (Object.keys(meta).length > 0) legacy["_meta"] = meta;
+  } else if (result["_meta"] !== undefined) legacy["_meta"] = result["_meta"];
   return legacy;
 }
 
 function hasModernOnlyPart(result: JsonObject): boolean {
-  if (result._meta !== undefined) return true;
+  if (result["_meta"] !== undefined) return true;
   for (const key of DROPPED_KEYS) if (key in result) return true;
   return false;
 }
@@ -145,6 +145,6 @@ export function initializeResult(
   instructions: string | undefined,
 ): JsonObject {
   const result: Record<string, unknown> = { protocolVersion: version, capabilities, serverInfo: info };
-  if (instructions !== undefined) result.instructions = instructions;
+  if (instructions !== undefined) result["instructions"] = instructions;
   return codec.initializeResult(result as JsonObject);
 }

@@ -12,9 +12,9 @@ export type CacheScope = CacheableResult["cacheScope"];
 /** How long a client may reuse a result, and whether it may share it across users. */
 export interface CacheHints {
   /** Milliseconds the result stays fresh; default 0 (re-fetch when needed). */
-  ttlMs?: number;
+  ttlMs?: number | undefined;
   /** "private" (default): the answer may depend on who asks; "public": it does not. */
-  cacheScope?: CacheScope;
+  cacheScope?: CacheScope | undefined;
 }
 
 /** One list's settings: page size and the cache hints every page carries. */

@@ -33,12 +33,12 @@ export function stampNotification(notification: OutgoingNotification, id: Reques
     return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
   }
   // One shallow copy per stream: the same event object is fanned out to many streams.
-  return { jsonrpc: "2.0", method, params: { ...params, _meta: { ...(params?._meta as object), [SUBSCRIPTION_ID_KEY]: id } } };
+  return { jsonrpc: "2.0", method, params: { ...params, _meta: { ...(params?.["_meta"] as object), [SUBSCRIPTION_ID_KEY]: id } } };
 }
 
 /** A stream method whose `_meta` has no subscription id yet. */
 function needsStamp({ method, params }: OutgoingNotification): boolean {
-  const meta = params?._meta;
+  const meta = params?.["_meta"];
   return STAMPED.has(method) && !(isObject(meta) && meta[SUBSCRIPTION_ID_KEY] !== undefined);
 }
 

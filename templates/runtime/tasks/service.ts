@@ -136,7 +136,7 @@ export class TaskService {
         const ack: TaskResultOf<"cancel"> = { resultType: "complete" };
         return ack;
       }
-      const responses = readResponses(params.inputResponses);
+      const responses = readResponses(params["inputResponses"]);
       if (JSON.stringify(responses).length > this.#limits.maxTaskBytes) {
         throw new McpError(INVALID_PARAMS, `Invalid params: inputResponses exceed the server's limit of ${this.#limits.maxTaskBytes} bytes per task`);
       }
@@ -193,8 +193,8 @@ export class TaskService {
   }
 
   async #find(params: JsonObject, context: RequestContext): Promise<StoredTask> {
-    if (typeof params.taskId !== "string") throw new McpError(INVALID_PARAMS, "Invalid params: taskId must be a string");
-    const task = await this.#store.get(params.taskId);
+    if (typeof params["taskId"] !== "string") throw new McpError(INVALID_PARAMS, "Invalid params: taskId must be a string");
+    const task = await this.#store.get(params["taskId"]);
     const owner = ownerOf(context).owner;
     if (task === undefined || task.owner !== owner) throw new McpError(INVALID_PARAMS, "Failed to retrieve task: Task not found");
     if (task.expiresAt < Date.now()) throw new McpError(INVALID_PARAMS, "Failed to retrieve task: Task has expired");
@@ -245,7 +245,7 @@ function stripResultType(task: object): JsonObject {
 
 /** A caller the transport vouched for owns its tasks; anonymous tasks belong to every anonymous caller. */
 function ownerOf(context: { readonly meta: Readonly<Record<string, unknown>> }): { owner?: string } {
-  const principal = context.meta.principal;
+  const principal = context.meta["principal"];
   return principal === undefined ? {} : { owner: JSON.stringify(principal) };
 }
 

@@ -34,7 +34,7 @@ export const TASK_KIND: KindFacts | undefined = FACTS?.filterKeys.map((key) => (
 export const TASKS_AVAILABLE = FACTS !== undefined && taskMethod("get") !== undefined;
 
 const MISSING_CAPABILITY: number =
-  Object.values(FACTS?.errorCodes ?? {})[0] ?? (ERROR_CODES as Readonly<Record<string, number>>).MissingRequiredClientCapabilityError ?? -32021;
+  Object.values(FACTS?.errorCodes ?? {})[0] ?? (ERROR_CODES as Readonly<Record<string, number>>)["MissingRequiredClientCapabilityError"] ?? -32021;
 
 /** -32021 naming the extension under `requiredCapabilities`, for a client that did not declare it. */
 export function extensionRequired(what: string): McpError {

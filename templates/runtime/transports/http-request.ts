@@ -127,7 +127,7 @@ interface BodyRead {
   resolve(body: ParsedBody | HttpRejection): void;
   reject(error: Error): void;
 }
-type ReadingRequest = IncomingMessage & { [BODY]?: BodyRead };
+type ReadingRequest = IncomingMessage & { [BODY]?: BodyRead | undefined };
 
 function onBodyData(this: ReadingRequest, chunk: Buffer): void {
   const read = this[BODY]!;
@@ -263,7 +263,7 @@ export function mcpRequestHeaders(message: JsonRpcMessage): Record<string, strin
   headers["mcp-method"] = message.method;
   const name = nameOf(message.params, message.method);
   if (name !== undefined) headers["mcp-name"] = encodeHeaderValue(name);
-  const version = (message.params?._meta as Record<string, unknown> | undefined)?.[META_KEYS.protocolVersion];
+  const version = (message.params?.["_meta"] as Record<string, unknown> | undefined)?.[META_KEYS.protocolVersion];
   if (typeof version === "string") headers["mcp-protocol-version"] = version;
   return headers;
 }

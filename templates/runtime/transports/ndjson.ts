@@ -21,7 +21,7 @@ export interface NdjsonOptions {
   /** Attached to every received message (merged into `channel.meta` by the server). */
   context?: MessageContext;
   /** A longer line (in UTF-16 characters) is dropped with an "error" event; default 16 Mi. */
-  maxLineLength?: number;
+  maxLineLength?: number | undefined;
   /**
    * After input EOF, how long answers still due may take before the transport closes
    * itself (requests still running are then aborted). Default 0: close at once, as a

@@ -34,7 +34,10 @@ describe("bad input is a one-line error naming the problem and the fix, non-zero
   );
 
   test("JSON that is not a JSON Schema", SLOW, () =>
-    assertRefused(["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), '{"name": "package"}')], /is not a JSON Schema \(no "\$schema" or "\$defs"/),
+    assertRefused(
+      ["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), '{"name": "package"}')],
+      /is not a JSON Schema \(no "\$schema", "\$defs" or "definitions" at its top level\)/,
+    ),
   );
 
   test("a $ref to a missing definition", SLOW, () => {
@@ -126,6 +129,38 @@ describe("--check", () => {
     const run = await runMcpGen(["types", "--schema", second, "--protocol-version", "2026-09-01", "--out", out, "--check"]);
     assert.equal(run.status, 1, explain(run));
     assert.match(run.stderr, /is stale against MCP 2026-09-01 .*: capabilities\.ts, .*mcp-gen\.manifest\.json, methods\.ts, .*types\.ts \(regenerate/);
+  });
+});
+
+describe("--types-only", () => {
+  test("writes the types and maps of a revision that has a runtime, and no runtime folder", SLOW, async () => {
+    const out = join(temp.dir, "out");
+    const run = await runMcpGen(["types", "--schema", schemaPath("2026-07-28"), "--out", out, "--types-only"]);
+    assert.equal(run.status, 0, explain(run));
+    assert.match(run.stdout, /runtime not emitted: --types-only leaves it out\n/);
+    assert.deepEqual(readdirSync(join(out, "v2607")).sort(), ["capabilities.ts", "mcp-gen.manifest.json", "methods.ts", "shapes.ts", "types.ts"]);
+  });
+
+  test("is recorded in the manifest: --check needs the same flag to find the output fresh", SLOW, async () => {
+    const out = join(temp.dir, "out");
+    const schema = schemaPath("2026-07-28");
+    assert.equal((await runMcpGen(["types", "--schema", schema, "--out", out, "--types-only"])).status, 0);
+    const fresh = await runMcpGen(["types", "--schema", schema, "--out", out, "--check", "--types-only"]);
+    assert.equal(fresh.status, 0, explain(fresh));
+    assert.match(fresh.stdout, /v2607 is up to date with MCP 2026-07-28/);
+    const stale = await runMcpGen(["types", "--schema", schema, "--out", out, "--check"]);
+    assert.equal(stale.status, 1, explain(stale));
+    assert.match(stale.stderr, /^error: .*v2607 is stale against MCP 2026-07-28 .*: mcp-gen\.manifest\.json, runtime\/connection\.ts, /);
+    assert.deepEqual(readdirSync(join(out, "v2607")).sort(), ["capabilities.ts", "mcp-gen.manifest.json", "methods.ts", "shapes.ts", "types.ts"], "nothing written");
+  });
+
+  test("a --check with it finds output that has the runtime stale", SLOW, async () => {
+    const out = join(temp.dir, "out");
+    const schema = schemaPath("2026-07-28");
+    assert.equal((await runMcpGen(["types", "--schema", schema, "--out", out])).status, 0);
+    const run = await runMcpGen(["types", "--schema", schema, "--out", out, "--check", "--types-only"]);
+    assert.equal(run.status, 1, explain(run));
+    assert.match(run.stderr, /^error: .*v2607 is stale against MCP 2026-07-28 .*: mcp-gen\.manifest\.json, runtime\/connection\.ts, /);
   });
 });
 

@@ -89,6 +89,22 @@ test("2025-11-25 has types and method maps, an explicit empty subscription map, 
   assert.equal(existsSync(join(generated.get("2025-11-25")!, "runtime")), false);
 });
 
+test("typesOnly leaves the runtime of a revision that has one out, and so needs no legacy folder to bind", SLOW, async () => {
+  const dir = tempFolder("mcp-gen-types-only");
+  try {
+    const report = await generateTypes({ schema: schemaPath("2026-07-28"), out: dir.dir, typesOnly: true, legacyFolders: [] });
+    assert.equal(report.runtimeEmitted, false);
+    assert.equal(report.runtimeLeftOut, true);
+    assert.deepEqual(listFiles(report.outDir), ["capabilities.ts", "mcp-gen.manifest.json", "methods.ts", "shapes.ts", "types.ts"]);
+    assert.equal(existsSync(join(report.outDir, "runtime")), false);
+    const manifest = JSON.parse(readFileSync(join(report.outDir, "mcp-gen.manifest.json"), "utf8"));
+    assert.equal(manifest.inputs.typesOnly, true);
+    assert.equal(manifest.inputs.runtimeSourceSha256, undefined, "no runtime inputs");
+  } finally {
+    dir.remove();
+  }
+});
+
 test("the draft's extra filter key elicitationComplete flows into the maps, ungated by any server flag", () => {
   const capabilities = read("draft-2026-06-07", "capabilities.ts");
   assert.match(

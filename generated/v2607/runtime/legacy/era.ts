@@ -134,7 +134,7 @@ export class LegacyEra {
     if (carriesModernMeta(classified.message)) return false;
     const request = classified.message;
     if (!this.enabled || connection.modernSeen) {
-      connection.send(unsupportedVersion(request.id, String(request.params?.protocolVersion), this.host.modernVersions));
+      connection.send(unsupportedVersion(request.id, String(request.params?.["protocolVersion"]), this.host.modernVersions));
       return true;
     }
     const opened = this.open(connection, true);
@@ -210,6 +210,6 @@ function carriesStream(output: SessionOutput | undefined): boolean {
 
 /** An `initialize` in the newer revision's own shape (its `_meta` names a protocol version): that revision's removed method, not a legacy client. */
 export function carriesModernMeta(request: JsonRpcRequest): boolean {
-  const meta = request.params?._meta;
+  const meta = request.params?.["_meta"];
   return isObject(meta) && META_KEYS.protocolVersion in meta;
 }

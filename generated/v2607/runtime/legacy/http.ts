@@ -63,7 +63,7 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
   const { req, res, sessionId } = exchange;
   const session = era.get(sessionId!);
   // A session belongs to whoever opened it: another principal is told it does not exist.
-  if (session === undefined || session.closed || !samePrincipal(session.context?.principal, exchange.context?.principal)) {
+  if (session === undefined || session.closed || !samePrincipal(session.context?.["principal"], exchange.context?.["principal"])) {
     return exchange.reject({
       status: 404,
       body: errorResponse(null, ERROR_CODES.InvalidRequestError, "Unknown or expired Mcp-Session-Id; send initialize to start a new session"),

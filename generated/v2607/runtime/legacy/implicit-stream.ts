@@ -78,7 +78,7 @@ export class ImplicitStream implements StreamHost {
   send(message: JsonRpcMessage): void {
     if ("method" in message) {
       if (KIND_METHODS.has(message.method)) this.#owner.notify(unstamped(message as JsonRpcNotification));
-      else this.honored = (message.params?.notifications ?? {}) as SubscriptionFilter; // the ack
+      else this.honored = (message.params?.["notifications"] ?? {}) as SubscriptionFilter; // the ack
       return;
     }
     if ("error" in message) this.refusal = message.error; // a complete result has no legacy counterpart
@@ -95,11 +95,11 @@ export class ImplicitStream implements StreamHost {
 
 /** The notification without the subscription id the worker stamped: legacy clients know none. */
 function unstamped(notification: JsonRpcNotification): JsonRpcNotification {
-  const meta = notification.params?._meta;
+  const meta = notification.params?.["_meta"];
   if (!isObject(meta) || !(SUBSCRIPTION_ID_KEY in meta)) return notification;
   const { [SUBSCRIPTION_ID_KEY]: _id, ...rest } = meta;
   const params: JsonObject = { ...notification.params };
-  if (Object.keys(rest).length > 0) params._meta = rest;
-  else delete params._meta;
+  if (Object.keys(rest).length > 0) params["_meta"] = rest;
+  else delete params["_meta"];
   return { jsonrpc: "2.0", method: notification.method, params };
 }

@@ -12,7 +12,7 @@ export class PendingNotifications {
 
   /** Keeps `notification` in place of an earlier one of its key; a new key beyond `limit` keys is dropped. */
   keep(notification: JsonRpcNotification, limit: number): void {
-    const uri = notification.params?.uri;
+    const uri = notification.params?.["uri"];
     const key = keyOf(notification.method, typeof uri === "string" ? uri : undefined);
     if (!this.#waiting.has(key) && this.#waiting.size >= limit) return;
     this.#waiting.set(key, notification);

@@ -81,7 +81,7 @@ export class UriTemplate<T extends string = string> {
           const separator = expression.operator === "." || expression.operator === "/" ? expression.operator : ",";
           const values = expression.names.length === 1 ? [captured] : captured.split(separator);
           if (values.length !== expression.names.length) return undefined;
-          expression.names.forEach((name, index) => (variables[name] = decodeURIComponent(values[index])));
+          expression.names.forEach((name, index) => (variables[name] = decodeURIComponent(values[index]!)));
         }
       }
     } catch {
@@ -137,7 +137,7 @@ function parseTemplate(template: string): (string | Expression)[] {
 }
 
 function parseExpression(template: string, body: string): Expression {
-  const operator = (OPERATORS.has(body[0]) ? body[0] : "") as Operator;
+  const operator = (OPERATORS.has(body.charAt(0)) ? body.charAt(0) : "") as Operator;
   const names = body.slice(operator.length).split(",");
   for (const name of names) {
     if (/[*:]/.test(name)) throw new TypeError(`URI template ${template}: "${name}" uses a level 4 modifier (":n" or "*"), which cannot be matched back`);

@@ -6,7 +6,6 @@
  * connection itself (stdio: one connection is one client). What the client writes in its
  * own `_meta` never decides the key.
  */
-import { isObject } from "../jsonrpc.js";
 
 /** Which client a stream counts against; compared by value (strings) or identity (a connection). */
 export type ClientKey = string | object;

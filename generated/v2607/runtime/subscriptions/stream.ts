@@ -193,15 +193,15 @@ export class ListenStream implements WorkerOwner {
       return new McpError(INTERNAL_ERROR, "The subscription handler failed");
     }
     if (isObject(result) && "stream" in result) {
-      const narrowed = "honored" in result ? (isObject(result.honored) ? result.honored : EMPTY_FILTER) : undefined;
-      worker.accept(result.stream, intersectFilter(upper, worker.declared, narrowed as SubscriptionFilter | undefined));
+      const narrowed = "honored" in result ? (isObject(result["honored"]) ? result["honored"] : EMPTY_FILTER) : undefined;
+      worker.accept(result["stream"], intersectFilter(upper, worker.declared, narrowed as SubscriptionFilter | undefined));
       this.#workers.push(worker);
       // Torn down while this subscribe ran: the handler took the stream, so it hears of the end.
       if (this.#phase === "closed") await worker.end(true);
       return undefined;
     }
     void worker.end(false);
-    if (isObject(result) && "stop" in result) return result.stop ?? "rejected";
+    if (isObject(result) && "stop" in result) return result["stop"] ?? "rejected";
     this.emit({ type: "handler-error", id: this.id, callback: "subscribe", error: new TypeError("subscribe returned neither { stream } nor { stop }") });
     return new McpError(INTERNAL_ERROR, "The subscription handler failed");
   }

@@ -180,11 +180,11 @@ export class Worker {
   /** Applies one handleMessage result; false when the worker must not go on. */
   #settle(result: unknown): boolean {
     if (isObject(result) && "stream" in result) {
-      this.state = result.stream; // kept even when torn down meanwhile: handleClose sees it
+      this.state = result["stream"]; // kept even when torn down meanwhile: handleClose sees it
       return this.#ended === undefined;
     }
     if (this.#ended !== undefined) return false;
-    if (isObject(result) && "stop" in result) void this.owner.teardown({ why: "stopped", reason: result.stop as StopReason, by: this });
+    if (isObject(result) && "stop" in result) void this.owner.teardown({ why: "stopped", reason: result["stop"] as StopReason, by: this });
     else void this.owner.teardown({ why: "failed", callback: "handleMessage", error: new TypeError("handleMessage returned neither { stream } nor { stop }") });
     return false;
   }

@@ -34,7 +34,7 @@ export interface SseStreamReport {
   /** Whether the stream was ended because the client did not keep up. */
   readonly overflowed: boolean;
   /** Which limit ended it, when it was evicted. */
-  readonly eviction?: Eviction;
+  readonly eviction?: Eviction | undefined;
 }
 
 /** What one exchange takes from its handler's options: the SSE limits and two observers. */
