@@ -5,8 +5,7 @@
  * Every frame is one line (no raw newline) and the fuzzer's own reading of what the
  * frame is (`expectation`) follows the JSON-RPC 2.0 rules, not the runtime's code.
  */
-import { CLIENT_NOTIFICATION_METHODS, CLIENT_REQUEST_METHODS } from "../../generated/v2607/methods.js";
-import { META_KEYS } from "../../generated/v2607/capabilities.js";
+import { CLIENT_NOTIFICATION_METHODS, CLIENT_REQUEST_METHODS, META_KEYS } from "../../generated/index.js";
 
 export const VERSION = "2026-07-28";
 

@@ -3,7 +3,7 @@ import { CliError } from "../errors.js";
 import { describeCommand } from "./index.js";
 import { formatEvent } from "../listen/format.js";
 import { listen, type ListenTarget } from "../listen/listen.js";
-import type { SubscriptionFilter } from "../../generated/v2607/types.js";
+import { LEGACY_VERSION, PROTOCOL_VERSION, type SubscriptionFilter } from "../../generated/index.js";
 
 interface ListenArgs {
   url?: string;
@@ -28,7 +28,7 @@ const command: CommandModule<object, ListenArgs> = {
           "stream, prints the acknowledgement (flagging anything not honored), each notification as it\n" +
           "arrives, and how the stream ended. Without a filter option it asks for every list-changed\n" +
           "notification the server advertises. Ctrl-C closes the stream.\n\n" +
-          "A server that does not speak 2026-07-28 (or with --legacy) gets a 2025-11-25 session:\n" +
+          `A server that does not speak ${PROTOCOL_VERSION} (or with --legacy) gets a ${LEGACY_VERSION} session:\n` +
           "initialize, resources/subscribe for each --resource, then its notifications (over HTTP\n" +
           "on the session's GET stream); the session is ended on exit.",
       )
@@ -40,7 +40,7 @@ const command: CommandModule<object, ListenArgs> = {
       .option("resources", { type: "boolean", describe: "ask for notifications/resources/list_changed" })
       .option("resource", { type: "string", array: true, describe: "ask for notifications/resources/updated of this URI (repeatable)" })
       .option("count", { type: "number", describe: "close the stream after this many notifications" })
-      .option("legacy", { type: "boolean", describe: "open a 2025-11-25 session (initialize) without trying server/discover" })
+      .option("legacy", { type: "boolean", describe: `open a ${LEGACY_VERSION} session (initialize) without trying server/discover` })
       .example("$0 listen --url http://127.0.0.1:3000/mcp --tools --resource file:///x", "watch tools and one resource over HTTP")
       .example("$0 listen -- node dist/server.js", "spawn a stdio server and watch everything it advertises"),
   handler: async (args) => {

@@ -50,7 +50,7 @@ export const typesCommand: CommandModule<object, TypesArgs> = {
   builder: (yargs) =>
     yargs
       .options(typesOptions)
-      .example("$0 types --schema ./schema.json", "write generated/v2607/ from a 2026-07-28 schema")
+      .example("$0 types --schema ./schema.json", "write generated/v<yymm>/ for the schema's revision")
       .example("$0 types --check --schema ./schema.json", "exit 1 if generated/ is out of date")
       .example("$0 types", "in a project: regenerate every revision package.json lists")
       .example("$0 types --schema ./next.json --protocol-version 2027-01-26", "in a project: add that revision to the list")

@@ -2,7 +2,7 @@
  * Lines for a person watching `mcp-gen listen`: one per event, stable wording, JSON
  * printed compactly so a line can be copied into a test or a bug report.
  */
-import type { SubscriptionFilter } from "../../generated/v2607/types.js";
+import { LEGACY_VERSION, PROTOCOL_VERSION, type SubscriptionFilter } from "../../generated/index.js";
 import type { Discovered, ListenEvent } from "./listen.js";
 
 export function formatEvent(event: ListenEvent): string {
@@ -10,7 +10,7 @@ export function formatEvent(event: ListenEvent): string {
     case "discovered":
       return formatDiscovered(event.discovered);
     case "legacy":
-      return `no 2026-07-28 here (${event.reason}): opening a 2025-11-25 session (initialize, then its notification stream)`;
+      return `no ${PROTOCOL_VERSION} here (${event.reason}): opening a ${LEGACY_VERSION} session (initialize, then its notification stream)`;
     case "listening":
       return `listening for: ${formatFilter(event.filter)}${event.defaulted ? " (everything the server advertises)" : ""}`;
     case "ack": {

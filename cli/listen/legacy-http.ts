@@ -5,9 +5,13 @@
  * with `Last-Event-ID` after the server's `retry` when the server closes it), and DELETE
  * at the end. Every answer and event is bounded by `maxMessageBytes`.
  */
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from "../../generated/v2607/runtime/jsonrpc.js";
-import { readText, sseMessages } from "../../generated/v2607/runtime/transports/http-client.js";
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from "../../generated/index.js";
+// The HTTP client's SSE reader, body reader and default bound are not on the runtime's
+// public surface (generated/index.ts), so this one line names the runtime's folder.
+import { DEFAULT_MAX_MESSAGE_BYTES, readText, sseMessages } from "../../generated/v2607/runtime/transports/http-client.js";
 import type { RequestOutcome } from "./rpc.js";
+
+export { DEFAULT_MAX_MESSAGE_BYTES };
 
 /** Reconnects of the GET stream in a row that carry nothing before giving up. */
 const MAX_EMPTY_RECONNECTS = 5;

@@ -6,17 +6,24 @@
  * A legacy session cannot narrow its list changes, so the filter is applied here: only
  * what was asked for is printed and counted.
  */
-import { SUBSCRIPTION_KINDS, type SubscriptionFilterKey } from "../../generated/v2607/capabilities.js";
-import type { SubscriptionFilter } from "../../generated/v2607/types.js";
-import type { JsonRpcNotification } from "../../generated/v2607/runtime/jsonrpc.js";
-import type { Transport } from "../../generated/v2607/runtime/transport.js";
+import {
+  LEGACY_VERSION,
+  SUBSCRIPTION_KINDS,
+  type JsonRpcNotification,
+  type SubscriptionFilter,
+  type SubscriptionFilterKey,
+  type Transport,
+} from "../../generated/index.js";
 import { CliError } from "../errors.js";
 import { LegacyHttpSession } from "./legacy-http.js";
 import { advertisedFilter, notHonored, type ListenEvent, type ListenOptions } from "./listen.js";
 import { CLIENT_INFO, RpcClient, type RequestOutcome } from "./rpc.js";
 
-/** The revision a legacy session asks for. */
-export const LEGACY_PROTOCOL_VERSION = "2025-11-25";
+/**
+ * The revision a legacy session asks for: the one this package's generated facts answer
+ * `initialize` clients with. Undefined only in a build whose revision list has none.
+ */
+export const LEGACY_PROTOCOL_VERSION = LEGACY_VERSION;
 
 /** What the legacy flow needs of a connection: requests, one notification, watching, the end. */
 interface LegacyLink {
@@ -69,6 +76,9 @@ export async function listenLegacy(link: LegacyLink, options: ListenOptions, onE
   const abortOnSignal = () => stop.abort();
   options.signal?.addEventListener("abort", abortOnSignal, { once: true });
   try {
+    if (LEGACY_PROTOCOL_VERSION === undefined) {
+      throw new CliError("this mcp-gen lists no revision that opens with initialize", { hint: "connect to a server that answers server/discover" });
+    }
     const initialized = await link.request("initialize", { protocolVersion: LEGACY_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO });
     const result = answerOf(initialized, "initialize", link.where) as {
       protocolVersion?: string;

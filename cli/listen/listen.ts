@@ -6,14 +6,21 @@
  * 2026-07-28 (or `legacy: true`) gets a 2025-11-25 session instead (legacy.ts). Events go
  * to a callback as data; `format.ts` turns them into lines.
  */
-import { META_KEYS, SUBSCRIPTION_KINDS, type SubscriptionFilterKey } from "../../generated/v2607/capabilities.js";
-import type { SubscriptionFilter } from "../../generated/v2607/types.js";
-import type { JsonRpcNotification, JsonRpcResponse } from "../../generated/v2607/runtime/jsonrpc.js";
-import type { Transport } from "../../generated/v2607/runtime/transport.js";
-import { DEFAULT_MAX_MESSAGE_BYTES, HttpClientTransport } from "../../generated/v2607/runtime/transports/http-client.js";
-import { StdioClientTransport } from "../../generated/v2607/runtime/transports/stdio.js";
+import {
+  HttpClientTransport,
+  META_KEYS,
+  PROTOCOL_VERSION,
+  SUBSCRIPTION_KINDS,
+  StdioClientTransport,
+  type JsonRpcNotification,
+  type JsonRpcResponse,
+  type SubscriptionFilter,
+  type SubscriptionFilterKey,
+  type Transport,
+} from "../../generated/index.js";
 import { CliError } from "../errors.js";
 import { httpLink, listenLegacy, stdioLink } from "./legacy.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "./legacy-http.js";
 import { RpcClient, type RequestOutcome } from "./rpc.js";
 
 export type ListenTarget =
@@ -179,7 +186,7 @@ function parseDiscover(outcome: RequestOutcome, where: string): Discovered {
   const response: JsonRpcResponse = outcome.response;
   if ("error" in response) {
     throw new CliError(`server/discover failed: ${response.error.message} (code ${response.error.code})`, {
-      hint: "the server may not speak MCP 2026-07-28",
+      hint: `the server may not speak MCP ${PROTOCOL_VERSION}`,
     });
   }
   const result = response.result as { supportedVersions?: string[]; capabilities?: Record<string, unknown>; _meta?: Record<string, unknown> };

@@ -5,10 +5,17 @@
  * close. Every request carries the per-request `_meta` of 2026-07-28, except on a legacy
  * (2025-11-25) session, which negotiated its version once in `initialize`.
  */
-import { META_KEYS, PROTOCOL_VERSION } from "../../generated/v2607/capabilities.js";
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse, RequestId } from "../../generated/v2607/runtime/jsonrpc.js";
-import type { Transport, TransportEvent } from "../../generated/v2607/runtime/transport.js";
-import { HttpStreamClosedError } from "../../generated/v2607/runtime/transports/http-client.js";
+import {
+  HttpStreamClosedError,
+  META_KEYS,
+  PROTOCOL_VERSION,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcResponse,
+  type RequestId,
+  type Transport,
+  type TransportEvent,
+} from "../../generated/index.js";
 
 export const CLIENT_INFO = { name: "mcp-gen listen", version: "0.1.0" } as const;
 

@@ -149,7 +149,14 @@ function usage(): string {
     const words = wrap(`${spec.describe}${defaultText(spec)}`, USAGE_COLUMNS - 2 - width);
     return `  ${spelling(spec).padEnd(width)}${words.join(`\n${" ".repeat(width + 2)}`)}`;
   });
-  return `Usage: create-mcp-handler [dir] [options]\n\nCreates an MCP server project in dir, serving protocol revisions ${DEFAULT_REVISIONS.join(" and ")}.\n\nOptions:\n${lines.join("\n")}\n`;
+  return `Usage: create-mcp-handler [dir] [options]\n\nCreates an MCP server project in dir, serving ${defaultRevisionsText()}.\n\nOptions:\n${lines.join("\n")}\n`;
+}
+
+/** "protocol revisions 2024-11-05 through 2026-07-28": the list is oldest first and can be long. */
+function defaultRevisionsText(): string {
+  const [first, last] = [DEFAULT_REVISIONS[0], DEFAULT_REVISIONS.at(-1)];
+  const range = DEFAULT_REVISIONS.length === 1 ? `protocol revision ${first}` : `protocol revisions ${first} through ${last}`;
+  return `${range}\n(every one this mcp-gen generates; --revisions picks fewer)`;
 }
 
 /** Parses argv strictly; flags that contradict or do not exist are one-line errors. */

@@ -13,8 +13,15 @@ import { packageRoot } from "../toolbox/package.js";
 import { parseProjectConfig, readProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
 import type { PlannedFile } from "../toolbox/write.js";
 
-/** What a new project serves unless `--revisions` says otherwise: both eras. */
-export const DEFAULT_REVISIONS: readonly string[] = ["2025-11-25", "2026-07-28"];
+/** This package's own revision list (its package.json "mcp-gen"): what its generated/ holds. */
+function packageConfig(): ProjectConfig {
+  const config = readProjectConfig(packageRoot());
+  if (!config) throw new Error(`${packageRoot()}/package.json has no "mcp-gen" revision list`);
+  return config;
+}
+
+/** What a new project serves unless `--revisions` says otherwise: every revision this package generates. */
+export const DEFAULT_REVISIONS: readonly string[] = packageConfig().revisions;
 
 /**
  * A new project's config for `revisions`, checked as `mcp-gen types` checks package.json,
@@ -23,7 +30,7 @@ export const DEFAULT_REVISIONS: readonly string[] = ["2025-11-25", "2026-07-28"]
 export function projectConfigFor(revisions: readonly string[], out: string): ProjectConfig {
   const config = parseProjectConfig({ out, revisions: [...revisions] }, "--revisions");
   // The extensions this package's own generated/ was made with, for the revisions listed.
-  const shipped = readProjectConfig(packageRoot())?.extensions ?? {};
+  const shipped = packageConfig().extensions;
   for (const revision of config.revisions) if (shipped[revision]) config.extensions[revision] = [...shipped[revision]];
   const lock = readLock();
   const unpinned = config.revisions.find((revision) => !Object.hasOwn(lock.revisions, revision));

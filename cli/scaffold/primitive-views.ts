@@ -3,7 +3,7 @@
  * and `prompt`, built from the validated name and options, and the registrations it must
  * not collide with. Option values are checked here, each with one line saying what to fix.
  */
-import { UriTemplate } from "../../generated/v2607/runtime/primitives/uri-template.js";
+import { UriTemplate } from "../../generated/index.js";
 import { CliError } from "../errors.js";
 import { isReservedWord, type NameForms } from "./names.js";
 import type { RegisteringCall } from "./registered.js";

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { CliError } from "../errors.js";
+import { RUNTIME_ENTRY } from "../generate/manifest.js";
+import { versionFolder } from "../generate/verify.js";
 import { eventSourceChanges, type EventSourceChoice } from "./event-source.js";
 import { listFiles } from "../toolbox/files.js";
 import { formatFiles } from "../toolbox/format.js";
@@ -58,6 +60,12 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   const root = packageRoot();
   const generator = packageInfo(root);
   const listed = projectConfigFor(options.revisions ?? DEFAULT_REVISIONS, GENERATED_FOLDER);
+  // Planned first: the README names each generated folder and which one holds the runtime.
+  const generated = await planGenerated(root, listed);
+  const generatedFolders = listed.revisions.map((revision) => {
+    const folder = versionFolder(revision);
+    return { revision, folder, runtime: generated.some((file) => file.path === `${GENERATED_FOLDER}/${folder}/${RUNTIME_ENTRY}`) };
+  });
   const view = {
     packageName: projectPackageName(options.dir),
     transport: options.transport,
@@ -71,6 +79,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     generatorSpec: dependencySpecFor(options.pm, generatorDependencySpec(root)),
     revisions: listed.revisions,
     revisionList: listed.revisions.join(", "),
+    generatedFolders,
     extensions: Object.entries(listed.extensions).map(([revision, names]) => ({ revision, names })),
     pm: options.pm,
     redis: options.eventSource === "redis",
@@ -90,7 +99,6 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   const templated = [...rendered.filter((file) => isTemplated(file.path)), ...handler, ...(await renderSamples())];
   const formatted = options.handler.pascal.length > PREFORMATTED_NAME_LENGTH ? await formatFiles(options.dir, templated, config) : templated;
   const plain = rendered.filter((file) => !isTemplated(file.path));
-  const generated = await planGenerated(root, listed);
   const planned = new Map([...plain, ...formatted, ...generated].map((file) => [file.path, file]));
   await refuseProjectCollisions(root, options.handler, handler[0]!, (path) => planned.get(path)?.content);
   if (options.eventSource === "redis") {

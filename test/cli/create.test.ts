@@ -3,6 +3,9 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
+import { versionFolder } from "../../cli/generate/verify.js";
+import { PROTOCOL_VERSION } from "../../generated/index.js";
+import { readProjectConfig } from "../../cli/toolbox/project-config.js";
 import { repoRoot, schemaPath } from "../support/schemas.js";
 import { explain, npmEnv, runCreate, runMcpGen, schemasDir, tempFolder, type Run } from "./scaffold/helpers.js";
 
@@ -40,7 +43,7 @@ test("--yes takes the defaults and ends with the exact next commands", SLOW, () 
   assert.equal(manifest.scripts["start:stdio"], "tsc -p tsconfig.json && node dist/src/main.js --stdio");
   assert.equal(manifest.scripts.prepare, undefined, "no install script: start and test build");
   assert.ok(existsSync(join(temp.dir, "app", ".gitignore")));
-  assert.ok(existsSync(join(temp.dir, "app", "generated", "v2607", "runtime", "index.ts")));
+  assert.ok(existsSync(join(temp.dir, "app", "generated", versionFolder(PROTOCOL_VERSION), "runtime", "index.ts")));
   assert.ok(!existsSync(join(temp.dir, "app", ".git")), "--no-git");
 });
 
@@ -171,11 +174,8 @@ test(
     const manifest = JSON.parse(readFileSync(join(app, "package.json"), "utf8"));
     assert.equal(manifest.scripts.generate, "mcp-gen types");
     // The extensions this package's own generated/ was made with, so `npm run generate` makes the same.
-    assert.deepEqual(manifest["mcp-gen"], {
-      out: "generated",
-      revisions: ["2025-11-25", "2026-07-28"],
-      extensions: { "2026-07-28": ["io.modelcontextprotocol/tasks"] },
-    });
+    const own = readProjectConfig(repoRoot)!;
+    assert.deepEqual(manifest["mcp-gen"], { out: "generated", revisions: own.revisions, extensions: own.extensions });
     rmSync(generated, { recursive: true });
     // The script's own arguments, each schema from $MCP_SCHEMAS_DIR instead of its pinned URL.
     const regenerate = runMcpGen(manifest.scripts.generate.split(" ").slice(1), app, { MCP_SCHEMAS_DIR: schemasDir() });
@@ -184,7 +184,8 @@ test(
     assert.deepEqual([...after.keys()], [...before.keys()], "the same files, in the folders the project imports from");
     // The schema-derived files and the import point match exactly; the runtime follows
     // templates/runtime, which the repository's own generation test keeps equal to the copy.
-    for (const file of ["index.ts", ...["types.ts", "methods.ts", "capabilities.ts"].flatMap((name) => [`v2607/${name}`, `v2511/${name}`])]) {
+    const folders = own.revisions.map((revision) => versionFolder(revision));
+    for (const file of ["index.ts", ...["types.ts", "methods.ts", "capabilities.ts"].flatMap((name) => folders.map((folder) => `${folder}/${name}`))]) {
       assert.equal(after.get(file), before.get(file), file);
     }
   },

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { ajvSchemaValidator, createServer, ToolOutputError, type RuntimeEvent } from "../../templates/runtime/index.js";
 import { Peer } from "../support/runtime-peer.js";
-import type { Tool } from "../../generated/v2607/types.js";
+import type { Tool } from "../../generated/index.js";
 
 const T = { timeout: 20_000 };
 

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
-import { META_KEYS, PROTOCOL_VERSION } from "../../generated/v2607/capabilities.js";
+import { META_KEYS, PROTOCOL_VERSION } from "../../generated/index.js";
 import { HttpClientTransport, type JsonRpcMessage } from "../../templates/runtime/index.js";
 import { freePort, startRedisServer, subscriberCount, type RedisServer } from "../support/redis-server.js";
 import { eventually } from "../support/eventually.js";

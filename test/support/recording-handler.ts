@@ -3,8 +3,7 @@
  * test chooses: what it declares, how subscribe answers, what a posted message does.
  */
 import type { Channel, SendResult, StopReason, SubscribeResult, SubscriptionHandler } from "../../templates/runtime/index.js";
-import type { SubscriptionCapabilities } from "../../generated/v2607/capabilities.js";
-import type { SubscriptionFilter } from "../../generated/v2607/types.js";
+import type { SubscriptionCapabilities, SubscriptionFilter } from "../../generated/index.js";
 
 /** What a posted test message asks the handler to do. */
 export type Step =

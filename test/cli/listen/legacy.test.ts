@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { LEGACY_VERSION, PROTOCOL_VERSION } from "../../../generated/index.js";
 import { createServer, InProcessEventSource } from "../../../templates/runtime/index.js";
 import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
 import { createFanoutServer, type FanoutTopics } from "../../support/fanout-app.js";
@@ -32,7 +33,7 @@ describe("mcp-gen listen against a 2025-11-25 server", () => {
       await events.publish("tools", { origin: "test" });
       assert.equal(await run.exit, 0, run.stderr());
       assert.deepEqual(run.stdout().trimEnd().split("\n"), [
-        "no 2026-07-28 here (asked for with --legacy): opening a 2025-11-25 session (initialize, then its notification stream)",
+        `no ${PROTOCOL_VERSION} here (asked for with --legacy): opening a ${LEGACY_VERSION} session (initialize, then its notification stream)`,
         "server: dual 1.0.0; protocol versions: 2025-11-25",
         "advertises: logging",
         "advertises: prompts (listChanged)",
@@ -59,7 +60,7 @@ describe("mcp-gen listen against a 2025-11-25 server", () => {
       sdk.addTool("added");
       assert.equal(await run.exit, 0, run.stderr());
       const lines = run.stdout().trimEnd().split("\n");
-      assert.match(lines[0]!, /^no 2026-07-28 here \(server\/discover got HTTP 400\): opening a 2025-11-25 session/);
+      assert.ok(lines[0]!.startsWith(`no ${PROTOCOL_VERSION} here (server/discover got HTTP 400): opening a ${LEGACY_VERSION} session`), lines[0]);
       assert.equal(lines[1], "server: sdk1-http 1.0.0; protocol versions: 2025-11-25");
       assert.ok(lines.includes("acknowledged: toolsListChanged"), lines.join("\n"));
       assert.equal(lines.at(-2), "notification notifications/tools/list_changed {}");
@@ -73,7 +74,7 @@ describe("mcp-gen listen against a 2025-11-25 server", () => {
     const run = runListen(["--count", "1", "--", process.execPath, "--import", "tsx", SDK1_STDIO]);
     assert.equal(await run.exit, 0, run.stderr());
     const lines = run.stdout().trimEnd().split("\n");
-    assert.match(lines[0]!, /^no 2026-07-28 here \(server\/discover is not a method there\)/);
+    assert.ok(lines[0]!.startsWith(`no ${PROTOCOL_VERSION} here (server/discover is not a method there)`), lines[0]);
     assert.equal(lines[1], "server: sdk1-stdio 1.0.0; protocol versions: 2025-11-25");
     assert.deepEqual(lines.slice(-2), ["notification notifications/tools/list_changed {}", "ended: stopped by mcp-gen listen (stream closed)"]);
   });

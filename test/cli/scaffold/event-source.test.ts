@@ -6,7 +6,7 @@ import { addDependency, REDIS_MODULE_PATH, REDIS_TASK_STORE_PATH, useEventSource
 import { validateName } from "../../../cli/scaffold/names.js";
 import { planProject } from "../../../cli/scaffold/project.js";
 
-const userEvents = `import { InProcessEventSource, type EventSource } from './generated/v2607/runtime/index.js'
+const userEvents = `import { InProcessEventSource, type EventSource } from './mcp.js'
 import type { AuditEvents } from './handlers/audit.js'
 
 export type AppEvents = { tools: { reason: string } } & AuditEvents

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { versionFolder } from "../../../cli/generate/verify.js";
 import { validateName } from "../../../cli/scaffold/names.js";
 import { planProject, type TransportChoice } from "../../../cli/scaffold/project.js";
+import { readProjectConfig } from "../../../cli/toolbox/project-config.js";
+import { repoRoot } from "../../support/schemas.js";
 import { schemasDir } from "./helpers.js";
 
 // The protocol reaches the application through one module, src/mcp.ts, which re-exports the
@@ -23,18 +26,37 @@ test("a new project names no revision folder under src/ and test/: src/mcp.ts re
   }
 });
 
-test("the import point is built on the newest listed revision with a runtime and serves every listed one", async () => {
+test("by default a new project lists every revision this package generates, with the extensions it was made with", async () => {
   const files = await planProject({ dir: "/nowhere/app", transport: "both", handler: validateName("ToolChanges", "handler"), pm: "npm" });
+  const config = JSON.parse(files.find((file) => file.path === "package.json")!.content)["mcp-gen"];
+  const own = readProjectConfig(repoRoot)!;
+  assert.ok(own.revisions.length > 2, "this package lists more than two revisions");
+  assert.deepEqual(config, { out: "generated", revisions: own.revisions, extensions: own.extensions });
+  const planned = new Set(files.map((file) => file.path));
+  for (const revision of own.revisions) assert.ok(planned.has(`generated/${versionFolder(revision)}/types.ts`), revision);
+});
+
+test("the README names each generated folder with its revision, and the one that holds the runtime", async () => {
+  const revisions = ["2025-06-18", "2025-11-25", "2026-07-28"];
+  const files = await planProject({ dir: "/nowhere/app", transport: "both", handler: validateName("ToolChanges", "handler"), pm: "npm", revisions });
+  const readme = files.find((file) => file.path === "README.md")!.content;
+  const listed = readme.split("\n").filter((line) => line.startsWith("  - `generated/"));
+  assert.deepEqual(listed, [
+    "  - `generated/v2506/`: 2025-06-18, types and method and capability maps",
+    "  - `generated/v2511/`: 2025-11-25, types and method and capability maps",
+    "  - `generated/v2607/`: 2026-07-28, types, method and capability maps, and the runtime",
+  ]);
+});
+
+test("the import point is built on the newest listed revision with a runtime and serves every listed one", async () => {
+  const revisions = ["2025-11-25", "2026-07-28"];
+  const files = await planProject({ dir: "/nowhere/app", transport: "both", handler: validateName("ToolChanges", "handler"), pm: "npm", revisions });
   const index = files.find((file) => file.path === "generated/index.ts")!.content;
   assert.match(index, /^export \* from "\.\/v2607\/runtime\/index\.js";$/m);
   assert.match(index, /^export const SERVED_VERSIONS: readonly string\[\] = \["2026-07-28"\];$/m);
   assert.match(index, /^export const LEGACY_VERSION: string \| undefined = "2025-11-25";$/m);
   const config = JSON.parse(files.find((file) => file.path === "package.json")!.content)["mcp-gen"];
-  assert.deepEqual(config, {
-    out: "generated",
-    revisions: ["2025-11-25", "2026-07-28"],
-    extensions: { "2026-07-28": ["io.modelcontextprotocol/tasks"] },
-  });
+  assert.deepEqual(config, { out: "generated", revisions, extensions: { "2026-07-28": ["io.modelcontextprotocol/tasks"] } });
 });
 
 test("--revisions without an initialize-era revision is refused: the runtime would have no legacy facts to bind", async () => {

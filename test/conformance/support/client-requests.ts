@@ -6,7 +6,7 @@
  * answer is what the scenario's own description asks for.
  */
 import { inputRequest, type InputRound, type Server } from "../../../templates/runtime/index.js";
-import type { ElicitRequestFormParams } from "../../../generated/v2607/types.js";
+import type { ElicitRequestFormParams } from "../../../generated/index.js";
 import { text } from "./everything.js";
 
 type Schema = ElicitRequestFormParams["requestedSchema"];

@@ -30,7 +30,7 @@ import {
   type SubscriptionHandler,
   type Unsubscribe,
 } from "../../../templates/runtime/index.js";
-import { ERROR_CODES, META_KEYS } from "../../../generated/v2607/capabilities.js";
+import { ERROR_CODES, META_KEYS } from "../../../generated/index.js";
 import { addEverything, text } from "./everything.js";
 import { addClientRequestTools } from "./client-requests.js";
 import { addInputRequired } from "./input-required.js";

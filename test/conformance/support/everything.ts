@@ -6,7 +6,7 @@
  */
 import { deflateSync } from "node:zlib";
 import type { CacheHints, Server } from "../../../templates/runtime/index.js";
-import type { Tool } from "../../../generated/v2607/types.js";
+import type { Tool } from "../../../generated/index.js";
 
 export const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
 const object: Tool["inputSchema"] = { type: "object" };

@@ -6,7 +6,7 @@
  * asked for again.
  */
 import { inputRequest, type InputRound, type RequestContext, type Server } from "../../../templates/runtime/index.js";
-import { META_KEYS } from "../../../generated/v2607/capabilities.js";
+import { META_KEYS } from "../../../generated/index.js";
 import { text } from "./everything.js";
 
 const elicit = (message: string, field: string, type = "string") =>
