@@ -5,10 +5,14 @@
  * with `Last-Event-ID` after the server's `retry` when the server closes it), and DELETE
  * at the end. Every answer and event is bounded by `maxMessageBytes`.
  */
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcResponse } from "../../generated/index.js";
-// The HTTP client's SSE reader, body reader and default bound are not on the runtime's
-// public surface (generated/index.ts), so this one line names the runtime's folder.
-import { DEFAULT_MAX_MESSAGE_BYTES, readText, sseMessages } from "../../generated/v2607/runtime/transports/http-client.js";
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  readText,
+  sseMessages,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcResponse,
+} from "../../generated/index.js";
 import type { RequestOutcome } from "./rpc.js";
 
 export { DEFAULT_MAX_MESSAGE_BYTES };

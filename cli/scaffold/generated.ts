@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { CliError } from "../errors.js";
 import { noLegacyRevision } from "../generate/emit-runtime.js";
 import { generateTypes } from "../generate/index.js";
-import { IMPORT_POINT_FILE, readEras, renderImportPoint } from "../generate/import-point.js";
+import { readEras, renderImportPoint } from "../generate/import-point.js";
 import { readManifest, RUNTIME_ENTRY } from "../generate/manifest.js";
 import { legacyFoldersOf, schemaSource } from "../generate/project.js";
 import { readLock, versionFolder } from "../generate/verify.js";
@@ -77,7 +77,7 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
       });
     }
     const files = listFiles(work).map((path) => ({ path: `${config.out}/${path}`, content: readFileSync(join(work, path), "utf8") }));
-    return [...files, { path: `${config.out}/${IMPORT_POINT_FILE}`, content: index }];
+    return [...files, ...[...index].map(([path, content]) => ({ path: `${config.out}/${path}`, content }))];
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -79,4 +79,6 @@ export type { ExchangeOptions, SseStreamReport } from "./transports/http-exchang
 export { DEFAULT_MAX_TOTAL_BUFFERED_BYTES, SseBudget } from "./transports/sse-budget.js";
 export type { ConnectableServer, HttpHandler, HttpHandlerOptions, HttpServerHandle, ServeHttpOptions } from "./transports/http-server.js";
 export { HttpClientTransport, HttpStreamClosedError } from "./transports/http-client.js";
+// The client transport's pieces, for a client of another shape (a session-based legacy one): the bounded SSE and body readers.
+export { DEFAULT_MAX_MESSAGE_BYTES, readText, sseMessages } from "./transports/http-client.js";
 export type { HttpClientTransportOptions } from "./transports/http-client.js";

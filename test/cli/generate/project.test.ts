@@ -153,10 +153,12 @@ test("a schema is read from the config's location, else $MCP_SCHEMAS_DIR, else t
   assert.equal(schemaSource("2026-07-28", config, "/p", lock, {}), lock.revisions["2026-07-28"]!.url);
 });
 
-test("the committed generated/index.ts is the import point this repository's list gives", () => {
+test("the committed generated/index.ts and facts modules are the import point this repository's list gives", () => {
   const config = readProjectConfig(repoRoot)!;
   const out = join(repoRoot, config.out);
-  assert.equal(readFileSync(join(out, "index.ts"), "utf8"), renderImportPoint(readEras(config.revisions, out)));
+  const files = renderImportPoint(readEras(config.revisions, out))!;
+  assert.deepEqual([...files.keys()].sort(), ["facts.ts", "index.ts", "legacy-facts.ts"]);
+  for (const [path, text] of files) assert.equal(readFileSync(join(out, path), "utf8"), text, path);
 });
 
 test("--check of pinned revisions reads no schema: the lock's sha256 stands for the pinned bytes", SLOW, async () => {

@@ -7,6 +7,10 @@ import { readProjectConfig } from "../../../cli/toolbox/project-config.js";
 import { repoRoot } from "../../support/schemas.js";
 import { schemasDir } from "./helpers.js";
 
+// A list other than this package's own makes the scaffold generate its runtime revision anew
+// (it binds other legacy folders), from the schemas the tests use.
+process.env.MCP_SCHEMAS_DIR ??= schemasDir();
+
 // The protocol reaches the application through one module, src/mcp.ts, which re-exports the
 // import point generated/index.ts; no file under src/ or test/ names a revision folder, so
 // adding a revision to the list moves the project with no hand edit.
@@ -83,7 +87,6 @@ test(
   "--revisions naming a pinned revision this package does not ship generates it while planning, and the import point still takes the newest with a runtime",
   { timeout: 120_000 },
   async () => {
-    process.env.MCP_SCHEMAS_DIR ??= schemasDir();
     const revisions = ["2025-11-25", "draft-2026-06-07", "2026-07-28"];
     const files = await planProject({ dir: "/nowhere/app", transport: "both", handler: validateName("ToolChanges", "handler"), pm: "npm", revisions });
     assert.ok(
