@@ -13,8 +13,10 @@ import {
   type Server,
   type Transport,
 } from "../../templates/runtime/index.js";
+import { PROTOCOL_VERSION } from "../../templates/runtime/protocol.js";
 
-export const PROTOCOL_VERSION = "2026-07-28";
+/** The revision the runtime source is bound to (the newest this repository lists with a runtime). */
+export { PROTOCOL_VERSION };
 export const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 export const REQUEST_META = Object.freeze({
   "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
