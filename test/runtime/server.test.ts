@@ -22,7 +22,7 @@ for (const kind of MEMORY_KINDS) {
         version: "2.0.0",
         title: "Discovery",
         instructions: "be nice",
-        supportedVersions: ["2026-07-28", "2026-09-01"],
+        supportedVersions: [PROTOCOL_VERSION, "2099-09-01"],
         discover: { ttlMs: 60_000, cacheScope: "public" },
       });
       echoTool(server);
@@ -31,7 +31,7 @@ for (const kind of MEMORY_KINDS) {
       server.addSubscriptionHandler(recordingHandler({ declares: { resourcesUpdated: true, promptsListChanged: false } }).handler);
       const peer = await Peer.connect(server, kind);
       const { result } = await peer.request("server/discover");
-      assert.deepEqual(result.supportedVersions, ["2026-07-28", "2026-09-01"]);
+      assert.deepEqual(result.supportedVersions, [PROTOCOL_VERSION, "2099-09-01"]);
       assert.deepEqual(result.capabilities, { tools: { listChanged: true }, prompts: {}, resources: { subscribe: true }, logging: {} });
       assert.equal(result.cacheScope, "public");
       assert.equal(result.ttlMs, 60_000);
@@ -67,7 +67,7 @@ for (const kind of MEMORY_KINDS) {
       const peer = await Peer.connect(server, kind);
       const response = await peer.request("server/discover", { _meta: { [VERSION_KEY]: "2024-11-05", [CAPS_KEY]: {} } });
       assert.equal(response.error.code, -32022);
-      assert.deepEqual(response.error.data, { supported: ["2026-07-28"], requested: "2024-11-05" });
+      assert.deepEqual(response.error.data, { supported: [PROTOCOL_VERSION], requested: "2024-11-05" });
       await server.close();
     });
 

@@ -86,7 +86,10 @@ describe("mcp-gen listen against a 2025-11-25 server", () => {
     try {
       const run = runListen(["--url", handle.url, "--legacy"]);
       assert.equal(await run.exit, 1);
-      assert.match(run.stderr(), /^error: initialize failed: Unsupported protocol version "2025-11-25"; this server supports 2026-07-28/);
+      assert.match(
+        run.stderr(),
+        new RegExp(`^error: initialize failed: Unsupported protocol version "${LEGACY_VERSION}"; this server supports ${PROTOCOL_VERSION}`),
+      );
       assert.equal(run.stderr().trimEnd().split("\n").length, 1, run.stderr());
     } finally {
       await handle.close();

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
 import { countingApp } from "../../runtime/transports/http-helpers.js";
+import { PROTOCOL_VERSION } from "../../support/runtime-peer.js";
 import { repoRoot } from "../../support/schemas.js";
 import { runListen } from "./run-listen.js";
 
@@ -26,7 +27,7 @@ describe("mcp-gen listen over Streamable HTTP", () => {
       await app.events.publish("tools", {});
       assert.equal(await run.exit, 0, run.stderr());
       assert.deepEqual(run.stdout().trimEnd().split("\n"), [
-        "server: http-test 1.0.0; protocol versions: 2026-07-28",
+        `server: http-test 1.0.0; protocol versions: ${PROTOCOL_VERSION}`,
         "advertises: logging", // the app has a request handler, which can log
         "advertises: resources (subscribe)",
         "advertises: tools (listChanged)",
@@ -72,7 +73,7 @@ describe("mcp-gen listen over stdio", () => {
     const run = runListen(["--", process.execPath, "--import", "tsx", FIXTURE]);
     assert.equal(await run.exit, 0, run.stderr());
     assert.deepEqual(run.stdout().trimEnd().split("\n"), [
-      "server: listen-fixture 2.0.0; protocol versions: 2026-07-28",
+      `server: listen-fixture 2.0.0; protocol versions: ${PROTOCOL_VERSION}`,
       "advertises: tools (listChanged)",
       "listening for: toolsListChanged (everything the server advertises)",
       "acknowledged: toolsListChanged",
