@@ -15,7 +15,7 @@
  * Reports min and median over every sample of every round, the ratios to the SDK and to
  * bare, and the load average before and after (the machine may be shared).
  *
- *   node --import tsx bench/legacy/run.ts [--rounds 3] [--calls 500] [--sessions 1000] [--fanouts 20]
+ *   node --import tsx bench/legacy/run.ts [--rounds 3] [--calls 500] [--sessions 1000] [--fanouts 20] [--protocol-version 2025-11-25]
  *
  * Loopback only; every wait is bounded. Not part of the test suite.
  */
@@ -33,6 +33,8 @@ const { values } = parseArgs({
     calls: { type: "string", default: "500" },
     sessions: { type: "string", default: "1000" },
     fanouts: { type: "string", default: "20" },
+    // An older initialize-era revision measures what trimming answers to its schema costs (legacy/codec.ts).
+    "protocol-version": { type: "string", default: "2025-11-25" },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -44,7 +46,7 @@ const WARM_UP_FANOUTS = 3;
 const OPEN_CONCURRENCY = 16;
 const WAIT_MS = 60_000;
 const KINDS: readonly Kind[] = ["runtime", "sdk", "bare"];
-const VERSION = "2025-11-25";
+const VERSION = values["protocol-version"];
 const postAgent = new Agent({ keepAlive: true, maxSockets: OPEN_CONCURRENCY });
 
 interface Answer {

@@ -62,7 +62,7 @@ export class RevisionCodec {
       passes = newer !== undefined && covers(shape, this.shapes.SHAPES, withoutKeys(resolve(newer, MODERN_SHAPES), this.droppedResultKeys), MODERN_SHAPES);
       this.#resultsPass.set(method, passes);
     }
-    return passes ? result : (project(result, shape, this.shapes.SHAPES) as JsonObject);
+    return passes ? result : (project(result, shape, this.shapes.SHAPES, MODERN_RESULT_SHAPES[method], MODERN_SHAPES) as JsonObject);
   }
 
   /** The `initialize` result, trimmed to this revision's `InitializeResult` (capabilities and server info included). */
@@ -76,7 +76,7 @@ export class RevisionCodec {
     const shape = this.shapes.SERVER_NOTIFICATION_SHAPES[notification.method];
     if (shape === undefined) return undefined;
     if (notification.params === undefined || this.#notificationPasses(notification.method, shape)) return notification;
-    const params = project(notification.params, shape, this.shapes.SHAPES) as JsonObject;
+    const params = project(notification.params, shape, this.shapes.SHAPES, MODERN_NOTIFICATION_SHAPES[notification.method], MODERN_SHAPES) as JsonObject;
     return params === notification.params ? notification : { ...notification, params };
   }
 
@@ -90,10 +90,16 @@ export class RevisionCodec {
     const shape = this.shapes.SERVER_REQUEST_SHAPES[method];
     if (shape === undefined) return `protocol revision ${this.version} has no ${method} request`;
     const dropped: string[] = [];
-    project(params, shape, this.shapes.SHAPES, dropped);
+    project(params, shape, this.shapes.SHAPES, undefined, {}, dropped);
     const tags = new Set(this.tags[method] ?? []);
     const lost = dropped.filter((path) => !tags.has(path));
     return lost.length === 0 ? undefined : `protocol revision ${this.version}'s ${method} has no ${lost.map((path) => `"${path}"`).join(", ")}`;
+  }
+
+  /** A server request's params as this revision has them (what only names another form of the request, such as `mode: "form"`, left out). */
+  requestParams(method: string, params: JsonObject): JsonObject {
+    const shape = this.shapes.SERVER_REQUEST_SHAPES[method];
+    return shape === undefined ? params : (project(params, shape, this.shapes.SHAPES) as JsonObject);
   }
 
   #notificationPasses(method: string, shape: Shape): boolean {
@@ -108,54 +114,87 @@ export class RevisionCodec {
 }
 
 /**
- * The value with only what the shape defines: unknown keys of a closed object left out, a
- * content block of a type the revision lacks turned into text (or left out), the rest kept.
- * The same value when nothing changes (the common answer is not copied). `dropped` collects
- * the dotted path of each key left out.
+ * The value with only what the older shape defines: unknown keys of a closed object left out,
+ * a content block of a type the revision lacks turned into text (or left out), the rest kept.
+ * The newer revision's shape, walked alongside, says what is the application's data rather
+ * than protocol fields: where it leaves an object open (a tool's `inputSchema`, `_meta`,
+ * `structuredContent`) or takes anything, nothing is left out, so a JSON Schema keeps its
+ * `$defs` and `additionalProperties` for every client. The same value when nothing changes
+ * (the common answer is not copied); `dropped` collects the dotted path of each key left out.
  */
-export function project(value: unknown, shape: Shape, named: Named, dropped?: string[], path = ""): unknown {
-  const own = resolve(shape, named);
-  if (own === true) return value;
-  if ("items" in own) return Array.isArray(value) ? projectItems(value, own.items, named, dropped, path) : value;
-  if (!isObject(value)) return value;
-  if ("byType" in own) {
-    const member = typeof value["type"] === "string" ? own.byType[value["type"]] : undefined;
-    return member !== undefined ? project(value, member, named, dropped, path) : unknownMember(value, own.byType, named, dropped, path);
-  }
-  return projectObject(value, own, named, dropped, path);
+export function project(value: unknown, older: Shape, olderNamed: Named, newer?: Shape, newerNamed: Named = {}, dropped?: string[]): unknown {
+  return new Projection(olderNamed, newerNamed, dropped).value(value, older, newer, "");
 }
 
-function projectObject(value: JsonObject, shape: ObjectShape, named: Named, dropped: string[] | undefined, path: string): JsonObject {
-  let copy: JsonObject | undefined;
-  const keys = Object.keys(value);
-  for (let index = 0; index < keys.length; index++) {
-    const key = keys[index]!;
-    const child = shape.keys[key];
-    const keyPath = path === "" ? key : `${path}.${key}`;
-    const next = child === undefined ? (shape.open ? value[key] : LEFT_OUT) : project(value[key], child, named, dropped, keyPath);
-    if (next === value[key]) {
-      if (copy !== undefined) copy[key] = next;
-      continue;
-    }
-    copy ??= copyOf(value, keys, index);
-    if (next === LEFT_OUT) dropped?.push(keyPath);
-    else copy[key] = next;
-  }
-  return copy ?? value;
-}
+class Projection {
+  constructor(
+    readonly olderNamed: Named,
+    readonly newerNamed: Named,
+    readonly dropped: string[] | undefined,
+  ) {}
 
-function projectItems(items: unknown[], shape: Shape, named: Named, dropped: string[] | undefined, path: string): unknown[] {
-  let copy: unknown[] | undefined;
-  for (let index = 0; index < items.length; index++) {
-    const next = project(items[index], shape, named, dropped, path);
-    if (next === items[index]) {
-      copy?.push(next);
-      continue;
+  value(value: unknown, olderShape: Shape, newerShape: Shape | undefined, path: string): unknown {
+    const older = resolve(olderShape, this.olderNamed);
+    const newer = newerShape === undefined ? undefined : resolve(newerShape, this.newerNamed);
+    if (older === true || newer === true) return value;
+    if ("items" in older)
+      return Array.isArray(value) ? this.#items(value, older.items, newer !== undefined && "items" in newer ? newer.items : undefined, path) : value;
+    if (!isObject(value)) return value;
+    if ("byType" in older) {
+      const type = value["type"];
+      const member = typeof type === "string" ? older.byType[type] : undefined;
+      const newerMember = typeof type === "string" && newer !== undefined && "byType" in newer ? newer.byType[type] : undefined;
+      return member !== undefined ? this.value(value, member, newerMember, path) : this.#unknownMember(value, older.byType, path);
     }
-    copy ??= items.slice(0, index);
-    if (next !== LEFT_OUT) copy.push(next);
+    if (!("keys" in older)) return value;
+    return this.#object(value, older, newer !== undefined && "keys" in newer ? newer : undefined, path);
   }
-  return copy ?? items;
+
+  #object(value: JsonObject, older: ObjectShape, newer: ObjectShape | undefined, path: string): JsonObject {
+    const keepsUnknown = older.open === true || newer?.open === true;
+    let copy: JsonObject | undefined;
+    const keys = Object.keys(value);
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index]!;
+      const child = older.keys[key];
+      const keyPath = path === "" ? key : `${path}.${key}`;
+      const next = child === undefined ? (keepsUnknown ? value[key] : LEFT_OUT) : this.value(value[key], child, newer?.keys[key], keyPath);
+      if (next === value[key]) {
+        if (copy !== undefined) copy[key] = next;
+        continue;
+      }
+      copy ??= copyOf(value, keys, index);
+      if (next === LEFT_OUT) this.dropped?.push(keyPath);
+      else copy[key] = next;
+    }
+    return copy ?? value;
+  }
+
+  #items(items: unknown[], older: Shape, newer: Shape | undefined, path: string): unknown[] {
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < items.length; index++) {
+      const next = this.value(items[index], older, newer, path);
+      if (next === items[index]) {
+        copy?.push(next);
+        continue;
+      }
+      copy ??= items.slice(0, index);
+      if (next !== LEFT_OUT) copy.push(next);
+    }
+    return copy ?? items;
+  }
+
+  /**
+   * The one rule for a union member the revision has no type for (an audio block before
+   * 2025-03-26, a resource link before 2025-06-18): where the revision has text blocks it
+   * becomes one saying what it was, so the client still learns of it; elsewhere it is left out.
+   */
+  #unknownMember(value: JsonObject, byType: { readonly [type: string]: Shape }, path: string): unknown {
+    this.dropped?.push(path === "" ? String(value["type"]) : `${path}(${String(value["type"])})`);
+    const text = byType["text"];
+    if (text === undefined) return LEFT_OUT;
+    return this.value({ type: "text", text: describeBlock(value) }, text, undefined, path);
+  }
 }
 
 /** The first `count` keys of an object, copied (defined, so a `__proto__` key stays a key). */
@@ -165,18 +204,6 @@ function copyOf(value: JsonObject, keys: readonly string[], count: number): Json
     Object.defineProperty(copy, keys[index]!, { value: value[keys[index]!], enumerable: true, writable: true, configurable: true });
   }
   return copy;
-}
-
-/**
- * The one rule for a union member the revision has no type for (an audio block before
- * 2025-03-26, a resource link before 2025-06-18): where the revision has text blocks it
- * becomes one saying what it was, so the client still learns of it; elsewhere it is left out.
- */
-function unknownMember(value: JsonObject, byType: { readonly [type: string]: Shape }, named: Named, dropped: string[] | undefined, path: string): unknown {
-  dropped?.push(path === "" ? String(value["type"]) : `${path}(${String(value["type"])})`);
-  const text = byType["text"];
-  if (text === undefined) return LEFT_OUT;
-  return project({ type: "text", text: describeBlock(value) }, text, named);
 }
 
 function describeBlock(block: JsonObject): string {
@@ -213,17 +240,16 @@ export function covers(older: Shape, olderNamed: Named, newer: Shape, newerNamed
   }
   const a = resolve(older, olderNamed);
   const b = resolve(newer, newerNamed);
-  if (a === true) return true;
-  if (b === true) return false;
+  if (a === true || b === true) return true; // anything, on either side, is kept whole
   if ("items" in a) return "items" in b && covers(a.items, olderNamed, b.items, newerNamed, seen);
   if ("byType" in a) {
     if (!("byType" in b)) return false;
     return Object.entries(b.byType).every(([type, member]) => a.byType[type] !== undefined && covers(a.byType[type]!, olderNamed, member, newerNamed, seen));
   }
   if (!("keys" in b)) return false;
-  if (b.open && !a.open) return false;
+  // Where the newer shape is open its unknown keys are the application's data, which project() keeps.
   return Object.entries(b.keys).every(([key, child]) => {
     const mine = a.keys[key];
-    return mine === undefined ? a.open === true : covers(mine, olderNamed, child, newerNamed, seen);
+    return mine === undefined ? a.open === true || b.open === true : covers(mine, olderNamed, child, newerNamed, seen);
   });
 }

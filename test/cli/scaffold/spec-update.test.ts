@@ -6,6 +6,7 @@ import { after, before, test } from "node:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { DEFAULT_REVISIONS } from "../../../cli/scaffold/generated.js";
 import { FUTURE_KIND, FUTURE_REVISION, futureSchemaText } from "../../support/future-schema.js";
 import { explain, npmEnv, runCreate, runIn, runMcpGen, schemasDir, startProcess, tempFolder, within } from "./helpers.js";
 import { legacyRoundTrip } from "./legacy-client.js";
@@ -65,7 +66,7 @@ test(
     const tasks = ["io.modelcontextprotocol/tasks"];
     assert.deepEqual(config, {
       out: "generated",
-      revisions: ["2025-11-25", "2026-07-28", FUTURE_REVISION],
+      revisions: [...DEFAULT_REVISIONS, FUTURE_REVISION],
       extensions: { "2026-07-28": tasks, [FUTURE_REVISION]: tasks },
       schemas: { [FUTURE_REVISION]: SCHEMA },
     });

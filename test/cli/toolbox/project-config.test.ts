@@ -67,8 +67,8 @@ test("a package.json without the key is no project config; one that is not JSON 
   assert.throws(() => readProjectConfig(temp.dir), /package\.json is not valid JSON/);
 });
 
-test("this repository's own config lists the two committed revisions", () => {
-  assert.deepEqual(readProjectConfig(repoRoot)?.revisions, ["2025-11-25", "2026-07-28"]);
+test("this repository's own config lists every published revision it commits", () => {
+  assert.deepEqual(readProjectConfig(repoRoot)?.revisions, ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]);
 });
 
 test("writing the config replaces only its own value: every other key keeps its place and layout", () => {

@@ -96,6 +96,20 @@ describe("a session at an initialize-era revision gets only what that revision d
 });
 
 describe("the codec of each revision", () => {
+  it("a tool's JSON Schemas are the application's data: every revision keeps their $defs and additionalProperties", () => {
+    const inputSchema = { type: "object", properties: { a: { $ref: "#/$defs/A" } }, $defs: { A: { type: "string" } }, additionalProperties: false };
+    for (const codec of LEGACY_CODECS) {
+      const { tools } = codec.result("tools/list", { tools: [{ name: "t", inputSchema }] }) as { tools: Array<{ inputSchema: unknown }> };
+      assert.deepEqual(tools[0]!.inputSchema, inputSchema, codec.version);
+    }
+  });
+
+  it("a server request goes out as the revision has it: a form-mode elicitation at 2025-06-18 without its mode", () => {
+    const form = { mode: "form", message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } };
+    assert.deepEqual(codecOf("2025-06-18").requestParams("elicitation/create", form), { message: "name?", requestedSchema: form.requestedSchema });
+    assert.equal(codecOf("2025-11-25").requestParams("elicitation/create", form), form);
+  });
+
   it("at the newest legacy revision the common answers pass as they are: the same object, nothing copied", () => {
     const codec = codecOf("2025-11-25");
     const result = { content: [{ type: "text", text: "x" }], structuredContent: { a: 1 } };

@@ -270,7 +270,7 @@ export class LegacySession implements ImplicitStreamOwner {
       refusal: (method, params) => codec.requestRefusal(method, params),
       clientCapabilities: (isObject(this.#meta[META_KEYS.clientCapabilities]) ? this.#meta[META_KEYS.clientCapabilities] : {}) as Record<string, unknown>,
       fits: (count) => requests.fits(count),
-      ask: (method, params, signal) => requests.ask(connection, method, params, signal),
+      ask: (method, params, signal) => requests.ask(connection, method, codec.requestParams(method, params), signal),
     };
     return toLegacyResponse(codec, request.method, await serveInputRounds(request, first, rounds, asker));
   }
