@@ -160,7 +160,8 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     if ("status" in parsed) return refuse(req, res, parsed);
     if (parsed.kind === "response") return writeRejection(res, refuseClientResponse(parsed.message));
     const legacyInitialize = isLegacyInitialize(parsed.message);
-    if (legacyInitialize && era?.enabled) return openHttpSession(era, new LegacyRequest(req, res, sessionId, context, handler), parsed.message);
+    if (legacyInitialize && era?.enabled && parsed.kind === "request")
+      return openHttpSession(era, new LegacyRequest(req, res, sessionId, context, handler), parsed.message);
     // A modern-only server's core answers a legacy initialize with the versions it speaks.
     const mismatch = legacyInitialize
       ? undefined

@@ -21,6 +21,7 @@ import {
   METHOD_NOT_FOUND,
   type Classified,
   type JsonObject,
+  type JsonRpcErrorResponse,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -285,10 +286,9 @@ export class LegacySession implements ImplicitStreamOwner {
     const { id } = request;
     const params = request.params ?? {};
     if (this.#phase !== "new") return connection.send(errorResponse(id, INVALID_REQUEST, "Invalid request: this session is already initialized"));
+    const refusal = initializeRefusal(request);
+    if (refusal !== undefined) return connection.send(refusal);
     const { protocolVersion, capabilities, clientInfo } = params;
-    if (typeof protocolVersion !== "string" || !isObject(capabilities) || !isObject(clientInfo)) {
-      return connection.send(errorResponse(id, INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", "capabilities" and "clientInfo"'));
-    }
     // The lifecycle's rule: the requested version when served, else the newest one served.
     const codec = this.host.codecs.find((served) => served.version === protocolVersion) ?? this.host.codecs[0]!;
     this.#codec = codec;
@@ -348,6 +348,16 @@ export class LegacySession implements ImplicitStreamOwner {
   #streamMeta(): HandlerMeta {
     return (this.#sessionMeta ??= mergeMeta(this.#meta, this.#context));
   }
+}
+
+/**
+ * Why an `initialize` cannot open a session, or undefined. The era asks before it opens one,
+ * so a refused `initialize` leaves no session behind (and an HTTP client gets no session id).
+ */
+export function initializeRefusal(request: JsonRpcRequest): JsonRpcErrorResponse | undefined {
+  const params = request.params ?? {};
+  if (typeof params["protocolVersion"] === "string" && isObject(params["capabilities"]) && isObject(params["clientInfo"])) return undefined;
+  return errorResponse(request.id, INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", "capabilities" and "clientInfo"');
 }
 
 function answerEmpty(connection: SessionConnection, id: RequestId): void {
