@@ -1,7 +1,7 @@
 /**
  * The server side of Streamable HTTP (2026-07-28): one endpoint, one POST per message, no
- * sessions. The checks every request gets come first (Origin and CORS, verb,
- * authentication, body, MCP headers); then every POST becomes one short-lived transport
+ * sessions. The checks every request gets come first (Origin and CORS, verb, a POST's
+ * content type, encoding and Accept, authentication, body, MCP headers); then every POST becomes one short-lived transport
  * (`HttpExchange`, http-exchange.ts) that the server core serves with `server.connect`. A
  * legacy (2025-11-25) session's requests go to its session (legacy/http.ts).
  *
@@ -19,6 +19,7 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   checkMcpHeaders,
   checkOrigin,
+  checkPostHeaders,
   checkVerb,
   discardRest,
   isLocalhostOrigin,
@@ -126,6 +127,8 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     }
     const wrongVerb = legacy ? undefined : checkVerb(req.method);
     if (wrongVerb !== undefined) return writeRejection(res, wrongVerb);
+    const unfit = req.method === "POST" ? checkPostHeaders(req.headers) : undefined;
+    if (unfit !== undefined) return refuse(req, res, unfit);
     if (options.authenticate !== undefined) return authenticated(req, res, options.authenticate, sessionId, legacy);
     return serve(req, res, sessionId, legacy, undefined);
   }
@@ -191,10 +194,10 @@ async function authenticate(
   }
 }
 
-/** Answers a refused body; one too large is still coming, so the rest is dropped (see discardRest). */
+/** Answers a refused POST; what is still coming of its body (too large, or refused unread) is dropped (see discardRest). */
 function refuse(req: IncomingMessage, res: ServerResponse, rejection: HttpRejection): void {
   writeRejection(res, rejection);
-  if (rejection.status === 413) discardRest(req);
+  discardRest(req);
 }
 
 /** What every request of one handler shares. */

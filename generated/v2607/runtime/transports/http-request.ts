@@ -85,6 +85,52 @@ export function checkVerb(method: string | undefined): HttpRejection | undefined
   };
 }
 
+/**
+ * What a POST's headers say about its body and the answer it takes (Streamable HTTP): the
+ * body must be JSON, not encoded (415: it is read as UTF-8 JSON as sent, a gzip body would
+ * fail as a parse error that hides the cause), and the client must take JSON or an event
+ * stream, the two forms an answer comes in (406). No Accept header takes anything.
+ */
+export function checkPostHeaders(headers: IncomingHttpHeaders): HttpRejection | undefined {
+  const encoding = header(headers, "content-encoding")?.toLowerCase();
+  if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
+    return unsupported(415, `Content-Encoding "${encoding.slice(0, 64)}" is not supported; send the body unencoded`);
+  }
+  const type = header(headers, "content-type");
+  if (type === undefined || mediaType(type) !== "application/json") {
+    return unsupported(415, `Content-Type ${type === undefined ? "is missing" : `"${type.slice(0, 64)}" is not supported`}; send application/json`);
+  }
+  const accept = header(headers, "accept");
+  if (accept !== undefined && !ANSWER_TYPES.some((answer) => accepts(accept, answer))) {
+    return unsupported(406, "Accept must take application/json or text/event-stream (the forms an answer comes in)");
+  }
+  return undefined;
+}
+
+const ANSWER_TYPES = ["application/json", "text/event-stream"];
+
+function unsupported(status: 406 | 415, message: string): HttpRejection {
+  return { status, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) };
+}
+
+/** A header's media type without its parameters, lower case. */
+function mediaType(value: string): string {
+  const end = value.indexOf(";");
+  return (end < 0 ? value : value.slice(0, end)).trim().toLowerCase();
+}
+
+/** Whether an Accept header takes `type` (`type/subtype`): a matching range (wildcards included) whose q is not 0. */
+function accepts(accept: string, type: string): boolean {
+  const major = type.slice(0, type.indexOf("/"));
+  return accept.split(",").some((range) => {
+    const [name = "", ...params] = range.split(";");
+    const media = name.trim().toLowerCase();
+    if (media !== type && media !== `${major}/*` && media !== "*/*") return false;
+    const q = params.find((param) => param.trim().toLowerCase().startsWith("q="));
+    return q === undefined || Number(q.trim().slice(2)) > 0;
+  });
+}
+
 /** After a 413, how long the rest of the body is read and dropped before the connection is closed. */
 export const BODY_DISCARD_MS = 2000;
 
