@@ -21,9 +21,9 @@ import {
   checkOrigin,
   checkPostHeaders,
   checkVerb,
-  discardRest,
   isLocalhostOrigin,
   readMessage,
+  refuseBody,
   refuseClientResponse,
   writeRejection,
   type HttpRejection,
@@ -128,7 +128,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     const wrongVerb = legacy ? undefined : checkVerb(req.method);
     if (wrongVerb !== undefined) return writeRejection(res, wrongVerb);
     const unfit = req.method === "POST" ? checkPostHeaders(req.headers) : undefined;
-    if (unfit !== undefined) return refuse(req, res, unfit);
+    if (unfit !== undefined) return refuseBody(req, res, unfit);
     if (options.authenticate !== undefined) return authenticated(req, res, options.authenticate, sessionId, legacy);
     return serve(req, res, sessionId, legacy, undefined);
   }
@@ -141,7 +141,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     legacy: boolean,
   ): Promise<void> {
     const context = await authenticate(req, check);
-    if ("status" in context) return writeRejection(res, context);
+    if ("status" in context) return refuseBody(req, res, context);
     return serve(req, res, sessionId, legacy, context.context);
   }
 
@@ -160,7 +160,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   async function servePost(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, context: MessageContext | undefined): Promise<void> {
     const era = server.legacySessions;
     const parsed = await readMessage(req, maxBodyBytes);
-    if ("status" in parsed) return refuse(req, res, parsed);
+    if ("status" in parsed) return refuseBody(req, res, parsed);
     if (parsed.kind === "response") return writeRejection(res, refuseClientResponse(parsed.message));
     const legacyInitialize = isLegacyInitialize(parsed.message);
     if (legacyInitialize && era?.enabled && parsed.kind === "request")
@@ -194,12 +194,6 @@ async function authenticate(
   }
 }
 
-/** Answers a refused POST; what is still coming of its body (too large, or refused unread) is dropped (see discardRest). */
-function refuse(req: IncomingMessage, res: ServerResponse, rejection: HttpRejection): void {
-  writeRejection(res, rejection);
-  discardRest(req);
-}
-
 /** What every request of one handler shares. */
 interface HandlerScope {
   readonly server: ConnectableServer;
@@ -222,7 +216,7 @@ class LegacyRequest implements LegacyHttpExchange {
   }
 
   reject(rejection: HttpRejection): void {
-    refuse(this.req, this.res, rejection);
+    refuseBody(this.req, this.res, rejection);
   }
 
   readMessage(): Promise<ParsedBody | HttpRejection> {

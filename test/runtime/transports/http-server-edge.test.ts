@@ -127,6 +127,15 @@ describe("Streamable HTTP: a body over the limit gets its 413 even while the cli
     const received = await keepWriting(handle.port, `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}transfer-encoding: chunked\r\n\r\n`, total, true);
     assert.match(received, /^HTTP\/1\.1 413 /);
   });
+
+  it("with Connection: close, the 413 reaches every client still writing (the connection closes only after the rest is read)", T, async () => {
+    const clients = 30;
+    const size = total;
+    const head = `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n${headers}content-length: ${size}\r\n\r\n`;
+    const received = await Promise.all(Array.from({ length: clients }, () => keepWriting(handle.port, head, size, false)));
+    const answered = received.filter((text) => /^HTTP\/1\.1 413 /.test(text)).length;
+    assert.equal(answered, clients, `${clients - answered} of ${clients} clients lost their 413`);
+  });
 });
 
 describe("Streamable HTTP: the transport owns the principal", () => {
