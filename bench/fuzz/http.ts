@@ -16,7 +16,7 @@ import { fail, newReport, type FuzzReport } from "./report.js";
 const MAX_BODY = 64 * 1024;
 const ANSWER_LIMIT_MS = 10_000;
 const ALLOWED_ORIGIN = "http://localhost:5173";
-const STATUSES = new Set([200, 202, 204, 400, 403, 404, 405, 413]);
+const STATUSES = new Set([200, 202, 204, 400, 403, 404, 405, 413, 415]);
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 interface Answer {
@@ -117,6 +117,9 @@ function check(report: FuzzReport, i: number, text: string, verb: string, header
     return void report.answered++;
   }
   if (foreign) return status === 403 ? void report.answered++ : broke("a foreign Origin must get 403");
+  // A dropped Content-Type is sent by fetch as text/plain: either way the body is not declared JSON.
+  const json = (headers["content-type"] ?? "text/plain").split(";")[0]!.trim().toLowerCase() === "application/json";
+  if (!json) return status === 415 ? void report.answered++ : broke("a body not declared application/json must get 415");
   if (status === 413) return Buffer.byteLength(text) > MAX_BODY ? void report.answered++ : broke("413 for a body within the limit");
   if (Buffer.byteLength(text) > MAX_BODY) return broke("a body over the limit was not refused with 413");
   switch (expected.kind) {

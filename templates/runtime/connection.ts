@@ -25,7 +25,7 @@ import {
 import type { EraConnection, LegacyEra } from "./legacy/era.js";
 import type { Rounds } from "./legacy/input-rounds.js";
 import type { LegacySession } from "./legacy/session.js";
-import { checkRequestMeta, mergeMeta } from "./meta.js";
+import { checkRequestMeta, mergeMeta, type HandlerMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
 import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
@@ -228,7 +228,7 @@ export class Connection implements StreamHost, EraConnection {
    * one was sent (a cancelled request gets none). A legacy session's `translate` may run
    * more rounds of the handler (same context and signal) before the answer leaves.
    */
-  async serve(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, translate?: Translate): Promise<boolean> {
+  async serve(request: JsonRpcRequest, meta: HandlerMeta, translate?: Translate): Promise<boolean> {
     const { id } = request;
     if (translate !== undefined && this.#refuseIdInUse(id)) return true;
     const scope = new RequestScope(id, meta, this);
@@ -273,7 +273,7 @@ export class Connection implements StreamHost, EraConnection {
     return true;
   }
 
-  async #listen(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, client: ClientKey): Promise<void> {
+  async #listen(request: JsonRpcRequest, meta: HandlerMeta, client: ClientKey): Promise<void> {
     const filter = request.params?.["notifications"];
     const problem = filterProblem(filter);
     if (problem !== undefined) {

@@ -52,10 +52,27 @@ export function checkRequestMeta(request: JsonRpcRequest, supportedVersions: rea
  */
 export const TRANSPORT_META_KEYS: readonly string[] = Object.freeze(["principal"]);
 
-/** The request `_meta` with what the transport knows merged in: transport facts always win. */
-export function mergeMeta(meta: Readonly<Record<string, unknown>>, context: MessageContext | undefined): Readonly<Record<string, unknown>> {
-  const merged: Record<string, unknown> = { ...meta };
+declare const MERGED: unique symbol;
+
+/**
+ * A handler's `_meta` (`ctx.meta`, `channel.meta`): only `mergeMeta` makes one, and every
+ * request scope and stream takes one, so no path into a handler (either era) can hand it
+ * client-sent transport keys.
+ */
+export type HandlerMeta = Readonly<Record<string, unknown>> & { readonly [MERGED]: true };
+
+/**
+ * The request `_meta` with what the transport knows merged in: the client's keys, less the
+ * transport's own; then `fixed` (what a legacy session negotiated, which wins over the
+ * client); then the transport's facts, which win over both.
+ */
+export function mergeMeta(
+  meta: Readonly<Record<string, unknown>>,
+  context: MessageContext | undefined,
+  fixed?: Readonly<Record<string, unknown>>,
+): HandlerMeta {
+  const merged: Record<string, unknown> = fixed === undefined ? { ...meta } : { ...meta, ...fixed };
   for (const key of TRANSPORT_META_KEYS) delete merged[key];
   if (context !== undefined) Object.assign(merged, context);
-  return Object.freeze(merged);
+  return Object.freeze(merged) as HandlerMeta;
 }

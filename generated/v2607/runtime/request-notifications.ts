@@ -15,6 +15,7 @@ import {
   type RequestMetaObject,
 } from "./protocol.js";
 import type { JsonObject, JsonRpcMessage, RequestId } from "./jsonrpc.js";
+import type { HandlerMeta } from "./meta.js";
 
 const LOG_LEVEL_KEY: string = META_KEYS.logLevel;
 /** Not namespaced in the schema, so absent from META_KEYS; typed against the generated `_meta` shape. */
@@ -103,7 +104,7 @@ export class RequestScope implements RequestContext {
 
   constructor(
     readonly requestId: RequestId,
-    readonly meta: Readonly<Record<string, unknown>>,
+    readonly meta: HandlerMeta,
     sink: NotificationSink,
   ) {
     this.#sink = sink;

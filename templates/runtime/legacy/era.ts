@@ -8,9 +8,17 @@
  */
 import { randomUUID } from "node:crypto";
 import { META_KEYS } from "../protocol.js";
-import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcMessage, type JsonRpcRequest } from "../jsonrpc.js";
+import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcErrorResponse, type JsonRpcRequest } from "../jsonrpc.js";
 import type { MessageContext, Transport } from "../transport.js";
-import { LegacySession, unsupportedVersion, type SessionConnection, type SessionEnding, type SessionHost, type SessionOutput } from "./session.js";
+import {
+  initializeRefusal,
+  LegacySession,
+  unsupportedVersion,
+  type SessionConnection,
+  type SessionEnding,
+  type SessionHost,
+  type SessionOutput,
+} from "./session.js";
 import { LEGACY_CODECS, SESSION_METHODS } from "./translate.js";
 import type { RevisionCodec } from "./codec.js";
 import { DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_REPLAY_EVENTS } from "./replay.js";
@@ -55,6 +63,12 @@ export const DEFAULT_IDLE_MS = 30 * 60_000;
 export const DEFAULT_MAX_CLIENT_REQUESTS = 16;
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_RETRY_MS = 1000;
+
+/** Why an `initialize` opened no session, and the answer it gets. */
+export interface SessionRefusal {
+  readonly refused: "invalid" | "full";
+  readonly error: JsonRpcErrorResponse;
+}
 
 /** A connection as the era sees it. */
 export interface EraConnection extends SessionConnection {
@@ -136,9 +150,10 @@ export class LegacyEra {
       connection.send(unsupportedVersion(request.id, String(request.params?.["protocolVersion"]), this.host.modernVersions));
       return true;
     }
-    const opened = this.open(connection, true);
-    if (opened === undefined) {
-      connection.send(this.limitError(request));
+    const opened = this.open(request, connection, true);
+    // Refused: the connection stays unbound, so its era is not fixed yet.
+    if (!(opened instanceof LegacySession)) {
+      connection.send(opened.error);
       return true;
     }
     connection.legacySession = opened;
@@ -147,12 +162,15 @@ export class LegacyEra {
   }
 
   /**
-   * A new session writing its notifications to `output`; undefined at the session limit.
+   * A new session for `initialize`, writing its notifications to `output`; or why none was
+   * opened: the request is refused (`invalid`), or the session limit is reached (`full`).
    * `ownedByConnection`: it lives exactly as long as the connection that opened it (stdio),
    * rather than until DELETE or idle expiry (HTTP).
    */
-  open(output: SessionOutput | undefined, ownedByConnection: boolean): LegacySession | undefined {
-    if (!this.enabled || this.#sessions.size >= this.maxSessions) return undefined;
+  open(initialize: JsonRpcRequest, output: SessionOutput | undefined, ownedByConnection: boolean): LegacySession | SessionRefusal {
+    const invalid = initializeRefusal(initialize);
+    if (invalid !== undefined) return { refused: "invalid", error: invalid };
+    if (!this.enabled || this.#sessions.size >= this.maxSessions) return { refused: "full", error: this.limitError(initialize) };
     const session = new LegacySession(this.#sessionHost, randomUUID(), output, ownedByConnection);
     this.#sessions.set(session.id, session);
     this.#sweep ??= setInterval(() => this.#expireIdle(), Math.min(this.idleMs, 60_000)).unref();
@@ -163,7 +181,7 @@ export class LegacyEra {
     return this.#sessions.get(id);
   }
 
-  limitError(request: JsonRpcRequest | null): JsonRpcMessage {
+  limitError(request: JsonRpcRequest | null): JsonRpcErrorResponse {
     return errorResponse(request?.id ?? null, INTERNAL_ERROR, `The server has reached its limit of ${this.maxSessions} legacy sessions; retry later`);
   }
 

@@ -9,13 +9,13 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_CODES } from "../protocol.js";
-import { errorResponse, type Classified, type JsonRpcMessage } from "../jsonrpc.js";
-import { refuseClientResponse, type HttpRejection } from "../transports/http-request.js";
+import { errorResponse, type Classified, type JsonRpcMessage, type JsonRpcRequest } from "../jsonrpc.js";
+import { refuseClientResponse, statusForErrorCode, type HttpRejection } from "../transports/http-request.js";
 import type { SseOptions } from "../transports/http-sse.js";
 import type { MessageContext } from "../transport.js";
 import { carriesModernMeta, type LegacyEra } from "./era.js";
 import { openSessionStream } from "./resumable.js";
-import type { LegacySession } from "./session.js";
+import { LegacySession } from "./session.js";
 import { SESSION_METHODS } from "./translate.js";
 
 export const SESSION_HEADER = "mcp-session-id";
@@ -49,10 +49,13 @@ export function isLegacyInitialize(message: JsonRpcMessage): boolean {
   return "method" in message && "id" in message && message.method === SESSION_METHODS.initialize && !carriesModernMeta(message);
 }
 
-/** An `initialize` POST: a new session (503 at the limit) whose id travels on the answer. */
-export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchange, message: JsonRpcMessage): Promise<void> {
-  const session = era.open(undefined, false);
-  if (session === undefined) return exchange.reject({ status: 503, headers: { "retry-after": "5" }, body: era.limitError(null) });
+/** An `initialize` POST: a new session whose id travels on the answer; a refused one (400, or 503 at the limit) opens none. */
+export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchange, message: JsonRpcRequest): Promise<void> {
+  const session = era.open(message, undefined, false);
+  if (!(session instanceof LegacySession)) {
+    if (session.refused === "full") return exchange.reject({ status: 503, headers: { "retry-after": "5" }, body: session.error });
+    return exchange.reject({ status: statusForErrorCode(session.error.error.code), body: session.error });
+  }
   exchange.res.setHeader(SESSION_HEADER, session.id);
   await exchange.serve(message, session);
 }

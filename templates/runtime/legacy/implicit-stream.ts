@@ -20,6 +20,7 @@ import { KINDS } from "../subscriptions/filter.js";
 import type { ClientKey } from "../subscriptions/slots.js";
 import { ListenStream, type HandlerEntry, type StreamHost } from "../subscriptions/stream.js";
 import { SUBSCRIPTION_ID_KEY } from "../subscriptions/worker.js";
+import type { HandlerMeta } from "../meta.js";
 
 const KIND_METHODS: ReadonlySet<string> = new Set(KINDS.map((kind) => kind.notificationMethod));
 
@@ -56,7 +57,7 @@ export class ImplicitStream implements StreamHost {
   /** The error a declining handler chose, when every handler declined. */
   refusal: JsonRpcErrorObject | undefined;
 
-  constructor(owner: ImplicitStreamOwner, id: RequestId, meta: Readonly<Record<string, unknown>>, filter: SubscriptionFilter, client: ClientKey) {
+  constructor(owner: ImplicitStreamOwner, id: RequestId, meta: HandlerMeta, filter: SubscriptionFilter, client: ClientKey) {
     this.#owner = owner;
     this.stream = new ListenStream(this, id, meta, filter, client);
   }

@@ -20,6 +20,7 @@ import {
   METHOD_NOT_FOUND,
   type Classified,
   type JsonObject,
+  type JsonRpcErrorResponse,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -32,6 +33,7 @@ import type { HandlerEntry } from "../subscriptions/stream.js";
 import { StreamTable } from "../subscriptions/stream-table.js";
 import type { Translate } from "../connection.js";
 import type { MessageContext } from "../transport.js";
+import { mergeMeta, type HandlerMeta } from "../meta.js";
 import { INPUT_REQUIRED, serveInputRounds, type InputAsker, type Rounds } from "./input-rounds.js";
 import { ServerRequests } from "./server-requests.js";
 import { PendingNotifications } from "./pending.js";
@@ -47,7 +49,7 @@ const LOWEST_LOG_LEVEL = Object.entries(LOG_LEVEL_SEVERITY).reduce((lowest, entr
 export interface SessionConnection {
   send(message: JsonRpcMessage): void;
   /** Runs a shared request's handler (tracked for cancellation) and sends the translated response; false when it was cancelled. */
-  serve(request: JsonRpcRequest, meta: Readonly<Record<string, unknown>>, translate: Translate): Promise<boolean>;
+  serve(request: JsonRpcRequest, meta: HandlerMeta, translate: Translate): Promise<boolean>;
   cancelRequest(id: RequestId): void;
   /** Ends the connection's transport (an HTTP POST whose request was cancelled gets no answer). */
   abandon(): Promise<void>;
@@ -99,7 +101,7 @@ export class LegacySession implements ImplicitStreamOwner {
   #meta: Readonly<JsonObject> = NO_META;
   #context: MessageContext | undefined;
   /** `#meta` with the transport's context on top, made once per change of `#meta` (most requests carry no `_meta` of their own). */
-  #sessionMeta: Readonly<Record<string, unknown>> | undefined;
+  #sessionMeta: HandlerMeta | undefined;
   #listStream: ImplicitStream | undefined;
   readonly #resourceStreams = new Map<string, ImplicitStream>();
   /** Shared requests being handled, with the connection running each (an HTTP POST may cancel another POST's request). */
@@ -244,7 +246,7 @@ export class LegacySession implements ImplicitStreamOwner {
     // What the session negotiated wins over the client's own `_meta`, and transport facts over both, as on the modern path.
     const clientMeta = isObject(params["_meta"]) ? params["_meta"] : undefined;
     const requestMeta = clientMeta === undefined ? this.#meta : { ...clientMeta, ...this.#meta };
-    const handlerMeta = clientMeta === undefined ? this.#streamMeta() : Object.freeze({ ...requestMeta, ...this.#context });
+    const handlerMeta = clientMeta === undefined ? this.#streamMeta() : mergeMeta(clientMeta, this.#context, this.#meta);
     const modern: JsonRpcRequest = { jsonrpc: "2.0", id, method, params: toModernParams(params, requestMeta) };
     const running: Running = { id, connection };
     this.#running.add(running);
@@ -283,10 +285,9 @@ export class LegacySession implements ImplicitStreamOwner {
     const { id } = request;
     const params = request.params ?? {};
     if (this.#phase !== "new") return connection.send(errorResponse(id, INVALID_REQUEST, "Invalid request: this session is already initialized"));
+    const refusal = initializeRefusal(request);
+    if (refusal !== undefined) return connection.send(refusal);
     const { protocolVersion, capabilities, clientInfo } = params;
-    if (typeof protocolVersion !== "string" || !isObject(capabilities) || !isObject(clientInfo)) {
-      return connection.send(errorResponse(id, INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", "capabilities" and "clientInfo"'));
-    }
     // The lifecycle's rule: the requested version when served, else the newest one served.
     const codec = this.host.codecs.find((served) => served.version === protocolVersion) ?? this.host.codecs[0]!;
     this.#codec = codec;
@@ -343,9 +344,19 @@ export class LegacySession implements ImplicitStreamOwner {
   }
 
   /** The session's `_meta` with the transport's context on top (frozen; the context is fixed once the session has begun). */
-  #streamMeta(): Readonly<Record<string, unknown>> {
-    return (this.#sessionMeta ??= Object.freeze({ ...this.#meta, ...this.#context }));
+  #streamMeta(): HandlerMeta {
+    return (this.#sessionMeta ??= mergeMeta(this.#meta, this.#context));
   }
+}
+
+/**
+ * Why an `initialize` cannot open a session, or undefined. The era asks before it opens one,
+ * so a refused `initialize` leaves no session behind (and an HTTP client gets no session id).
+ */
+export function initializeRefusal(request: JsonRpcRequest): JsonRpcErrorResponse | undefined {
+  const params = request.params ?? {};
+  if (typeof params["protocolVersion"] === "string" && isObject(params["capabilities"]) && isObject(params["clientInfo"])) return undefined;
+  return errorResponse(request.id, INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", "capabilities" and "clientInfo"');
 }
 
 function answerEmpty(connection: SessionConnection, id: RequestId): void {

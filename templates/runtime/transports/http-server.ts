@@ -1,7 +1,7 @@
 /**
  * The server side of Streamable HTTP (2026-07-28): one endpoint, one POST per message, no
- * sessions. The checks every request gets come first (Origin and CORS, verb,
- * authentication, body, MCP headers); then every POST becomes one short-lived transport
+ * sessions. The checks every request gets come first (Origin and CORS, verb, a POST's
+ * content type, encoding and Accept, authentication, body, MCP headers); then every POST becomes one short-lived transport
  * (`HttpExchange`, http-exchange.ts) that the server core serves with `server.connect`. A
  * legacy (2025-11-25) session's requests go to its session (legacy/http.ts).
  *
@@ -19,10 +19,11 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   checkMcpHeaders,
   checkOrigin,
+  checkPostHeaders,
   checkVerb,
-  discardRest,
   isLocalhostOrigin,
   readMessage,
+  refuseBody,
   refuseClientResponse,
   writeRejection,
   type HttpRejection,
@@ -126,6 +127,8 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     }
     const wrongVerb = legacy ? undefined : checkVerb(req.method);
     if (wrongVerb !== undefined) return writeRejection(res, wrongVerb);
+    const unfit = req.method === "POST" ? checkPostHeaders(req.headers) : undefined;
+    if (unfit !== undefined) return refuseBody(req, res, unfit);
     if (options.authenticate !== undefined) return authenticated(req, res, options.authenticate, sessionId, legacy);
     return serve(req, res, sessionId, legacy, undefined);
   }
@@ -138,7 +141,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
     legacy: boolean,
   ): Promise<void> {
     const context = await authenticate(req, check);
-    if ("status" in context) return writeRejection(res, context);
+    if ("status" in context) return refuseBody(req, res, context);
     return serve(req, res, sessionId, legacy, context.context);
   }
 
@@ -157,10 +160,11 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   async function servePost(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, context: MessageContext | undefined): Promise<void> {
     const era = server.legacySessions;
     const parsed = await readMessage(req, maxBodyBytes);
-    if ("status" in parsed) return refuse(req, res, parsed);
+    if ("status" in parsed) return refuseBody(req, res, parsed);
     if (parsed.kind === "response") return writeRejection(res, refuseClientResponse(parsed.message));
     const legacyInitialize = isLegacyInitialize(parsed.message);
-    if (legacyInitialize && era?.enabled) return openHttpSession(era, new LegacyRequest(req, res, sessionId, context, handler), parsed.message);
+    if (legacyInitialize && era?.enabled && parsed.kind === "request")
+      return openHttpSession(era, new LegacyRequest(req, res, sessionId, context, handler), parsed.message);
     // A modern-only server's core answers a legacy initialize with the versions it speaks.
     const mismatch = legacyInitialize
       ? undefined
@@ -190,12 +194,6 @@ async function authenticate(
   }
 }
 
-/** Answers a refused body; one too large is still coming, so the rest is dropped (see discardRest). */
-function refuse(req: IncomingMessage, res: ServerResponse, rejection: HttpRejection): void {
-  writeRejection(res, rejection);
-  if (rejection.status === 413) discardRest(req);
-}
-
 /** What every request of one handler shares. */
 interface HandlerScope {
   readonly server: ConnectableServer;
@@ -218,7 +216,7 @@ class LegacyRequest implements LegacyHttpExchange {
   }
 
   reject(rejection: HttpRejection): void {
-    refuse(this.req, this.res, rejection);
+    refuseBody(this.req, this.res, rejection);
   }
 
   readMessage(): Promise<ParsedBody | HttpRejection> {

@@ -183,6 +183,23 @@ describe("legacy sessions over Streamable HTTP", () => {
     }
   });
 
+  it("a refused initialize opens no session: 400 and no Mcp-Session-Id", async () => {
+    const server = createServer({ name: "refused", version: "1" });
+    const handle = await serveHttp(server);
+    try {
+      for (const params of [undefined, { protocolVersion: "2025-11-25" }]) {
+        const refused = await post(handle, { jsonrpc: "2.0", id: 1, method: "initialize", ...(params === undefined ? {} : { params }) });
+        assert.equal(refused.status, 400);
+        assert.equal(refused.headers.get("mcp-session-id"), null);
+        assert.equal(((await refused.json()) as any).error.code, -32602);
+      }
+      assert.equal(server.legacySessions.size, 0);
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
   it("a session belongs to the principal that opened it: another one gets 404", async () => {
     const server = createServer({ name: "owned", version: "1" });
     const handle = await serveHttp(server, { authenticate: (req) => req.headers.authorization });

@@ -115,7 +115,7 @@ describe("legacy SSE polling and resumption", () => {
       const answer = (await new SseReader(await resume(handle, session, callEvents[0]!.id)).rest()).filter((event) => event.data !== "");
       assert.equal(JSON.parse(answer[0]!.data).id, 3);
       const next = await new SseReader(await resume(handle, session, first[0]!.id)).rest();
-      assert.equal(next[0]!.data, "", "each connection starts with a priming event");
+      assert.equal(next.at(-1)!.data, "", "each connection is primed, after what it replays");
       const missed = next.filter((event) => event.data !== "");
       assert.equal(missed.length, 1, JSON.stringify(next));
       assert.match(missed[0]!.data, /notifications\/tools\/list_changed/);
@@ -149,6 +149,31 @@ describe("legacy SSE polling and resumption", () => {
       const events = (await new SseReader(await resume(handle, session, log!.id)).rest()).filter((event) => event.data !== "");
       assert.equal(JSON.parse(events[0]!.data).id, 11);
       assert.deepEqual(aborted, [false], "the handler was not cancelled");
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("event ids increase in delivery order: a resumed connection's priming event follows the replay, so resuming from it loses nothing", async () => {
+    const { server, handle, events, release } = await start({ pollAfterMs: 50 });
+    release.resolve();
+    try {
+      const session = await initialize(handle);
+      const [first] = await new SseReader(await resume(handle, session)).rest(); // the server polls after 50 ms
+      await events.publish("tools", { origin: "missed 1" });
+      await events.publish("prompts", { origin: "missed 2" });
+      const resumed = await new SseReader(await resume(handle, session, first!.id)).rest();
+      const seqs = resumed.map((event) => Number(event.id!.split("-")[1]));
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((a, b) => a - b),
+        `ids in delivery order: ${JSON.stringify(resumed)}`,
+      );
+      assert.equal(resumed.filter((event) => event.data !== "").length, 2);
+      // A client that kept only the priming event resumes from there: nothing was skipped, nothing is sent twice.
+      const fromPriming = (await new SseReader(await resume(handle, session, resumed.at(-1)!.id)).rest()).filter((event) => event.data !== "");
+      assert.deepEqual(fromPriming, []);
     } finally {
       await handle.close();
       await server.close();

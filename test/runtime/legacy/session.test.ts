@@ -125,6 +125,18 @@ describe("a legacy session", () => {
     await server.close();
   });
 
+  it("a refused initialize opens no session and fixes no era: a correct initialize then opens one", async () => {
+    const server = createServer({ name: "refused", version: "1" });
+    const peer = await LegacyPeer.open(server);
+    const refused = await peer.call("initialize", { protocolVersion: LEGACY });
+    assert.equal(refused.error.code, -32602);
+    assert.equal(server.legacySessions.size, 0);
+    const { result } = await peer.call("initialize", INITIALIZE);
+    assert.equal(result.protocolVersion, LEGACY);
+    assert.equal(server.legacySessions.size, 1);
+    await server.close();
+  });
+
   it("legacy.versions names what is served; a version the runtime has no facts for is refused when the server is made", async () => {
     const server = createServer({ name: "versions", version: "1", legacy: { versions: ["2025-03-26"] } });
     const peer = await LegacyPeer.open(server);

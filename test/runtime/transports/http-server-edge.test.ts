@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { openLegacySession, postLegacy } from "../../support/legacy-peer.js";
 import { countingApp, mcpHeaders, openListen, post, request } from "./http-helpers.js";
 
 const T = { timeout: 20_000 };
@@ -126,6 +127,15 @@ describe("Streamable HTTP: a body over the limit gets its 413 even while the cli
     const received = await keepWriting(handle.port, `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}transfer-encoding: chunked\r\n\r\n`, total, true);
     assert.match(received, /^HTTP\/1\.1 413 /);
   });
+
+  it("with Connection: close, the 413 reaches every client still writing (the connection closes only after the rest is read)", T, async () => {
+    const clients = 30;
+    const size = total;
+    const head = `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n${headers}content-length: ${size}\r\n\r\n`;
+    const received = await Promise.all(Array.from({ length: clients }, () => keepWriting(handle.port, head, size, false)));
+    const answered = received.filter((text) => /^HTTP\/1\.1 413 /.test(text)).length;
+    assert.equal(answered, clients, `${clients - answered} of ${clients} clients lost their 413`);
+  });
 });
 
 describe("Streamable HTTP: the transport owns the principal", () => {
@@ -140,5 +150,48 @@ describe("Streamable HTTP: the transport owns the principal", () => {
     } finally {
       await handle.close();
     }
+  });
+});
+
+describe("Streamable HTTP: a POST must be JSON, unencoded, and take an answer the server sends", () => {
+  let handle: HttpServerHandle;
+  before(async () => {
+    handle = await serveHttp(countingApp().server);
+  });
+  after(() => handle.close());
+
+  const message = request(1, "tools/list");
+
+  it("Content-Encoding other than identity, or a Content-Type other than application/json: 415", T, async () => {
+    const gzip = await post(handle.url, message, { "content-encoding": "gzip" });
+    assert.equal(gzip.status, 415);
+    assert.match(gzip.body.error.message, /Content-Encoding "gzip"/);
+    const plain = await post(handle.url, message, { "content-type": "text/plain" });
+    assert.equal(plain.status, 415);
+    assert.match(plain.body.error.message, /Content-Type "text\/plain"/);
+    assert.equal((await post(handle.url, message, { "content-type": "Application/JSON; charset=utf-8" })).status, 200, "parameters and case do not matter");
+    assert.equal((await post(handle.url, message, { "content-encoding": "identity" })).status, 200);
+  });
+
+  it("an Accept that takes neither application/json nor text/event-stream: 406; wildcards and either one are served", T, async () => {
+    const html = await post(handle.url, message, { accept: "text/html" });
+    assert.equal(html.status, 406);
+    assert.equal((await post(handle.url, message, { accept: "application/json;q=0, text/event-stream;q=0" })).status, 406, "q=0 refuses a type");
+    for (const accept of ["*/*", "application/*", "text/event-stream", "application/json", "text/html, application/json;q=0.5"]) {
+      assert.equal((await post(handle.url, message, { accept })).status, 200, accept);
+    }
+  });
+
+  it("a legacy session's POST gets the same checks", T, async () => {
+    const session = await openLegacySession(handle);
+    const ping = { jsonrpc: "2.0", id: 2, method: "ping" };
+    const refused = await fetch(handle.url, {
+      method: "POST",
+      headers: { "content-type": "text/plain", "mcp-session-id": session },
+      body: JSON.stringify(ping),
+    });
+    assert.equal(refused.status, 415);
+    await refused.text();
+    assert.equal((await postLegacy(handle, ping, session)).status, 200);
   });
 });

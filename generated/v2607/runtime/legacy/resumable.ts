@@ -2,8 +2,9 @@
 /**
  * A legacy session's SSE streams as streams that outlive their HTTP responses (2025-11-25
  * Streamable HTTP, "Polling SSE Streams" and "Resumability and Redelivery"):
- * - a stream opens with a priming event (an event id, the `retry` field, empty data), so
- *   the client can reconnect to it from the start;
+ * - a connection opens with a priming event (an event id, the `retry` field, empty data), so
+ *   the client can reconnect to it from the start; a resumed one replays first, so ids
+ *   increase in the order they are delivered;
  * - every event carries an id (replay.ts) and is kept in the session's replay window;
  * - the server may close the connection without ending the stream (polling: after
  *   `pollAfterMs`, or when a tool asks through `closeSseStream()`); what the stream sends
@@ -54,17 +55,19 @@ export class ResumableStream {
   }
 
   /**
-   * Carries the stream on `res`: a priming event, then `missed` (what followed the
-   * client's `Last-Event-ID`). An older connection carrying it is closed: the client
-   * evidently lost it.
+   * Carries the stream on `res`: `missed` (what followed the client's `Last-Event-ID`), then
+   * a priming event. The priming event comes last because its id is a new one, later than
+   * every replayed event's: written first, a client that lost the connection right after it
+   * would resume from there and never get the replay. An older connection carrying the
+   * stream is closed: the client evidently lost it.
    */
   attach(res: ServerResponse, sse: SseOptions, missed: readonly ReplayEvent[] = []): void {
     this.#detach();
     const writer = new SseWriter(res, sse);
     this.#writer = writer;
     const { buffer, options } = this.streams;
-    writer.write(`id: ${buffer.mark(this.number)}\nretry: ${options.retryMs}\ndata: \n\n`);
     for (const event of missed) writer.write(messageFrame(eventId(event.stream, event.seq), event.json));
+    writer.write(`id: ${buffer.mark(this.number)}\nretry: ${options.retryMs}\ndata: \n\n`);
     res.once("close", () => {
       writer.destroy();
       if (this.#writer === writer) this.#detach();

@@ -37,6 +37,7 @@ import { splicedFrom, stampedJson, stampNotification } from "./stamp.js";
 import type { SharedText } from "../transport.js";
 import type { OutgoingNotification } from "./types.js";
 import { EMPTY_FILTER, SUBSCRIPTION_ID_KEY, Worker, type HandlerEntry, type WorkerEnding, type WorkerOwner } from "./worker.js";
+import type { HandlerMeta } from "../meta.js";
 
 export { stampNotification, type HandlerEntry } from "./worker.js";
 
@@ -91,7 +92,7 @@ export class ListenStream implements WorkerOwner {
   constructor(
     host: StreamHost,
     readonly id: RequestId,
-    readonly meta: Readonly<Record<string, unknown>>,
+    readonly meta: HandlerMeta,
     readonly requested: SubscriptionFilter,
     /** Whose share of listen slots this stream holds (its host releases it at the end). */
     readonly client: ClientKey,

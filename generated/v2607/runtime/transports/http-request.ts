@@ -20,13 +20,18 @@ export interface HttpRejection {
 
 /** Answers a refused request: its status, headers and JSON-RPC error, with nothing streamed. */
 export function writeRejection(res: ServerResponse, rejection: HttpRejection): void {
+  res.end(writeRejectionHead(res, rejection));
+}
+
+/** Writes a rejection's status and headers; returns its body text, to be written next. */
+function writeRejectionHead(res: ServerResponse, rejection: HttpRejection): string {
   const text = rejection.body === undefined ? "" : JSON.stringify(rejection.body);
   res.writeHead(rejection.status, {
     ...(text ? { "content-type": "application/json" } : {}),
     "content-length": Buffer.byteLength(text),
     ...rejection.headers,
   });
-  res.end(text);
+  return text;
 }
 
 /** The default body limit: far above any real MCP request, far below a memory problem. */
@@ -85,6 +90,52 @@ export function checkVerb(method: string | undefined): HttpRejection | undefined
   };
 }
 
+/**
+ * What a POST's headers say about its body and the answer it takes (Streamable HTTP): the
+ * body must be JSON, not encoded (415: it is read as UTF-8 JSON as sent, a gzip body would
+ * fail as a parse error that hides the cause), and the client must take JSON or an event
+ * stream, the two forms an answer comes in (406). No Accept header takes anything.
+ */
+export function checkPostHeaders(headers: IncomingHttpHeaders): HttpRejection | undefined {
+  const encoding = header(headers, "content-encoding")?.toLowerCase();
+  if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
+    return unsupported(415, `Content-Encoding "${encoding.slice(0, 64)}" is not supported; send the body unencoded`);
+  }
+  const type = header(headers, "content-type");
+  if (type === undefined || mediaType(type) !== "application/json") {
+    return unsupported(415, `Content-Type ${type === undefined ? "is missing" : `"${type.slice(0, 64)}" is not supported`}; send application/json`);
+  }
+  const accept = header(headers, "accept");
+  if (accept !== undefined && !ANSWER_TYPES.some((answer) => accepts(accept, answer))) {
+    return unsupported(406, "Accept must take application/json or text/event-stream (the forms an answer comes in)");
+  }
+  return undefined;
+}
+
+const ANSWER_TYPES = ["application/json", "text/event-stream"];
+
+function unsupported(status: 406 | 415, message: string): HttpRejection {
+  return { status, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) };
+}
+
+/** A header's media type without its parameters, lower case. */
+function mediaType(value: string): string {
+  const end = value.indexOf(";");
+  return (end < 0 ? value : value.slice(0, end)).trim().toLowerCase();
+}
+
+/** Whether an Accept header takes `type` (`type/subtype`): a matching range (wildcards included) whose q is not 0. */
+function accepts(accept: string, type: string): boolean {
+  const major = type.slice(0, type.indexOf("/"));
+  return accept.split(",").some((range) => {
+    const [name = "", ...params] = range.split(";");
+    const media = name.trim().toLowerCase();
+    if (media !== type && media !== `${major}/*` && media !== "*/*") return false;
+    const q = params.find((param) => param.trim().toLowerCase().startsWith("q="));
+    return q === undefined || Number(q.trim().slice(2)) > 0;
+  });
+}
+
 /** After a 413, how long the rest of the body is read and dropped before the connection is closed. */
 export const BODY_DISCARD_MS = 2000;
 
@@ -102,7 +153,7 @@ export type ParsedBody = Exclude<ReturnType<typeof parseBody>, HttpRejection>;
  * Reads the whole body and decodes it (parseBody), refusing (413) as soon as it would
  * exceed `limit`: a declared Content-Length over the limit is refused before a byte is
  * read, a chunked body as soon as it crosses it. The refused body is never parsed; the
- * caller drops the rest of it with `discardRest` once the refusal is sent. One promise
+ * caller answers with `refuseBody`, which drops the rest of it. One promise
  * per body: the decoding happens in the reader, not in an async step after it.
  */
 export function readMessage(req: IncomingMessage, limit: number): Promise<ParsedBody | HttpRejection> {
@@ -163,17 +214,24 @@ function stopReading(req: ReadingRequest): void {
 }
 
 /**
- * The rest of a refused body is read and dropped (never buffered), so that the refusal
- * reaches the client: a socket closed with unread data answers with a reset, which makes
- * the client lose the response. A body still coming after `ms` has its connection closed.
+ * Answers a request whose body is refused, or not read, with `rejection`. The rest of the
+ * body is read and dropped (never buffered), so that the refusal reaches the client: a
+ * socket closed with unread data answers with a reset, which makes the client lose the
+ * response. The answer is written at once but ended only when the body has ended: once a
+ * response ends, Node closes a `Connection: close` socket, with the body still coming. A
+ * body still coming after `ms` has its connection closed.
  */
-export function discardRest(req: IncomingMessage, ms = BODY_DISCARD_MS): void {
-  if (req.readableEnded) return;
+export function refuseBody(req: IncomingMessage, res: ServerResponse, rejection: HttpRejection, ms = BODY_DISCARD_MS): void {
+  if (req.complete || req.readableEnded) return writeRejection(res, rejection); // Node drops what it holds of a complete body
+  const text = writeRejectionHead(res, rejection);
+  res.write(text);
   const timer = setTimeout(() => req.socket.destroy(), ms);
   timer.unref();
-  const stop = () => clearTimeout(timer);
-  req.once("end", stop);
-  req.once("close", stop);
+  req.once("end", () => {
+    clearTimeout(timer);
+    res.end();
+  });
+  req.once("close", () => clearTimeout(timer));
   req.resume();
 }
 
