@@ -68,6 +68,6 @@ function failure(url: string, error: unknown, signal: AbortSignal, limits: Downl
   });
 }
 
-function formatSize(bytes: number): string {
+export function formatSize(bytes: number): string {
   return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`;
 }

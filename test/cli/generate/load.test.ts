@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { CliError } from "../../../cli/errors.js";
@@ -108,6 +111,49 @@ describe("schema downloads are bounded in size (decompressed) and time, each ref
     } finally {
       clearInterval(timer);
       await server.close();
+    }
+  });
+});
+
+describe("a schema file is bounded like a download: at most the size cap is read, and only a regular file", () => {
+  const limits = { maxBytes: 1024 * 1024, timeoutMs: 1_000 };
+  const refused = (pattern: RegExp) => (error: Error) => {
+    assert.ok(error instanceof CliError, String(error?.stack));
+    assert.doesNotMatch(error.message, /\n/);
+    assert.match(error.message, pattern);
+    return true;
+  };
+
+  test("an endless device such as /dev/zero is refused before anything is read", async () => {
+    const before = process.memoryUsage().rss;
+    await assert.rejects(loadSchema("/dev/zero"), refused(/^schema file \/dev\/zero is not a regular file$/));
+    assert.ok(process.memoryUsage().rss - before < 64 * 1024 * 1024);
+  });
+
+  test("a folder and a named pipe are refused as not regular files", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "load-"));
+    try {
+      await assert.rejects(loadSchema(dir, limits), refused(/is not a regular file$/));
+      const fifo = join(dir, "schema.fifo");
+      execFileSync("mkfifo", [fifo]);
+      await assert.rejects(loadSchema(fifo, limits), refused(/is not a regular file$/));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a file over the cap is refused naming the cap; one at the cap is read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "load-"));
+    try {
+      const big = join(dir, "big.json");
+      writeFileSync(big, Buffer.alloc(limits.maxBytes + 1, 0x20));
+      await assert.rejects(loadSchema(big, limits), refused(/^schema file .*big\.json is larger than 1 MiB$/));
+      const exact = join(dir, "exact.json");
+      const schema = `{"$defs":{}}`;
+      writeFileSync(exact, schema.padEnd(limits.maxBytes, " "));
+      assert.deepEqual((await loadSchema(exact, limits)).json, { $defs: {} });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
