@@ -33,7 +33,10 @@ function parseJsonSchema(text: string, location: string): Record<string, unknown
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${location} is not valid JSON: ${(error as Error).message}`, {
+    // The parser's message quotes the text around the fault; only its position is kept, so
+    // that no error repeats what a file (or a server) holds.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new CliError(`${location} is not valid JSON${position === undefined ? "" : ` (at character ${position})`}`, {
       hint: "pass the MCP protocol schema.json, not another file",
     });
   }

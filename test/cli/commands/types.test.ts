@@ -30,7 +30,10 @@ describe("bad input is a one-line error naming the problem and the fix, non-zero
   });
 
   test("invalid JSON", SLOW, () =>
-    assertRefused(["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), "{ not json")], /is not valid JSON: .* \(pass the MCP protocol schema\.json/),
+    assertRefused(
+      ["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), "{ not json")],
+      /schema\.json is not valid JSON \(at character 2\) \(pass the MCP protocol schema\.json/,
+    ),
   );
 
   test("JSON that is not a JSON Schema", SLOW, () =>
@@ -151,7 +154,11 @@ describe("--types-only", () => {
     const stale = await runMcpGen(["types", "--schema", schema, "--out", out, "--check"]);
     assert.equal(stale.status, 1, explain(stale));
     assert.match(stale.stderr, /^error: .*v2607 is stale against MCP 2026-07-28 .*: mcp-gen\.manifest\.json, runtime\/connection\.ts, /);
-    assert.deepEqual(readdirSync(join(out, "v2607")).sort(), ["capabilities.ts", "mcp-gen.manifest.json", "methods.ts", "shapes.ts", "types.ts"], "nothing written");
+    assert.deepEqual(
+      readdirSync(join(out, "v2607")).sort(),
+      ["capabilities.ts", "mcp-gen.manifest.json", "methods.ts", "shapes.ts", "types.ts"],
+      "nothing written",
+    );
   });
 
   test("a --check with it finds output that has the runtime stale", SLOW, async () => {
