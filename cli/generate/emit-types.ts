@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { CliError } from "../errors.js";
 import type { SchemaIR } from "./ir-model.js";
-import { isObject, type JsonObject, type JsonValue } from "./normalize.js";
+import { escapeCommentEnd, isObject, type JsonObject, type JsonValue } from "./normalize.js";
 
 /**
  * json-schema-to-typescript is CommonJS and loaded through `require`, when first needed:
@@ -24,7 +24,8 @@ export async function emitTypes(ir: SchemaIR): Promise<string> {
   const names = ir.definitions.map(({ name }) => name);
   const root = rootName(names);
   const properties: JsonObject = {};
-  for (const { name, schema } of ir.definitions) properties[name] = { ...(refsAsNamedTypes(anyAsUnknown(schema)) as JsonObject), title: name };
+  for (const { name, schema } of ir.definitions)
+    properties[name] = { ...(refsAsNamedTypes(anyAsUnknown(inlineTitlesAsDocs(schema))) as JsonObject), title: name };
   const code = await compile({ title: root, type: "object", properties, additionalProperties: false } as never, root, {
     bannerComment: "",
     format: false,
@@ -86,6 +87,55 @@ function anyAsUnknown(schema: JsonObject): JsonObject {
   }
   if (isObject(schema.items)) out.items = anyAsUnknown(schema.items);
   return out;
+}
+
+/** Keywords whose value is a map of subschemas, a list of them, or one subschema. */
+const SCHEMA_MAPS = ["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
+const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"];
+const SCHEMA_SINGLES = [
+  "items",
+  "additionalItems",
+  "additionalProperties",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "propertyNames",
+  "contains",
+  "not",
+  "if",
+  "then",
+  "else",
+];
+
+/**
+ * json-schema-to-typescript declares every subschema that has a `title` as a type of that
+ * name, beside the $defs' own. Only a definition names a type here: an inline subschema's
+ * title becomes its doc comment when it has no description, and is dropped otherwise. The
+ * definition's own title is left to emitTypes, which sets it to the definition's name.
+ */
+function inlineTitlesAsDocs(definition: JsonObject): JsonObject {
+  const visit = (schema: JsonObject, inline: boolean): JsonObject => {
+    const out: JsonObject = { ...schema };
+    if (inline && "title" in out) {
+      const { title, ...rest } = out;
+      if (typeof title === "string" && typeof rest.description !== "string") rest.description = escapeCommentEnd(title);
+      return visit(rest, false);
+    }
+    for (const key of SCHEMA_MAPS) {
+      const map = schema[key];
+      if (isObject(map)) out[key] = Object.fromEntries(Object.entries(map).map(([name, sub]) => [name, isObject(sub) ? visit(sub, true) : sub]));
+    }
+    for (const key of SCHEMA_LISTS) {
+      const list = schema[key];
+      if (Array.isArray(list)) out[key] = list.map((sub) => (isObject(sub) ? visit(sub, true) : sub));
+    }
+    for (const key of SCHEMA_SINGLES) {
+      const sub = schema[key];
+      if (isObject(sub)) out[key] = visit(sub, true);
+      else if (key === "items" && Array.isArray(sub)) out[key] = sub.map((item) => (isObject(item) ? visit(item, true) : item));
+    }
+    return out;
+  };
+  return visit(definition, false);
 }
 
 function refsAsNamedTypes(node: JsonValue): JsonValue {

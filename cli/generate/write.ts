@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { CliError } from "../errors.js";
 import { listFiles } from "../toolbox/files.js";
 import { readRegularFile } from "./files.js";
-import { MANIFEST_FILE } from "./manifest.js";
+import { MANIFEST_FILE, readManifest } from "./manifest.js";
 import { sorted } from "../toolbox/sort.js";
 
 /**
@@ -36,8 +36,9 @@ export async function replaceFolder(target: string, files: ReadonlyMap<string, s
 
 /**
  * `--out X` replaces `X/v<yymm>` whole, so that folder must be ours: missing, empty, or
- * carrying our manifest. A user's folder (notes, the input schema) is refused, untouched.
- * Returns whether the target exists.
+ * carrying our manifest and nothing the manifest does not list. A user's folder (notes, the
+ * input schema), or ours with a user's file added, is refused untouched, naming those files:
+ * the swap would delete them. Returns whether the target exists.
  */
 function assertReplaceable(target: string): boolean {
   let isFolder: boolean;
@@ -46,11 +47,25 @@ function assertReplaceable(target: string): boolean {
   } catch {
     return false; // missing, or under a file: the write itself reports the latter
   }
-  const names = isFolder ? readdirSync(target) : [];
-  if (isFolder && (names.length === 0 || names.includes(MANIFEST_FILE))) return true;
-  const what = isFolder ? `holds files mcp-gen did not write (no ${MANIFEST_FILE})` : "is not a folder";
-  throw new CliError(`${target} ${what}; refusing to replace it`, { hint: "pass another --out, or move that folder away" });
+  const hint = { hint: "pass another --out, or move those files out of that folder" };
+  if (!isFolder) throw new CliError(`${target} is not a folder; refusing to replace it`, hint);
+  const names = readdirSync(target);
+  if (names.length === 0) return true;
+  if (!names.includes(MANIFEST_FILE)) throw new CliError(`${target} holds files mcp-gen did not write (no ${MANIFEST_FILE}); refusing to replace it`, hint);
+  const outputs = readManifest(target)?.outputs;
+  if (typeof outputs !== "object" || outputs === null) {
+    throw new CliError(`${target}/${MANIFEST_FILE} is not a manifest mcp-gen wrote (no outputs list); refusing to replace ${target}`, hint);
+  }
+  const unlisted = listFiles(target).filter((path) => path !== MANIFEST_FILE && !Object.hasOwn(outputs, path));
+  if (unlisted.length > 0) {
+    const shown = unlisted.length > MAX_NAMED ? `${unlisted.slice(0, MAX_NAMED).join(", ")} and ${unlisted.length - MAX_NAMED} more` : unlisted.join(", ");
+    throw new CliError(`${target} holds files mcp-gen did not write (${shown}: not in its ${MANIFEST_FILE}); refusing to replace it`, hint);
+  }
+  return true;
 }
+
+/** How many unlisted files a refusal names before it counts the rest. */
+const MAX_NAMED = 5;
 
 /** Paths (relative to `target`) whose bytes differ from `files`, are missing, or are extra. */
 export function staleFiles(target: string, files: ReadonlyMap<string, string>): string[] {

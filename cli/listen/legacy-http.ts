@@ -2,7 +2,8 @@
  * The 2025-11-25 side of Streamable HTTP as `mcp-gen listen` needs it: a session opened
  * by `initialize` (its `Mcp-Session-Id` on every later request), requests answered as
  * JSON or SSE, the standalone GET stream for server-initiated notifications (reconnected
- * with `Last-Event-ID` after the server's `retry` when the server closes it), and DELETE
+ * with `Last-Event-ID` after the server's `retry` when the server closes it, within a floor
+ * and a ceiling and backing off while streams keep closing early), and DELETE
  * at the end. Every answer and event is bounded by `maxMessageBytes`.
  */
 import {
@@ -20,8 +21,23 @@ export { DEFAULT_MAX_MESSAGE_BYTES };
 /** Reconnects of the GET stream in a row that carry nothing before giving up. */
 const MAX_EMPTY_RECONNECTS = 5;
 const DEFAULT_RETRY_MS = 1000;
+/** The shortest wait before a reconnect, whatever `retry` the server asks for (0 included). */
+export const MIN_RETRY_MS = 250;
 /** The longest wait between reconnects, whatever `retry` the server asks for. */
-const MAX_RETRY_MS = 30_000;
+export const MAX_RETRY_MS = 30_000;
+/** A GET stream open at least this long resets the backoff; a shorter one doubles the next wait. */
+export const STEADY_STREAM_MS = 10_000;
+
+/**
+ * The wait before the next reconnect: the server's `retry` held within
+ * [MIN_RETRY_MS, MAX_RETRY_MS], doubled for each stream in a row that closed before
+ * STEADY_STREAM_MS, up to MAX_RETRY_MS. A server that closes every stream at once (with
+ * `retry: 0` or not) is reconnected to less and less often, never in a tight loop.
+ */
+export function reconnectDelay(retryMs: number, shortInARow: number): number {
+  const base = Math.min(Math.max(retryMs, MIN_RETRY_MS), MAX_RETRY_MS);
+  return Math.min(base * 2 ** Math.min(shortInARow, 30), MAX_RETRY_MS);
+}
 
 export interface LegacyHttpOptions {
   readonly headers?: Readonly<Record<string, string>>;
@@ -93,8 +109,10 @@ export class LegacyHttpSession {
   ): Promise<{ how: "stopped" } | { how: "gone"; reason: string }> {
     let lastEventId: string | undefined;
     let emptyInARow = 0;
+    let shortInARow = 0;
     while (!signal.aborted) {
       let carried = false;
+      const opened = Date.now();
       try {
         const response = await fetch(this.url, { headers: this.#headers({ accept: "text/event-stream" }, lastEventId), signal });
         if (!response.ok || response.body === null) {
@@ -103,7 +121,7 @@ export class LegacyHttpSession {
           return { how: "gone", reason: `the GET stream was refused: HTTP ${response.status}` };
         }
         if (lastEventId === undefined) onOpen();
-        const fields = { id: (id: string) => (lastEventId = id), retry: (ms: number) => (this.#retryMs = Math.min(ms, MAX_RETRY_MS)) };
+        const fields = { id: (id: string) => (lastEventId = id), retry: (ms: number) => (this.#retryMs = ms) };
         for await (const data of sseMessages(response.body, this.options.maxMessageBytes, fields)) {
           carried = true;
           const message = parse(data);
@@ -115,7 +133,10 @@ export class LegacyHttpSession {
       }
       emptyInARow = carried ? 0 : emptyInARow + 1;
       if (emptyInARow > MAX_EMPTY_RECONNECTS) return { how: "gone", reason: `the GET stream closed ${emptyInARow} times in a row without a message` };
-      await sleep(this.#retryMs, signal);
+      shortInARow = Date.now() - opened < STEADY_STREAM_MS ? shortInARow + 1 : 0;
+      // The first reconnect after a short stream waits the server's retry (at least the
+      // floor); each further one in a row waits twice as long.
+      await sleep(reconnectDelay(this.#retryMs, Math.max(0, shortInARow - 1)), signal);
     }
     return { how: "stopped" };
   }

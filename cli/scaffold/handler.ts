@@ -117,7 +117,7 @@ const EVENTS_PATH = "src/events.ts";
 
 /**
  * A handler's (or tool's, resource's, prompt's: `what`) names must be new where they land:
- * in its own file, none of its declarations
+ * its file must not be one of the files it is registered in; in its own file, none of its declarations
  * may shadow what it imports (`Subscription` makes a `SubscriptionHandler` class beside the
  * imported interface); in the project files it is imported into, the name must not already
  * be taken by something else (`App` makes `AppEvents`, which src/events.ts declares).
@@ -129,6 +129,15 @@ export async function refuseCollisions(names: NameForms, source: PlannedFile, ta
       exitCode: 2,
     });
   };
+  // The name's own file must not be one the run edits (`Index` makes src/handlers/index.ts,
+  // the handler list), compared case-insensitively as some file systems do.
+  const landing = targets.find((target) => target.path.toLowerCase() === source.path.toLowerCase());
+  if (landing) {
+    throw new CliError(`invalid ${what} name ${JSON.stringify(names.pascal)}: its file would be ${landing.path}, the list of the project's ${what}s`, {
+      hint: `choose another name, e.g. ${names.pascal}Feed`,
+      exitCode: 2,
+    });
+  }
   const own = (await namesInScope(source.content)).map(({ name }) => name);
   const repeated = own.find((name, index) => own.indexOf(name) !== index);
   if (repeated !== undefined) refuse(repeated, source.path);

@@ -30,7 +30,10 @@ describe("bad input is a one-line error naming the problem and the fix, non-zero
   });
 
   test("invalid JSON", SLOW, () =>
-    assertRefused(["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), "{ not json")], /is not valid JSON: .* \(pass the MCP protocol schema\.json/),
+    assertRefused(
+      ["--schema", put(join(temp.dir, "2026-07-28", "schema.json"), "{ not json")],
+      /schema\.json is not valid JSON \(at character 2\) \(pass the MCP protocol schema\.json/,
+    ),
   );
 
   test("JSON that is not a JSON Schema", SLOW, () =>
@@ -151,7 +154,11 @@ describe("--types-only", () => {
     const stale = await runMcpGen(["types", "--schema", schema, "--out", out, "--check"]);
     assert.equal(stale.status, 1, explain(stale));
     assert.match(stale.stderr, /^error: .*v2607 is stale against MCP 2026-07-28 .*: mcp-gen\.manifest\.json, runtime\/connection\.ts, /);
-    assert.deepEqual(readdirSync(join(out, "v2607")).sort(), ["capabilities.ts", "mcp-gen.manifest.json", "methods.ts", "shapes.ts", "types.ts"], "nothing written");
+    assert.deepEqual(
+      readdirSync(join(out, "v2607")).sort(),
+      ["capabilities.ts", "mcp-gen.manifest.json", "methods.ts", "shapes.ts", "types.ts"],
+      "nothing written",
+    );
   });
 
   test("a --check with it finds output that has the runtime stale", SLOW, async () => {
@@ -185,7 +192,12 @@ test("output folders are replaced whole: a file the generator no longer writes d
   const out = join(temp.dir, "out");
   cpSync(join(schemaPath("2025-11-25")), join(temp.dir, "schema.json"));
   assert.equal((await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", out])).status, 0);
+  // As an earlier generation would have left it: written and listed in the manifest.
   writeFileSync(join(out, "v2511", "leftover.ts"), "export {};\n");
+  const manifestPath = join(out, "v2511", "mcp-gen.manifest.json");
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+  manifest.outputs["leftover.ts"] = "0";
+  writeFileSync(manifestPath, JSON.stringify(manifest));
   assert.equal((await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", out])).status, 0);
   assert.equal(existsSync(join(out, "v2511", "leftover.ts")), false);
   assert.deepEqual(readdirSync(out), ["v2511"], "no temp folder left behind");
@@ -221,6 +233,32 @@ test("--out never replaces a folder it did not write: a user's v<yymm> folder is
   assert.equal(run.stderr.trimEnd().split("\n").length, 1);
   assert.deepEqual(readdirSync(join(out, "v2511")).sort(), ["notes.md", "schema.json"]);
   assert.equal(readFileSync(notes, "utf8"), "mine\n");
+});
+
+test("regenerating never deletes a file the manifest does not list: the run refuses naming them, nothing written", SLOW, async () => {
+  const out = join(temp.dir, "out");
+  assert.equal((await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", out])).status, 0);
+  const folder = join(out, "v2511");
+  put(join(folder, "NOTES.md"), "mine\n");
+  cpSync(schemaPath("2025-11-25"), join(folder, "schema.json"));
+  const before = readdirSync(folder, { recursive: true }).sort();
+  const run = await runMcpGen(["types", "--schema", join(folder, "schema.json"), "--out", out]);
+  assert.equal(run.status, 1, explain(run));
+  assert.match(
+    run.stderr,
+    /^error: .*v2511 holds files mcp-gen did not write \(NOTES\.md, schema\.json: not in its mcp-gen\.manifest\.json\); refusing to replace it \(pass another --out/,
+  );
+  assert.equal(run.stderr.trimEnd().split("\n").length, 1);
+  assert.deepEqual(readdirSync(folder, { recursive: true }).sort(), before);
+
+  // A manifest copied into a user's folder does not make its other files ours.
+  const mine = join(temp.dir, "mine", "v2511");
+  put(join(mine, "src", "mine.ts"), "export {};\n");
+  cpSync(join(folder, "mcp-gen.manifest.json"), join(mine, "mcp-gen.manifest.json"));
+  const copied = await runMcpGen(["types", "--schema", schemaPath("2025-11-25"), "--out", join(temp.dir, "mine")]);
+  assert.equal(copied.status, 1, explain(copied));
+  assert.match(copied.stderr, /\(src\/mine\.ts: not in its mcp-gen\.manifest\.json\); refusing to replace it/);
+  assert.equal(readFileSync(join(mine, "src", "mine.ts"), "utf8"), "export {};\n");
 });
 
 test("--check on an output holding a symlink loop lists the link as stale instead of following it", SLOW, async () => {

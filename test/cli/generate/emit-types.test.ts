@@ -39,3 +39,44 @@ test("a property schema with no type keyword takes any JSON value: unknown, not 
   // An open map (`additionalProperties: {}`) keeps its index signature.
   assert.match(types, /^export interface Result \{[^]*?\[k: string\]: unknown/m);
 });
+
+test("a title on an inline subschema becomes its doc comment, never a type of its own", async () => {
+  const json = {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    $defs: {
+      ClientRequest: { anyOf: [{ $ref: "#/$defs/PingRequest" }] },
+      PingRequest: {
+        type: "object",
+        properties: { method: { type: "string", const: "ping" }, params: { $ref: "#/$defs/Thing", title: "Ref Title" } },
+        required: ["method"],
+      },
+      EmptyResult: { type: "object" },
+      Thing: {
+        title: "Thing's own title",
+        type: "object",
+        properties: {
+          part: { title: "Part Title", type: "object", properties: { title: { type: "string", title: "Named Title" } } },
+          described: { title: "Dropped Title", description: "The description stays.", type: "string" },
+          choice: {
+            anyOf: [
+              { title: "First Choice", type: "string" },
+              { title: "Second Choice", type: "number" },
+            ],
+          },
+          list: { type: "array", items: { title: "Item Title", type: "string" } },
+          map: { type: "object", additionalProperties: { title: "Value Title", type: "boolean" } },
+        },
+      },
+    },
+  };
+  const ir = buildIR(normalizeSchema({ json, location: "titles.json", isUrl: false, sha256: "0" }), { revision: "2026-09-01", sha256: "0", pinned: false });
+  const types = await emitTypes(ir);
+  const declared = [...types.matchAll(/^export (?:type|interface) (\w+)/gm)].map((match) => match[1]);
+  assert.deepEqual([...declared].sort(), ["ClientRequest", "EmptyResult", "PingRequest", "Thing"]);
+  // A union member's doc comment has nowhere to go in the library's output; the member stays.
+  assert.match(types, /choice\?: \(string \| number\)/);
+  for (const title of ["Ref Title", "Part Title", "Named Title", "Item Title", "Value Title"]) assert.match(types, new RegExp(`\\* .*${title}`), title);
+  assert.doesNotMatch(types, /Dropped Title/);
+  assert.match(types, /\* The description stays\.\s*\*\/\s*described\?: string/);
+  assert.match(types, /title\?: string/, "a property named title is a property, not a keyword");
+});

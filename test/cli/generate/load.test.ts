@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { CliError } from "../../../cli/errors.js";
@@ -107,6 +110,130 @@ describe("schema downloads are bounded in size (decompressed) and time, each ref
       await assert.rejects(loadSchema(server.url, limits), refused(/took longer than 1 s/));
     } finally {
       clearInterval(timer);
+      await server.close();
+    }
+  });
+});
+
+describe("a schema file is bounded like a download: at most the size cap is read, and only a regular file", () => {
+  const limits = { maxBytes: 1024 * 1024, timeoutMs: 1_000 };
+  const refused = (pattern: RegExp) => (error: Error) => {
+    assert.ok(error instanceof CliError, String(error?.stack));
+    assert.doesNotMatch(error.message, /\n/);
+    assert.match(error.message, pattern);
+    return true;
+  };
+
+  test("an endless device such as /dev/zero is refused before anything is read", async () => {
+    const before = process.memoryUsage().rss;
+    await assert.rejects(loadSchema("/dev/zero"), refused(/^schema file \/dev\/zero is not a regular file$/));
+    assert.ok(process.memoryUsage().rss - before < 64 * 1024 * 1024);
+  });
+
+  test("a folder and a named pipe are refused as not regular files", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "load-"));
+    try {
+      await assert.rejects(loadSchema(dir, limits), refused(/is not a regular file$/));
+      const fifo = join(dir, "schema.fifo");
+      execFileSync("mkfifo", [fifo]);
+      await assert.rejects(loadSchema(fifo, limits), refused(/is not a regular file$/));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a file over the cap is refused naming the cap; one at the cap is read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "load-"));
+    try {
+      const big = join(dir, "big.json");
+      writeFileSync(big, Buffer.alloc(limits.maxBytes + 1, 0x20));
+      await assert.rejects(loadSchema(big, limits), refused(/^schema file .*big\.json is larger than 1 MiB$/));
+      const exact = join(dir, "exact.json");
+      const schema = `{"$defs":{}}`;
+      writeFileSync(exact, schema.padEnd(limits.maxBytes, " "));
+      assert.deepEqual((await loadSchema(exact, limits)).json, { $defs: {} });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a schema URL reaches only its own origin, never a link-local or metadata address, and no error quotes what was read", () => {
+  const limits = { maxBytes: 1024 * 1024, timeoutMs: 5_000 };
+  const refused = (pattern: RegExp) => (error: Error) => {
+    assert.ok(error instanceof CliError, String(error?.stack));
+    assert.doesNotMatch(error.message, /\n/);
+    assert.match(error.message, pattern);
+    return true;
+  };
+  const schema = JSON.stringify({ $defs: { A: { type: "string" } } });
+
+  test("a redirect within the origin is followed; one to another origin is refused and that origin never asked", async () => {
+    let asked = 0;
+    const elsewhere = await serve((_request, response) => {
+      asked++;
+      response.end(schema);
+    });
+    const origin = await serve((request, response) => {
+      if (request.url === "/schema.json") response.writeHead(302, { location: "/moved/schema.json" }).end();
+      else if (request.url === "/moved/schema.json") response.end(schema);
+      else response.writeHead(301, { location: elsewhere.url }).end();
+    });
+    try {
+      assert.deepEqual((await loadSchema(origin.url, limits)).json, JSON.parse(schema));
+      const away = origin.url.replace("/schema.json", "/away");
+      await assert.rejects(
+        loadSchema(away, limits),
+        refused(/^http:\/\/127\.0\.0\.1:\d+\/away redirects to another origin \(http:\/\/127\.0\.0\.1:\d+\); only redirects within/),
+      );
+      assert.equal(asked, 0);
+    } finally {
+      await origin.close();
+      await elsewhere.close();
+    }
+  });
+
+  test("redirects in a loop stop at the bound", async () => {
+    const server = await serve((_request, response) => response.writeHead(302, { location: "/schema.json" }).end());
+    try {
+      await assert.rejects(loadSchema(server.url, limits), refused(/redirects more than 5 times$/));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("link-local and metadata addresses are refused before any connection, however spelled", async () => {
+    for (const host of ["169.254.169.254", "169.254.0.1", "[fe80::1]", "[::ffff:169.254.169.254]", "100.100.100.200", "[fd00:ec2::254]"]) {
+      const started = Date.now();
+      await assert.rejects(loadSchema(`http://${host}/latest/meta-data/`, limits), refused(/a link-local or cloud metadata address; refusing to connect$/));
+      assert.ok(Date.now() - started < 1_000, host);
+    }
+  });
+
+  test("a name is resolved, checked and connected to (localhost reaches a loopback server)", async () => {
+    const server = await serve((_request, response) => response.end(schema));
+    try {
+      assert.deepEqual((await loadSchema(server.url.replace("127.0.0.1", "localhost"), limits)).json, JSON.parse(schema));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a file or a body that is not JSON is refused without quoting it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "load-"));
+    const server = await serve((_request, response) => response.end("root:x:0:0:root:/root:/bin/bash\n"));
+    try {
+      const file = join(dir, "passwd");
+      writeFileSync(file, "root:x:0:0:root:/root:/bin/bash\n");
+      for (const location of [file, server.url]) {
+        await assert.rejects(loadSchema(location, limits), (error: Error) => {
+          refused(/ is not valid JSON/)(error);
+          assert.doesNotMatch(`${error.message} ${(error as CliError).hint}`, /root|bash/);
+          return true;
+        });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
       await server.close();
     }
   });

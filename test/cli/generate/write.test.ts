@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
@@ -8,13 +8,18 @@ import { replaceFolder, staleFiles } from "../../../cli/generate/write.js";
 import { tempFolder } from "./helpers.js";
 
 let temp: ReturnType<typeof tempFolder>;
+
+/** A manifest whose outputs list `paths` (hashes are not what replacing checks). */
+function manifestListing(...paths: string[]): string {
+  return `${JSON.stringify({ inputs: {}, outputs: Object.fromEntries(paths.map((path) => [path, "0"])), summary: {} })}\n`;
+}
 beforeEach(() => (temp = tempFolder("mcp-gen-write")));
 afterEach(() => temp.remove());
 
 test("the new output replaces the old folder whole, leaving no temp folder", async () => {
   const target = join(temp.dir, "v2607");
   mkdirSync(target);
-  writeFileSync(join(target, MANIFEST_FILE), "{}\n");
+  writeFileSync(join(target, MANIFEST_FILE), manifestListing("old.ts"));
   writeFileSync(join(target, "old.ts"), "old\n");
   await replaceFolder(
     target,
@@ -31,7 +36,7 @@ test("the new output replaces the old folder whole, leaving no temp folder", asy
 test("a failed write leaves the previous output as it was, and no temp folder", async () => {
   const target = join(temp.dir, "v2607");
   mkdirSync(target);
-  writeFileSync(join(target, MANIFEST_FILE), "{}\n");
+  writeFileSync(join(target, MANIFEST_FILE), manifestListing("old.ts"));
   writeFileSync(join(target, "old.ts"), "old\n");
   // "a.ts" is written as a file first, so "a.ts/b.ts" cannot be: the write fails midway.
   await assert.rejects(
@@ -92,4 +97,37 @@ test("a symlink loop inside the output is stale, never followed", () => {
   const manifest = { inputs: { generator: "g", revision: "r", schemaSha256: "s" }, outputs: {}, summary: {} };
   writeFileSync(join(target, MANIFEST_FILE), JSON.stringify(manifest));
   assert.equal(isFresh(target, manifest.inputs as never), false);
+});
+
+test("a folder with our manifest is replaced only when the manifest lists every file in it; otherwise the run refuses naming the others", async () => {
+  const files = new Map([["types.ts", "new\n"]]);
+  const target = join(temp.dir, "v2607");
+  mkdirSync(join(target, "src"), { recursive: true });
+  writeFileSync(join(target, MANIFEST_FILE), manifestListing("types.ts"));
+  writeFileSync(join(target, "types.ts"), "old\n");
+  writeFileSync(join(target, "NOTES.md"), "mine\n");
+  writeFileSync(join(target, "schema.json"), "{}\n");
+  writeFileSync(join(target, "src", "mine.ts"), "mine\n");
+  const before = readdirSync(target, { recursive: true }).sort();
+  await assert.rejects(replaceFolder(target, files), (error: Error) => {
+    assert.ok(error instanceof CliError, String(error));
+    assert.match(
+      error.message,
+      /v2607 holds files mcp-gen did not write \(NOTES\.md, schema\.json, src\/mine\.ts: not in its mcp-gen\.manifest\.json\); refusing to replace it$/,
+    );
+    assert.doesNotMatch(error.message, /\n/);
+    return true;
+  });
+  assert.deepEqual(readdirSync(target, { recursive: true }).sort(), before, "nothing written or removed");
+  assert.equal(readFileSync(join(target, "types.ts"), "utf8"), "old\n");
+  assert.deepEqual(readdirSync(temp.dir), ["v2607"], "no temp folder left");
+
+  writeFileSync(join(target, MANIFEST_FILE), "not json\n");
+  await assert.rejects(replaceFolder(target, files), /mcp-gen\.manifest\.json is not a manifest mcp-gen wrote \(no outputs list\)/);
+
+  for (const path of ["NOTES.md", "schema.json", "src/mine.ts"]) rmSync(join(target, path));
+  rmdirSync(join(target, "src"));
+  writeFileSync(join(target, MANIFEST_FILE), manifestListing("types.ts"));
+  await replaceFolder(target, files);
+  assert.equal(readFileSync(join(target, "types.ts"), "utf8"), "new\n");
 });

@@ -57,6 +57,23 @@ test("a name whose identifiers the project already holds is refused in one line,
   rmSync(join(app, "src", "handlers", "audit-log.ts"));
 });
 
+test("a name whose file would be the list it is registered in (Index: src/handlers/index.ts) is refused in one line, --force or not", SLOW, () => {
+  const before = snapshot();
+  for (const args of [
+    ["handler", "Index"],
+    ["handler", "Index", "--force"],
+  ]) {
+    const run = runMcpGen(args, app);
+    assert.equal(run.status, 2, explain(run));
+    assert.match(
+      run.stderr,
+      /^error: invalid handler name "Index": its file would be src\/handlers\/index\.ts, the list of the project's handlers \(choose another name/,
+    );
+    assert.equal(run.stderr.trim().split("\n").length, 1, run.stderr);
+  }
+  assert.deepEqual(snapshot(), before);
+});
+
 test("an unknown notification kind is refused, listing the kinds the project's revision has", SLOW, () => {
   const run = runMcpGen(["handler", "Audit", "--notifications", "tools,logs"], app);
   assert.equal(run.status, 2, explain(run));

@@ -90,6 +90,22 @@ async function refusesRegistered(): Promise<void> {
   assert.deepEqual(snapshot(), before);
 }
 
+test("a name whose file would be its kind's list (Index: src/tools/index.ts and so on) is refused in one line, even with force", SLOW, async () => {
+  const before = snapshot();
+  const force = { force: true, dryRun: false, project: app, name: "Index" };
+  const cases: Array<[() => Promise<unknown>, string]> = [
+    [() => generateTool(force), "tool"],
+    [() => generateResource({ ...force, uri: "app://index" }), "resource"],
+    [() => generatePrompt({ ...force, arguments: [] }), "prompt"],
+  ];
+  for (const [generate, kind] of cases) {
+    const error = await refusal(generate);
+    assert.equal(error.message, `invalid ${kind} name "Index": its file would be src/${kind}s/index.ts, the list of the project's ${kind}s`);
+    assert.equal(error.exitCode, 2);
+  }
+  assert.deepEqual(snapshot(), before);
+});
+
 test("a registration function the list already imports from another module is refused", SLOW, async () => {
   const listPath = join(app, "src", "tools", "index.ts");
   const list = read("src/tools/index.ts");

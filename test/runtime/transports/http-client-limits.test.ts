@@ -109,3 +109,53 @@ describe("SSE parsing is linear", () => {
     assert.ok(scanned <= received, `searched ${scanned} characters for ${received} received`);
   });
 });
+
+describe("an SSE event is held in memory near its limit, however many lines it takes", () => {
+  it("an event of many lines, empty ones among them, is delivered as its lines joined by newlines", T, async () => {
+    const values = Array.from({ length: 5000 }, (_, index) => (index % 3 === 0 ? "" : `line ${index}`));
+    const wire = `${values.map((value) => `data: ${value}`).join("\n")}\n\ndata:\ndata:\n\n`;
+    const bytes = new TextEncoder().encode(wire);
+    let offset = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (offset >= bytes.length) return controller.close();
+        controller.enqueue(bytes.subarray(offset, (offset += 777)));
+      },
+    });
+    const events: string[] = [];
+    for await (const data of sseMessages(body)) events.push(data);
+    assert.deepEqual(events, [values.join("\n"), "\n"]);
+  });
+
+  it("millions of empty data lines from a loopback server: the event limit is hit with the heap near that limit", { timeout: 60_000 }, async () => {
+    const limit = 16 * 1024 * 1024; // the default: 16 Mi empty data lines reach it
+    const chunk = "data:\n".repeat(Math.floor((64 * 1024) / 6));
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const pump = (): void => {
+        while (!res.destroyed) if (!res.write(chunk)) return void res.once("drain", pump);
+      };
+      pump();
+    });
+    const url = await listening(server);
+    const base = process.memoryUsage().heapUsed;
+    let peak = 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed - base)), 5);
+    try {
+      const response = await fetch(url);
+      await assert.rejects(
+        (async () => {
+          for await (const _ of sseMessages(response.body!, limit)) assert.fail("no event completes");
+        })(),
+        new RegExp(`an SSE event exceeds ${limit} characters`),
+      );
+    } finally {
+      clearInterval(sampler);
+      server.closeAllConnections();
+      server.close();
+    }
+    // One string slot per line would be 128 MiB of slots alone; the text itself is 16 MiB.
+    assert.ok(peak < 6 * limit, `heap grew by ${(peak / 2 ** 20).toFixed(0)} MiB for a ${limit / 2 ** 20} MiB event`);
+  });
+});
