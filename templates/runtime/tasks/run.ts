@@ -1,8 +1,9 @@
 /**
  * One task's work, running in the process that created it. It learns of cancellation and of
- * answers to its input requests from the store's writes (so a tasks/cancel or tasks/update
- * served by another process reaches it), and records its outcome unless the task has
- * already ended (a cancelled task stays cancelled).
+ * answers to its input requests from the store's writes to its task (so a tasks/cancel or
+ * tasks/update served by another process reaches it), which the service hands it through
+ * `observe`, and records its outcome unless the task has already ended (a cancelled task
+ * stays cancelled).
  */
 import type { InputRequests, InputResponse, JSONObject } from "../protocol.js";
 import { INTERNAL_ERROR, McpError, type JsonObject } from "../jsonrpc.js";
@@ -22,7 +23,7 @@ export class TaskRun {
 
   constructor(
     private readonly store: TaskStore,
-    private readonly taskId: string,
+    readonly taskId: string,
     private readonly maxTaskBytes: number,
   ) {}
 
@@ -35,14 +36,12 @@ export class TaskRun {
   }
 
   async execute(work: TaskWork): Promise<void> {
-    const unwatch = this.store.watch((task) => task.taskId === this.taskId && this.#observe(task));
     try {
       const outcome = await this.#outcome(work);
       await this.store.update(this.taskId, (task) => (ended(task) ? undefined : this.#finish(task, outcome)));
     } catch {
       // The store failed: the task stays as it was and expires with its TTL.
     } finally {
-      unwatch();
       this.#waiting?.reject(new Error("the task ended"));
     }
   }
@@ -108,12 +107,12 @@ export class TaskRun {
             lastUpdatedAt: new Date().toISOString(),
           },
     );
-    if (stored === undefined || ended(stored)) this.#observe(stored);
+    if (stored === undefined || ended(stored)) this.observe(stored);
     return answers;
   }
 
   /** A write to this task: cancellation aborts the work; answers to every waiting key resume it. */
-  #observe(task: StoredTask | undefined): void {
+  observe(task: StoredTask | undefined): void {
     if (task === undefined || task.status === "cancelled" || task.status === "failed") {
       this.#controller.abort(new Error("the task was cancelled"));
       const waiting = this.#waiting;

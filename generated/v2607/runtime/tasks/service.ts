@@ -77,8 +77,12 @@ export class TaskService {
   /** Listen streams by the task ids they asked for. */
   readonly #listeners = new Map<string, Set<Channel>>();
   #unwatch: (() => void) | undefined;
-  /** Work running in this process; aborted when the server closes. */
-  readonly #running = new Set<TaskRun>();
+  /**
+   * Work running in this process by task id; aborted when the server closes. The one store
+   * watch hands each write to its task's run here, so a write costs one lookup however many
+   * tasks run (a watch per run made every write, creates included, visit them all).
+   */
+  readonly #running = new Map<string, TaskRun>();
   /** Whether any tool answered with a task: then server/discover advertises the extension. */
   used = false;
 
@@ -121,8 +125,8 @@ export class TaskService {
     }
     this.#watch();
     const run = new TaskRun(this.#store, task.taskId, this.#limits.maxTaskBytes);
-    this.#running.add(run);
-    void run.execute(start.work).finally(() => this.#running.delete(run));
+    this.#running.set(task.taskId, run);
+    void run.execute(start.work).finally(() => this.#running.delete(task.taskId));
     return createdTask(task);
   }
 
@@ -181,14 +185,15 @@ export class TaskService {
   }
 
   async close(): Promise<void> {
-    for (const run of this.#running) run.abort();
+    for (const run of this.#running.values()) run.abort();
     this.#unwatch?.();
     await this.#store.close?.();
   }
 
-  /** Every stored write reaches the streams that asked for its task. */
+  /** Every stored write reaches its task's run in this process and the streams that asked for it. */
   #watch(): void {
     this.#unwatch ??= this.#store.watch((task) => {
+      this.#running.get(task.taskId)?.observe(task);
       for (const channel of this.#listeners.get(task.taskId) ?? []) channel.post(task);
     });
   }

@@ -45,7 +45,10 @@ export interface TaskStore {
    * as stored afterwards (undefined when unknown).
    */
   update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined>;
-  /** Calls `listener` with every task written, by any process sharing the store. */
+  /**
+   * Calls `listener` with every task written, by any process sharing the store. Every
+   * listener of one write gets the same object, made once per write: read it, never change it.
+   */
   watch(listener: (task: StoredTask) => void): () => void;
   close?(): Promise<void>;
 }
@@ -71,9 +74,14 @@ export class TaskStoreFullError extends Error {
   }
 }
 
-/** The default store: one process's memory. Expired tasks are dropped when read and before a create. */
+/**
+ * The default store: one process's memory. A task is kept as its JSON text, so a write is
+ * copied once (the text) however many listeners watch the store, and a read parses its own
+ * copy. Expired tasks are dropped when read and before a create.
+ */
 export class MemoryTaskStore implements TaskStore {
-  readonly #tasks = new Map<string, StoredTask>();
+  /** Each task's JSON text, with what the bounds read of it kept beside it (never re-parsed). */
+  readonly #tasks = new Map<string, Entry>();
   readonly #listeners = new Set<(task: StoredTask) => void>();
 
   constructor(
@@ -92,9 +100,10 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   async get(taskId: string): Promise<StoredTask | undefined> {
-    const task = this.#tasks.get(taskId);
-    if (task !== undefined && task.expiresAt + EXPIRED_GRACE_MS < this.now()) this.#tasks.delete(taskId);
-    return task === undefined ? undefined : structuredClone(task);
+    const entry = this.#tasks.get(taskId);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt + EXPIRED_GRACE_MS < this.now()) this.#tasks.delete(taskId);
+    return JSON.parse(entry.json) as StoredTask;
   }
 
   async update(taskId: string, change: (task: StoredTask) => StoredTask | undefined): Promise<StoredTask | undefined> {
@@ -103,7 +112,8 @@ export class MemoryTaskStore implements TaskStore {
     const next = change(current);
     if (next === undefined) return current;
     this.#write(next);
-    return structuredClone(next);
+    // `next` is the caller's own object (change made it from the caller's copy), so it is returned as is.
+    return next;
   }
 
   watch(listener: (task: StoredTask) => void): () => void {
@@ -111,15 +121,24 @@ export class MemoryTaskStore implements TaskStore {
     return () => void this.#listeners.delete(listener);
   }
 
+  /** Stores the task's text and hands one parsed copy of it to every listener. */
   #write(task: StoredTask): void {
-    this.#tasks.set(task.taskId, structuredClone(task));
-    for (const listener of this.#listeners) listener(structuredClone(task));
+    const json = JSON.stringify(task);
+    this.#tasks.set(task.taskId, { json, expiresAt: task.expiresAt });
+    if (this.#listeners.size === 0) return;
+    const written = JSON.parse(json) as StoredTask;
+    for (const listener of this.#listeners) listener(written);
   }
 
   #purgeExpired(): void {
     const now = this.now();
-    for (const [id, task] of this.#tasks) if (task.expiresAt < now) this.#tasks.delete(id);
+    for (const [id, entry] of this.#tasks) if (entry.expiresAt < now) this.#tasks.delete(id);
   }
+}
+
+interface Entry {
+  readonly json: string;
+  readonly expiresAt: number;
 }
 
 /**

@@ -1,0 +1,73 @@
+/**
+ * What one task write costs while many tasks run: the rules are counted (copies of a write,
+ * listener calls per write), never timed.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createServer, MemoryTaskStore, runAsTask, type StoredTask, type TaskContext } from "../../../templates/runtime/index.js";
+import { Peer, REQUEST_META } from "../../support/runtime-peer.js";
+
+const T = { timeout: 20_000 };
+const TASKS = "io.modelcontextprotocol/tasks";
+const WITH_TASKS = { ...REQUEST_META, "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } } };
+
+const stored = (taskId: string): StoredTask => ({ taskId, status: "working", createdAt: "", lastUpdatedAt: "", ttlMs: 60_000, expiresAt: Date.now() + 60_000 });
+
+/** The memory store, counting how many times its listeners are called. */
+class CountingStore extends MemoryTaskStore {
+  deliveries = 0;
+  override watch(listener: (task: StoredTask) => void): () => void {
+    return super.watch((task) => {
+      this.deliveries++;
+      listener(task);
+    });
+  }
+}
+
+describe("tasks: one copy per write, however many tasks run", () => {
+  it("a write to the memory store is copied once, whatever the number of listeners", async () => {
+    const store = new MemoryTaskStore();
+    await store.create(stored("t"));
+    const heard: StoredTask[] = [];
+    for (let i = 0; i < 50; i++) store.watch((task) => heard.push(task));
+    // Every copy (a clone or a serialisation) reads the answer once: the getter counts them.
+    let copies = 0;
+    const answer = {
+      get text() {
+        copies++;
+        return "x".repeat(1000);
+      },
+    };
+    await store.update("t", (task) => ({ ...task, inputResponses: { a: answer } }));
+    assert.equal(copies, 1);
+    assert.equal(heard.length, 50);
+    assert.ok(
+      heard.every((task) => task === heard[0]),
+      "every listener gets the one copy",
+    );
+    assert.equal(((await store.get("t"))?.inputResponses?.["a"] as { text: string }).text.length, 1000);
+  });
+
+  it("creating a task calls the store's listeners once, however many tasks run (creation O(1))", T, async () => {
+    const store = new CountingStore();
+    const server = createServer({ name: "costs", version: "1", tasks: { store } });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    server.addTool({ name: "wait", inputSchema: { type: "object" } }, () =>
+      runAsTask(async (_task: TaskContext) => {
+        await released;
+        return { content: [] };
+      }),
+    );
+    const peer = await Peer.connect(server, "test");
+    const running = 40;
+    for (let i = 0; i < running; i++) {
+      const created = (await peer.request("tools/call", { name: "wait", _meta: WITH_TASKS })).result;
+      assert.equal(created.resultType, "task");
+    }
+    // One watch for the whole service: the first create predates it, each later one is heard once.
+    assert.equal(store.deliveries, running - 1);
+    release();
+    await server.close();
+  });
+});
