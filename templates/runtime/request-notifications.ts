@@ -5,6 +5,7 @@
  * once the result is on its way (or the request was cancelled, or the connection went away)
  * every send is refused, so nothing follows the answer.
  */
+import type { ClientKey } from "./subscriptions/slots.js";
 import {
   META_KEYS,
   type LoggingLevel,
@@ -63,6 +64,12 @@ export interface RequestContext {
   readonly meta: Readonly<Record<string, unknown>>;
   /** Aborted when the client cancels the request or the connection goes away. */
   readonly signal: AbortSignal;
+  /**
+   * Which client the request counts against for per-client shares (`subscriptions/slots.ts`
+   * `clientKey`: the principal, else the peer address, else the connection). Absent on a
+   * context made outside a connection.
+   */
+  readonly client?: ClientKey;
   /** Sends `notifications/progress` stamped with the request's `progressToken`. */
   sendProgress(update: ProgressUpdate): RequestSendResult;
   /** Sends `notifications/message` when the request's log level lets this level through. */
@@ -105,6 +112,7 @@ export class RequestScope implements RequestContext {
     readonly requestId: RequestId,
     readonly meta: HandlerMeta,
     sink: NotificationSink,
+    readonly client?: ClientKey,
   ) {
     this.#sink = sink;
   }

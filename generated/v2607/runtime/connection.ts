@@ -232,7 +232,7 @@ export class Connection implements StreamHost, EraConnection {
   async serve(request: JsonRpcRequest, meta: HandlerMeta, translate?: Translate): Promise<boolean> {
     const { id } = request;
     if (translate !== undefined && this.#refuseIdInUse(id)) return true;
-    const scope = new RequestScope(id, meta, this);
+    const scope = new RequestScope(id, meta, this, clientKey(meta[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
     const inFlight = this.#inFlight;
     inFlight.add(scope);
     let response = await this.host.dispatch(request, scope, translate !== undefined);

@@ -6,8 +6,10 @@
  * source beside it: `createServer({ tasks: { store: await connectRedisTaskStore() } })`.
  *
  * - A task is one key (`<prefix>task:<id>`, JSON) that Redis expires after the task's TTL
- *   plus a grace period (so tasks/get can still say "expired"), and one member of a sorted set
- *   by expiry that bounds how many live tasks the broker holds.
+ *   plus a grace period (so tasks/get can still say "expired"), and, until it ends, one member
+ *   of a sorted set by expiry that bounds how many unfinished tasks the broker holds (a
+ *   finished task leaves the set: it waits for its TTL in Redis's memory, which the broker's
+ *   own `maxmemory` bounds).
  * - `create` resolves once Redis has the key: Redis answers a write only after applying it, so
  *   a `get` from any process then finds it (the extension's "durably created").
  * - `update` is compare-and-set in one script, retried when another writer came first.
@@ -23,6 +25,8 @@ export interface TaskLike {
   taskId: string;
   /** Epoch milliseconds after which the task is expired. */
   expiresAt: number;
+  /** completed, failed and cancelled end a task: it no longer counts against `maxTasks`. */
+  status?: string;
 }
 
 export interface RedisTaskStoreOptions {
@@ -30,7 +34,7 @@ export interface RedisTaskStoreOptions {
   url?: string;
   /** Prepended to every key and the change channel, so apps can share a broker. Default "mcp:tasks:". */
   prefix?: string;
-  /** Live tasks the broker may hold for this prefix. Default 10000. */
+  /** Unfinished tasks the broker may hold for this prefix. Default 10000. */
   maxTasks?: number;
   /** How long after expiry a task is kept to be reported as expired. Default 60000 ms. */
   expiredGraceMs?: number;
@@ -39,7 +43,7 @@ export interface RedisTaskStoreOptions {
 /** The broker holds its limit of live tasks; the runtime answers -32603 naming it. */
 export class TaskStoreFullError extends Error {
   constructor(readonly limit: number) {
-    super(`the task store holds its limit of ${limit} live tasks`);
+    super(`the task store holds its limit of ${limit} unfinished tasks`);
     this.name = "TaskStoreFullError";
   }
 }
@@ -54,11 +58,14 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[5], KEYS[1])
 return 1`;
 
-/** Replaces the key only if it still holds what the writer read. */
+/** Replaces the key only if it still holds what the writer read; an ended task leaves the count. */
 const COMPARE_AND_SET = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+if ARGV[4] == '1' then redis.call('ZREM', KEYS[2], KEYS[1]) end
 return 1`;
+
+const ENDED = new Set(["completed", "failed", "cancelled"]);
 
 /** How often one update retries against other writers before giving up. */
 const MAX_UPDATE_ATTEMPTS = 32;
@@ -118,7 +125,10 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
       const next = change(JSON.parse(before) as T);
       if (next === undefined) return JSON.parse(before) as T;
       const json = JSON.stringify(next);
-      const swapped = await this.#client.eval(COMPARE_AND_SET, { keys: [this.#key(taskId)], arguments: [before, json, String(this.#keepMs(next))] });
+      const swapped = await this.#client.eval(COMPARE_AND_SET, {
+        keys: [this.#key(taskId), `${this.#prefix}live`],
+        arguments: [before, json, String(this.#keepMs(next)), ENDED.has(next.status ?? "") ? "1" : "0"],
+      });
       if (swapped === 1) {
         await this.#client.publish(`${this.#prefix}changes`, json);
         return next;

@@ -53,8 +53,17 @@ export interface TaskStore {
 }
 
 export interface TaskLimits {
-  /** Live tasks at once; a task beyond it is refused (-32603). Default 10000. */
+  /**
+   * Unfinished tasks (working or input_required) at once, server-wide; a task beyond it is
+   * refused (-32603). Finished tasks do not count: they are bounded by bytes. Default 10000.
+   */
   maxTasks?: number;
+  /**
+   * Unfinished tasks one client may have running in this process (a client as `clientKey` in
+   * subscriptions/slots.ts defines it); a task beyond it is refused (-32603) while other
+   * clients are still served. Default 1000.
+   */
+  maxTasksPerClient?: number;
   /** Bytes of one stored task as JSON (its result, error and input requests included). Default 1 MiB. */
   maxTaskBytes?: number;
   /** The longest TTL a task may have. Default 1 hour. */
@@ -63,12 +72,18 @@ export interface TaskLimits {
   defaultTtlMs?: number;
 }
 
-export const DEFAULT_TASK_LIMITS: Required<TaskLimits> = { maxTasks: 10_000, maxTaskBytes: 1 << 20, maxTtlMs: 60 * 60_000, defaultTtlMs: 10 * 60_000 };
+export const DEFAULT_TASK_LIMITS: Required<TaskLimits> = {
+  maxTasks: 10_000,
+  maxTasksPerClient: 1000,
+  maxTaskBytes: 1 << 20,
+  maxTtlMs: 60 * 60_000,
+  defaultTtlMs: 10 * 60_000,
+};
 
 /** Raised by a store that cannot take another task; the service answers -32603 naming the limit. */
 export class TaskStoreFullError extends Error {
   constructor(readonly limit: number) {
-    super(`the task store holds its limit of ${limit} live tasks`);
+    super(`the task store holds its limit of ${limit} unfinished tasks`);
     this.name = "TaskStoreFullError";
   }
 }
@@ -82,6 +97,8 @@ export class MemoryTaskStore implements TaskStore {
   /** Each task's JSON text, with what the bounds read of it kept beside it (never re-parsed). */
   readonly #tasks = new Map<string, Entry>();
   readonly #listeners = new Set<(task: StoredTask) => void>();
+  /** Tasks not yet ended: what `maxTasks` bounds. */
+  #unfinished = 0;
 
   constructor(
     private readonly maxTasks = DEFAULT_TASK_LIMITS.maxTasks,
@@ -92,16 +109,21 @@ export class MemoryTaskStore implements TaskStore {
     return this.#tasks.size;
   }
 
+  /** Tasks not yet ended (for tests and metrics). */
+  get unfinished(): number {
+    return this.#unfinished;
+  }
+
   async create(task: StoredTask): Promise<void> {
-    if (this.#tasks.size >= this.maxTasks) this.#purgeExpired();
-    if (this.#tasks.size >= this.maxTasks) throw new TaskStoreFullError(this.maxTasks);
+    if (this.#unfinished >= this.maxTasks) this.#purgeExpired();
+    if (this.#unfinished >= this.maxTasks) throw new TaskStoreFullError(this.maxTasks);
     this.#write(task);
   }
 
   async get(taskId: string): Promise<StoredTask | undefined> {
     const entry = this.#tasks.get(taskId);
     if (entry === undefined) return undefined;
-    if (entry.expiresAt + EXPIRED_GRACE_MS < this.now()) this.#tasks.delete(taskId);
+    if (entry.expiresAt + EXPIRED_GRACE_MS < this.now()) this.#delete(taskId, entry);
     return JSON.parse(entry.json) as StoredTask;
   }
 
@@ -123,7 +145,10 @@ export class MemoryTaskStore implements TaskStore {
   /** Stores the task's text and hands one parsed copy of it to every listener. */
   #write(task: StoredTask): void {
     const json = JSON.stringify(task);
-    this.#tasks.set(task.taskId, { json, expiresAt: task.expiresAt });
+    const before = this.#tasks.get(task.taskId);
+    const ended = isEnded(task);
+    this.#unfinished += (ended ? 0 : 1) - (before === undefined || before.ended ? 0 : 1);
+    this.#tasks.set(task.taskId, { json, expiresAt: task.expiresAt, ended });
     if (this.#listeners.size === 0) return;
     const written = JSON.parse(json) as StoredTask;
     for (const listener of this.#listeners) listener(written);
@@ -131,14 +156,22 @@ export class MemoryTaskStore implements TaskStore {
 
   #purgeExpired(): void {
     const now = this.now();
-    for (const [id, entry] of this.#tasks) if (entry.expiresAt < now) this.#tasks.delete(id);
+    for (const [id, entry] of this.#tasks) if (entry.expiresAt < now) this.#delete(id, entry);
+  }
+
+  #delete(taskId: string, entry: Entry): void {
+    this.#tasks.delete(taskId);
+    if (!entry.ended) this.#unfinished--;
   }
 }
 
 interface Entry {
   readonly json: string;
   readonly expiresAt: number;
+  readonly ended: boolean;
 }
+
+const isEnded = (task: StoredTask): boolean => task.status === "completed" || task.status === "failed" || task.status === "cancelled";
 
 /**
  * How long an expired task is kept so that tasks/get can say "expired" rather than

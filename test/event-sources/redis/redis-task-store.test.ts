@@ -110,4 +110,18 @@ describe("tasks in Redis, shared by two server processes", () => {
       await store.close();
     }
   });
+
+  it("finished tasks count against bytes, not the maxTasks slots", T, async () => {
+    const store = await connectRedisTaskStore<{ taskId: string; expiresAt: number; status: string }>({ url: redis.url, prefix: "test:finished:", maxTasks: 1 });
+    try {
+      const task = (taskId: string) => ({ taskId, status: "working", expiresAt: Date.now() + 60_000 });
+      await store.create(task("one"));
+      await store.update("one", (current) => ({ ...current, status: "completed" }));
+      await store.create(task("two"));
+      assert.equal((await store.get("one"))?.status, "completed", "the finished task is still readable");
+      await assert.rejects(store.create(task("three")), TaskStoreFullError);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -71,3 +71,50 @@ describe("tasks: one copy per write, however many tasks run", () => {
     await server.close();
   });
 });
+
+describe("tasks: a per-client share of unfinished tasks; finished tasks count against bytes, not slots", () => {
+  function server(limits: Record<string, number>) {
+    const built = createServer({ name: "shares", version: "1", tasks: { limits } });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    built.addTool({ name: "wait", inputSchema: { type: "object" } }, () =>
+      runAsTask(async () => {
+        await released;
+        return { content: [] };
+      }),
+    );
+    built.addTool({ name: "quick", inputSchema: { type: "object" } }, () => runAsTask(async () => ({ content: [] })));
+    return { server: built, release };
+  }
+  const call = (peer: Peer, name: string) => peer.request("tools/call", { name, _meta: WITH_TASKS });
+
+  it("a client past maxTasksPerClient is refused with -32603 naming its share while another client is served", T, async () => {
+    const { server: built, release } = server({ maxTasksPerClient: 2 });
+    const alice = await Peer.connect(built, "test", { principal: { sub: "alice" } });
+    const bob = await Peer.connect(built, "test", { principal: { sub: "bob" } });
+    assert.equal((await call(alice, "wait")).result?.resultType, "task");
+    assert.equal((await call(alice, "wait")).result?.resultType, "task");
+    const refused = await call(alice, "wait");
+    assert.equal(refused.error?.code, -32603);
+    assert.match(refused.error.message, /2 unfinished tasks, its share/);
+    // The share is the principal's: a second connection of alice is the same client.
+    const aliceAgain = await Peer.connect(built, "test", { principal: { sub: "alice" } });
+    assert.equal((await call(aliceAgain, "wait")).error?.code, -32603);
+    assert.equal((await call(bob, "wait")).result?.resultType, "task", "another client is still served");
+    release();
+    await built.close();
+  });
+
+  it("finished tasks do not hold maxTasks slots: quick tasks past the count are all served", T, async () => {
+    const { server: built } = server({ maxTasks: 3 });
+    const peer = await Peer.connect(built, "test");
+    for (let i = 0; i < 10; i++) {
+      const created = await call(peer, "quick");
+      assert.equal(created.result?.resultType, "task", JSON.stringify(created));
+      // The next call comes once this task has finished, as quick calls from one client do.
+      let status: string | undefined;
+      while (status !== "completed") status = (await peer.request("tasks/get", { taskId: created.result.taskId, _meta: WITH_TASKS })).result?.status;
+    }
+    await built.close();
+  });
+});

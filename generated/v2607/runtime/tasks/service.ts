@@ -26,6 +26,10 @@ import {
   type TaskVerb,
 } from "./shapes.js";
 import { TaskRun } from "./run.js";
+import { clientKey, type ClientKey } from "../subscriptions/slots.js";
+
+/** The client of a request made outside any connection and with no principal. */
+const ANONYMOUS = {};
 
 /** A tool result as work returns it (`resultType` may be left out). */
 export type TaskOutcome = Omit<CallToolResult, "resultType"> & { resultType?: "complete" };
@@ -83,6 +87,8 @@ export class TaskService {
    * tasks run (a watch per run made every write, creates included, visit them all).
    */
   readonly #running = new Map<string, TaskRun>();
+  /** Tasks running in this process per client, for `maxTasksPerClient`; a client is dropped at zero. */
+  readonly #perClient = new Map<ClientKey, number>();
   /** Whether any tool answered with a task: then server/discover advertises the extension. */
   used = false;
 
@@ -102,6 +108,21 @@ export class TaskService {
       if (start.options.required) throw extensionRequired("This tool");
       return runInline(start.work, context);
     }
+    const client = context.client ?? clientKey(context.meta["principal"], undefined, ANONYMOUS);
+    const held = this.#perClient.get(client) ?? 0;
+    if (held >= this.#limits.maxTasksPerClient) {
+      throw new McpError(
+        INTERNAL_ERROR,
+        `Cannot create a task: this client already has ${this.#limits.maxTasksPerClient} unfinished tasks, its share of the server; wait for one to finish`,
+      );
+    }
+    // Taken before the create is awaited, so concurrent calls cannot all pass the check.
+    this.#perClient.set(client, held + 1);
+    const release = () => {
+      const left = this.#perClient.get(client)! - 1;
+      if (left === 0) this.#perClient.delete(client);
+      else this.#perClient.set(client, left);
+    };
     const now = Date.now();
     const ttlMs = Math.min(Math.max(1, Math.trunc(start.options.ttlMs ?? this.#limits.defaultTtlMs)), this.#limits.maxTtlMs);
     const task: StoredTask = {
@@ -117,6 +138,7 @@ export class TaskService {
     try {
       await this.#store.create(task);
     } catch (error) {
+      release();
       // By name too: a store outside the runtime (the Redis one) raises its own class of it.
       if (error instanceof TaskStoreFullError || (error as Error)?.name === "TaskStoreFullError") {
         throw new McpError(INTERNAL_ERROR, `Cannot create a task: ${(error as Error).message}`);
@@ -126,7 +148,10 @@ export class TaskService {
     this.#watch();
     const run = new TaskRun(this.#store, task.taskId, this.#limits.maxTaskBytes);
     this.#running.set(task.taskId, run);
-    void run.execute(start.work).finally(() => this.#running.delete(task.taskId));
+    void run.execute(start.work).finally(() => {
+      this.#running.delete(task.taskId);
+      release();
+    });
     return createdTask(task);
   }
 
