@@ -38,7 +38,14 @@ export class TaskRun {
   async execute(work: TaskWork): Promise<void> {
     try {
       const outcome = await this.#outcome(work);
-      await this.store.update(this.taskId, (task) => (ended(task) ? undefined : this.#finish(task, outcome)));
+      await this.store
+        .update(this.taskId, (task) => (ended(task) ? undefined : this.#finish(task, outcome)))
+        .catch(async (error: unknown) => {
+          if ((error as Error)?.name !== "TaskStoreFullError") throw error;
+          // No room for the result: the task fails with the store's reason, which is small.
+          const full: Outcome = { error: { code: INTERNAL_ERROR, message: `The task's result was not stored: ${(error as Error).message}` } };
+          await this.store.update(this.taskId, (task) => (ended(task) ? undefined : this.#finish(task, full)));
+        });
     } catch {
       // The store failed: the task stays as it was and expires with its TTL.
     } finally {

@@ -118,3 +118,38 @@ describe("tasks: a per-client share of unfinished tasks; finished tasks count ag
     await built.close();
   });
 });
+
+describe("tasks: a server-wide byte budget for stored tasks (maxStoredBytes)", () => {
+  it("finished results past the budget evict the oldest finished tasks; every new task is still served", T, async () => {
+    const store = new MemoryTaskStore(undefined, undefined, 20_000);
+    const server = createServer({ name: "bytes", version: "1", tasks: { store } });
+    server.addTool({ name: "big", inputSchema: { type: "object" } }, () => runAsTask(async () => ({ content: [{ type: "text", text: "x".repeat(5000) }] })));
+    const peer = await Peer.connect(server, "test");
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const created = (await peer.request("tools/call", { name: "big", _meta: WITH_TASKS })).result;
+      assert.equal(created.resultType, "task", JSON.stringify(created));
+      ids.push(created.taskId);
+      let status: string | undefined;
+      while (status !== "completed") status = (await peer.request("tasks/get", { taskId: created.taskId, _meta: WITH_TASKS })).result?.status;
+      assert.ok(store.storedBytes <= 20_000, `${store.storedBytes} bytes stored`);
+    }
+    const oldest = await peer.request("tasks/get", { taskId: ids[0], _meta: WITH_TASKS });
+    assert.match(oldest.error?.message ?? "", /not found/, "the oldest result was evicted");
+    const newest = (await peer.request("tasks/get", { taskId: ids[9], _meta: WITH_TASKS })).result;
+    assert.equal(newest.result.content[0].text.length, 5000);
+    await server.close();
+  });
+
+  it("a write that does not fit beside unfinished tasks alone is refused, naming the budget", async () => {
+    const store = new MemoryTaskStore(undefined, undefined, 1000);
+    await store.create(stored("a"));
+    const big = { a: { text: "x".repeat(2000) } };
+    await assert.rejects(
+      store.update("a", (task) => ({ ...task, inputResponses: big })),
+      /limit of 1000 bytes of stored tasks/,
+    );
+    assert.equal((await store.get("a"))?.inputResponses, undefined, "the task is as it was");
+    assert.ok(store.storedBytes <= 1000);
+  });
+});

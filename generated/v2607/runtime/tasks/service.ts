@@ -94,7 +94,7 @@ export class TaskService {
 
   constructor(options: TasksOptions = {}) {
     this.#limits = { ...DEFAULT_TASK_LIMITS, ...options.limits };
-    this.#store = options.store ?? new MemoryTaskStore(this.#limits.maxTasks);
+    this.#store = options.store ?? new MemoryTaskStore(this.#limits.maxTasks, Date.now, this.#limits.maxStoredBytes);
   }
 
   get store(): TaskStore {
@@ -139,11 +139,7 @@ export class TaskService {
       await this.#store.create(task);
     } catch (error) {
       release();
-      // By name too: a store outside the runtime (the Redis one) raises its own class of it.
-      if (error instanceof TaskStoreFullError || (error as Error)?.name === "TaskStoreFullError") {
-        throw new McpError(INTERNAL_ERROR, `Cannot create a task: ${(error as Error).message}`);
-      }
-      throw error;
+      throw storeFull(error, "Cannot create a task");
     }
     this.#watch();
     const run = new TaskRun(this.#store, task.taskId, this.#limits.maxTaskBytes);
@@ -170,7 +166,9 @@ export class TaskService {
       if (JSON.stringify(responses).length > this.#limits.maxTaskBytes) {
         throw new McpError(INVALID_PARAMS, `Invalid params: inputResponses exceed the server's limit of ${this.#limits.maxTaskBytes} bytes per task`);
       }
-      await this.#store.update(task.taskId, answered(responses));
+      await this.#store.update(task.taskId, answered(responses)).catch((error: unknown) => {
+        throw storeFull(error, "Cannot store the answers");
+      });
       const ack: TaskResultOf<"update"> = { resultType: "complete" };
       return ack;
     };
@@ -231,6 +229,15 @@ export class TaskService {
     if (task.expiresAt < Date.now()) throw new McpError(INVALID_PARAMS, "Failed to retrieve task: Task has expired");
     return task;
   }
+}
+
+/** A store's refusal as the -32603 naming its limit; any other error as it is. */
+function storeFull(error: unknown, doing: string): unknown {
+  // By name too: a store outside the runtime (the Redis one) raises its own class of it.
+  if (error instanceof TaskStoreFullError || (error as Error)?.name === "TaskStoreFullError") {
+    return new McpError(INTERNAL_ERROR, `${doing}: ${(error as Error).message}`);
+  }
+  return error;
 }
 
 const TERMINAL = new Set(["completed", "failed", "cancelled"]);

@@ -67,6 +67,13 @@ export interface TaskLimits {
   maxTasksPerClient?: number;
   /** Bytes of one stored task as JSON (its result, error and input requests included). Default 1 MiB. */
   maxTaskBytes?: number;
+  /**
+   * Bytes (JSON characters) of every task the memory store holds, results included,
+   * server-wide. Past it the oldest finished tasks are evicted (tasks/get then says "not
+   * found"); a write that still does not fit is refused: a create or tasks/update with
+   * -32603, a result by failing its task. Default 64 MiB. (Redis: the broker's maxmemory.)
+   */
+  maxStoredBytes?: number;
   /** The longest TTL a task may have. Default 1 hour. */
   maxTtlMs?: number;
   /** The TTL a task gets unless its tool asks for another. Default 10 minutes. */
@@ -77,14 +84,18 @@ export const DEFAULT_TASK_LIMITS: Required<TaskLimits> = {
   maxTasks: 10_000,
   maxTasksPerClient: 1000,
   maxTaskBytes: 1 << 20,
+  maxStoredBytes: 64 << 20,
   maxTtlMs: 60 * 60_000,
   defaultTtlMs: 10 * 60_000,
 };
 
 /** Raised by a store that cannot take another task; the service answers -32603 naming the limit. */
 export class TaskStoreFullError extends Error {
-  constructor(readonly limit: number) {
-    super(`the task store holds its limit of ${limit} unfinished tasks`);
+  constructor(
+    readonly limit: number,
+    what = "unfinished tasks",
+  ) {
+    super(`the task store holds its limit of ${limit} ${what}`);
     this.name = "TaskStoreFullError";
   }
 }
@@ -92,7 +103,8 @@ export class TaskStoreFullError extends Error {
 /**
  * The default store: one process's memory. A task is kept as its JSON text, so a write is
  * copied once (the text) however many listeners watch the store, and a read parses its own
- * copy. Expired tasks are dropped when read and before a create.
+ * copy. Expired tasks are dropped when read and before a create; finished ones are evicted,
+ * oldest first, when the stored text would pass `maxStoredBytes`.
  */
 export class MemoryTaskStore implements TaskStore {
   /** Each task's JSON text, with what the bounds read of it kept beside it (never re-parsed). */
@@ -100,10 +112,15 @@ export class MemoryTaskStore implements TaskStore {
   readonly #listeners = new Set<(task: StoredTask) => void>();
   /** Tasks not yet ended: what `maxTasks` bounds. */
   #unfinished = 0;
+  /** Characters of every stored text: what `maxStoredBytes` bounds. */
+  #bytes = 0;
+  /** Finished tasks in the order they finished: the eviction order. */
+  readonly #finished = new Set<string>();
 
   constructor(
     private readonly maxTasks = DEFAULT_TASK_LIMITS.maxTasks,
     private readonly now: () => number = Date.now,
+    private readonly maxStoredBytes = DEFAULT_TASK_LIMITS.maxStoredBytes,
   ) {}
 
   get size(): number {
@@ -113,6 +130,11 @@ export class MemoryTaskStore implements TaskStore {
   /** Tasks not yet ended (for tests and metrics). */
   get unfinished(): number {
     return this.#unfinished;
+  }
+
+  /** Characters of JSON the store holds (for tests and metrics). */
+  get storedBytes(): number {
+    return this.#bytes;
   }
 
   async create(task: StoredTask): Promise<void> {
@@ -146,10 +168,14 @@ export class MemoryTaskStore implements TaskStore {
   /** Stores the task's text and hands one parsed copy of it to every listener. */
   #write(task: StoredTask): void {
     const json = JSON.stringify(task);
+    this.#makeRoom(task.taskId, json.length);
     const before = this.#tasks.get(task.taskId);
+    if (before !== undefined) this.#delete(task.taskId, before);
     const ended = isEnded(task);
-    this.#unfinished += (ended ? 0 : 1) - (before === undefined || before.ended ? 0 : 1);
     this.#tasks.set(task.taskId, { json, expiresAt: task.expiresAt, ended });
+    this.#bytes += json.length;
+    if (ended) this.#finished.add(task.taskId);
+    else this.#unfinished++;
     if (this.#listeners.size === 0) return;
     const written = JSON.parse(json) as StoredTask;
     for (const listener of this.#listeners) listener(written);
@@ -160,9 +186,24 @@ export class MemoryTaskStore implements TaskStore {
     for (const [id, entry] of this.#tasks) if (entry.expiresAt < now) this.#delete(id, entry);
   }
 
+  /**
+   * Evicts finished tasks, oldest first, until `bytes` replacing `taskId`'s text fits the
+   * budget; refuses (nothing changed beyond the evictions) when only unfinished ones are left.
+   */
+  #makeRoom(taskId: string, bytes: number): void {
+    const replaced = this.#tasks.get(taskId)?.json.length ?? 0;
+    for (const id of this.#finished) {
+      if (this.#bytes - replaced + bytes <= this.maxStoredBytes) return;
+      if (id !== taskId) this.#delete(id, this.#tasks.get(id)!);
+    }
+    if (this.#bytes - replaced + bytes > this.maxStoredBytes) throw new TaskStoreFullError(this.maxStoredBytes, "bytes of stored tasks");
+  }
+
   #delete(taskId: string, entry: Entry): void {
     this.#tasks.delete(taskId);
-    if (!entry.ended) this.#unfinished--;
+    this.#bytes -= entry.json.length;
+    if (entry.ended) this.#finished.delete(taskId);
+    else this.#unfinished--;
   }
 }
 
