@@ -113,7 +113,7 @@ export class RequestScope implements RequestContext {
     readonly requestId: RequestId,
     readonly meta: HandlerMeta,
     sink: NotificationSink,
-    readonly client?: ClientKey,
+    readonly client: ClientKey,
   ) {
     this.#sink = sink;
   }
