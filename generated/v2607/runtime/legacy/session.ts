@@ -32,6 +32,7 @@ import { isLoggingLevel, LOG_LEVEL_SEVERITY } from "../request-notifications.js"
 import { KINDS } from "../subscriptions/filter.js";
 import type { HandlerEntry } from "../subscriptions/stream.js";
 import { StreamTable } from "../subscriptions/stream-table.js";
+import type { ClientKey } from "../subscriptions/slots.js";
 import type { Translate } from "../connection.js";
 import type { MessageContext } from "../transport.js";
 import { mergeMeta, type HandlerMeta } from "../meta.js";
@@ -118,6 +119,8 @@ export class LegacySession implements ImplicitStreamOwner {
     readonly id: string,
     public output: SessionOutput | undefined,
     readonly ownedByConnection: boolean,
+    /** Whose share of sessions this session counts against. */
+    readonly client: ClientKey,
   ) {
     this.#serverRequests = new ServerRequests(host.maxClientRequests, host.clientRequestTimeoutMs);
   }

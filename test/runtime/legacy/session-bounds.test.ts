@@ -1,0 +1,96 @@
+/**
+ * What one client may hold through legacy HTTP sessions: a
+ * client's share of sessions (keyed as listen slots are: the principal here, since every
+ * test client shares 127.0.0.1), and the silence bound an open GET stream cannot dodge.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createServer, type LegacyOptions, type RuntimeEvent, type ServerLimits } from "../../../templates/runtime/index.js";
+import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { LEGACY_INITIALIZE, SseMessages } from "../../support/legacy-peer.js";
+import { recordingHandler } from "../../support/recording-handler.js";
+
+const ACCEPT = "application/json, text/event-stream";
+
+async function start(legacy: LegacyOptions, limits?: ServerLimits) {
+  const events: RuntimeEvent[] = [];
+  const server = createServer({ name: "bounds", version: "1", legacy, onEvent: (event) => events.push(event), ...(limits === undefined ? {} : { limits }) });
+  server.addSubscriptionHandler(recordingHandler().handler);
+  // Each test client names itself in a header: the principal its sessions and streams count against.
+  const handle = await serveHttp(server, { authenticate: (req) => req.headers["x-client"] });
+  return { server, handle, events };
+}
+
+function post(handle: HttpServerHandle, client: string, body: unknown, sessionId?: string): Promise<Response> {
+  const headers: Record<string, string> = { "content-type": "application/json", accept: ACCEPT, "x-client": client };
+  if (sessionId !== undefined) headers["mcp-session-id"] = sessionId;
+  return fetch(handle.url, { method: "POST", headers, body: JSON.stringify(body) });
+}
+
+function initialize(handle: HttpServerHandle, client: string, params: Record<string, unknown> = LEGACY_INITIALIZE): Promise<Response> {
+  return post(handle, client, { jsonrpc: "2.0", id: 1, method: "initialize", params });
+}
+
+async function open(handle: HttpServerHandle, client: string): Promise<string> {
+  const response = await initialize(handle, client);
+  assert.equal(response.status, 200, await response.clone().text());
+  await response.json();
+  const id = response.headers.get("mcp-session-id")!;
+  await (await post(handle, client, { jsonrpc: "2.0", method: "notifications/initialized" }, id)).text();
+  return id;
+}
+
+async function call(handle: HttpServerHandle, client: string, sessionId: string, method: string, params: Record<string, unknown>): Promise<any> {
+  const messages = new SseMessages(await post(handle, client, { jsonrpc: "2.0", id: 7, method, params }, sessionId));
+  return messages.next((frame) => frame["id"] === 7);
+}
+
+describe("legacy session bounds", () => {
+  it("maxSessionsPerClient: a client at its share is refused with 429 naming it, while another client is still served", async () => {
+    const { server, handle } = await start({ maxSessions: 10, maxSessionsPerClient: 2 });
+    try {
+      const first = await open(handle, "alice");
+      await open(handle, "alice");
+      const refused = await initialize(handle, "alice");
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers.get("mcp-session-id"), null);
+      assert.match(((await refused.json()) as any).error.message, /already has 2 legacy sessions open, its share/);
+      await open(handle, "bob");
+      assert.equal(server.legacySessions.size, 3);
+      // Ending one of its sessions gives the client its room back.
+      assert.equal((await fetch(handle.url, { method: "DELETE", headers: { "mcp-session-id": first, "x-client": "alice" } })).status, 204);
+      await open(handle, "alice");
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("maxSessionsPerClient defaults to a tenth of maxSessions", async () => {
+    const { server, handle } = await start({ maxSessions: 20 });
+    try {
+      assert.equal(server.legacySessions.maxSessionsPerClient, 2);
+      await open(handle, "alice");
+      await open(handle, "alice");
+      assert.equal((await initialize(handle, "alice")).status, 429);
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("maxSilentMs: a session whose client sends nothing ends even while its GET stream is open", async () => {
+    const { server, handle } = await start({ maxSilentMs: 100 });
+    try {
+      const id = await open(handle, "alice");
+      const stream = new SseMessages(await fetch(handle.url, { headers: { accept: "text/event-stream", "mcp-session-id": id, "x-client": "alice" } }));
+      // The stream ends when the session does: nothing but the priming event ever arrives.
+      assert.equal(await stream.next((frame) => "method" in frame), undefined);
+      assert.equal(server.legacySessions.size, 0);
+      assert.equal((await post(handle, "alice", { jsonrpc: "2.0", id: 2, method: "ping" }, id)).status, 404);
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+});
