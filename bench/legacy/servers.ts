@@ -35,7 +35,7 @@ async function startRuntime(): Promise<Started> {
     validator: ajvSchemaValidator(new Ajv2020({ strict: false })),
     // Every session comes from one address: the per-client shares are lifted with the totals.
     legacy: { maxSessions: MAX_SESSIONS, maxSessionsPerClient: MAX_SESSIONS },
-    limits: { maxStreams: MAX_SESSIONS },
+    limits: { maxStreams: MAX_SESSIONS, maxStreamsPerClient: MAX_SESSIONS },
   });
   server.addTool({ name: TOOL_NAME, inputSchema: INPUT_SCHEMA, outputSchema: OUTPUT_SCHEMA }, (args) => answer(args));
   server.addSubscriptionHandler(toolsListChangedHandler(events));

@@ -31,7 +31,7 @@ import { isLoggingLevel, LOG_LEVEL_SEVERITY } from "../request-notifications.js"
 import { KINDS } from "../subscriptions/filter.js";
 import type { HandlerEntry } from "../subscriptions/stream.js";
 import { StreamTable } from "../subscriptions/stream-table.js";
-import type { ClientKey } from "../subscriptions/slots.js";
+import { slotRefusalMessage, type ClientKey, type SlotRefusal } from "../subscriptions/slots.js";
 import type { Translate } from "../connection.js";
 import type { MessageContext } from "../transport.js";
 import { mergeMeta, type HandlerMeta } from "../meta.js";
@@ -76,8 +76,8 @@ export interface SessionHost {
   readonly clientRequestTimeoutMs: number;
   capabilities(meta: Readonly<Record<string, unknown>>): ServerCapabilities;
   hasMethod(method: string): boolean;
-  /** Takes one of the server's listen slots for this session's implicit stream. */
-  reserveStream(session: LegacySession): boolean;
+  /** Takes one of the server's listen slots for this session's implicit stream, from its client's share; or says which limit was reached. */
+  reserveStream(session: LegacySession): SlotRefusal | undefined;
   releaseStream(session: LegacySession): void;
   /** The session is over; the registry forgets it. */
   ended(session: LegacySession): void;
@@ -118,7 +118,7 @@ export class LegacySession implements ImplicitStreamOwner {
     readonly id: string,
     public output: SessionOutput | undefined,
     readonly ownedByConnection: boolean,
-    /** Whose share of sessions this session counts against. */
+    /** Whose shares of sessions and listen slots this session and its implicit streams count against. */
     readonly client: ClientKey,
   ) {
     this.#serverRequests = new ServerRequests(host.maxClientRequests, host.clientRequestTimeoutMs);
@@ -312,8 +312,12 @@ export class LegacySession implements ImplicitStreamOwner {
     this.#phase = "ready";
     const meta = this.#streamMeta();
     const filter = listChangedFilter(this.host.capabilities(meta) as Readonly<Record<string, unknown>>);
-    if (Object.keys(filter).length === 0 || !this.host.reserveStream(this)) return;
-    const open = new ImplicitStream(this, `${this.id}:list_changed`, meta, filter, this);
+    if (Object.keys(filter).length === 0) return;
+    const id = `${this.id}:list_changed`;
+    const refusal = this.host.reserveStream(this);
+    // No request to refuse: the session goes on without list changes, and the operator is told why.
+    if (refusal !== undefined) return this.host.emit({ type: "stream-rejected", id, reason: slotRefusalMessage(refusal) });
+    const open = new ImplicitStream(this, id, meta, filter, this.client);
     this.#listStream = open;
     await this.#open(open);
   }
@@ -322,11 +326,10 @@ export class LegacySession implements ImplicitStreamOwner {
     if (URI_KIND === undefined) return connection.send(errorResponse(id, METHOD_NOT_FOUND, "Method not found: resources/subscribe"));
     if (typeof uri !== "string") return connection.send(errorResponse(id, INVALID_PARAMS, 'Invalid params: "uri" must be a string'));
     if (this.#resourceStreams.has(uri)) return connection.send({ jsonrpc: "2.0", id, result: {} });
-    if (!this.host.reserveStream(this)) {
-      return connection.send(errorResponse(id, INTERNAL_ERROR, "The server has reached its limit of open subscription streams; retry later"));
-    }
+    const slotRefusal = this.host.reserveStream(this);
+    if (slotRefusal !== undefined) return connection.send(errorResponse(id, INTERNAL_ERROR, slotRefusalMessage(slotRefusal)));
     const filter = { [URI_KIND.filterKey]: [uri] } as SubscriptionFilter;
-    const open = new ImplicitStream(this, `${this.id}:${uri}`, this.#streamMeta(), filter, this);
+    const open = new ImplicitStream(this, `${this.id}:${uri}`, this.#streamMeta(), filter, this.client);
     this.#resourceStreams.set(uri, open);
     const opened = await this.#open(open);
     const honored = open.honored?.[URI_KIND.filterKey as keyof SubscriptionFilter];

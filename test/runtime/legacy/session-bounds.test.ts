@@ -1,7 +1,8 @@
 /**
  * What one client may hold through legacy HTTP sessions: a
  * client's share of sessions (keyed as listen slots are: the principal here, since every
- * test client shares 127.0.0.1), and the silence bound an open GET stream cannot dodge.
+ * test client shares 127.0.0.1), its share of listen slots across its sessions' implicit
+ * streams, and the silence bound an open GET stream cannot dodge.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -88,6 +89,32 @@ describe("legacy session bounds", () => {
       assert.equal(await stream.next((frame) => "method" in frame), undefined);
       assert.equal(server.legacySessions.size, 0);
       assert.equal((await post(handle, "alice", { jsonrpc: "2.0", id: 2, method: "ping" }, id)).status, 404);
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("maxStreamsPerClient: a session's implicit streams count toward its client's share of listen slots, across its sessions", async () => {
+    const { server, handle, events } = await start({}, { maxStreamsPerClient: 4 });
+    try {
+      // Each session's list stream takes one slot; two subscriptions fill alice's four.
+      const one = await open(handle, "alice");
+      const two = await open(handle, "alice");
+      assert.deepEqual((await call(handle, "alice", one, "resources/subscribe", { uri: "res://a" })).result, {});
+      assert.deepEqual((await call(handle, "alice", two, "resources/subscribe", { uri: "res://b" })).result, {});
+      const refused = await call(handle, "alice", two, "resources/subscribe", { uri: "res://c" });
+      assert.match(refused.error.message, /already has 4 open subscription streams, its share/);
+      // A third session of alice's finds no slot for its list stream: it is served without one, and the operator is told.
+      const three = await open(handle, "alice");
+      const rejected = events.find((event) => event.type === "stream-rejected");
+      assert.deepEqual(rejected, {
+        type: "stream-rejected",
+        id: `${three}:list_changed`,
+        reason: "This client already has 4 open subscription streams, its share of the server; close one before listening again",
+      });
+      const bob = await open(handle, "bob");
+      assert.deepEqual((await call(handle, "bob", bob, "resources/subscribe", { uri: "res://c" })).result, {});
     } finally {
       await handle.close();
       await server.close();
