@@ -15,6 +15,7 @@ import {
   initializeRefusal,
   LegacySession,
   unsupportedVersion,
+  type SessionBounds,
   type SessionConnection,
   type SessionEnding,
   type SessionHost,
@@ -48,6 +49,16 @@ export interface LegacyOptions {
    * session forever. Default 2 hours.
    */
   readonly maxSilentMs?: number;
+  /**
+   * Bytes (UTF-8 JSON) of what a session keeps of its `initialize`: the client's
+   * `capabilities` and `clientInfo`. A larger one is refused with -32602 naming the bound
+   * and opens no session. Default 64 KiB.
+   */
+  readonly maxInitializeBytes?: number;
+  /** `resources/subscribe` URIs one session may hold; one more is refused (-32600) until it unsubscribes one. Default 64. */
+  readonly maxSubscriptions?: number;
+  /** Characters of one `resources/subscribe` URI; a longer one is refused (-32602). Default 4096. */
+  readonly maxSubscriptionUriLength?: number;
   /** Bytes one session's GET stream may hold for a slow client before it is ended. Default 1 MiB. */
   readonly maxBufferedBytes?: number;
   /**
@@ -76,6 +87,9 @@ export const DEFAULT_MAX_SESSIONS = 1000;
 export const DEFAULT_SESSIONS_PER_CLIENT_FRACTION = 10;
 export const DEFAULT_IDLE_MS = 30 * 60_000;
 export const DEFAULT_MAX_SILENT_MS = 2 * 60 * 60_000;
+export const DEFAULT_MAX_INITIALIZE_BYTES = 64 * 1024;
+export const DEFAULT_MAX_SUBSCRIPTIONS = 64;
+export const DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH = 4096;
 export const DEFAULT_MAX_CLIENT_REQUESTS = 16;
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_RETRY_MS = 1000;
@@ -97,7 +111,7 @@ export interface EraConnection extends SessionConnection {
 }
 
 /** What the era needs from the server, beyond what each session needs. */
-export interface EraHost extends Omit<SessionHost, "codecs" | "ended" | "maxClientRequests" | "clientRequestTimeoutMs"> {
+export interface EraHost extends Omit<SessionHost, "codecs" | "ended" | "maxClientRequests" | "clientRequestTimeoutMs" | keyof SessionBounds> {
   /** The versions of the newer revision, named when a modern-only server refuses `initialize`. */
   readonly modernVersions: readonly string[];
   /** Serves one transport whose messages all belong to `session`. */
@@ -146,6 +160,9 @@ export class LegacyEra {
       codecs,
       maxClientRequests: Math.max(1, chosen.maxClientRequests ?? DEFAULT_MAX_CLIENT_REQUESTS),
       clientRequestTimeoutMs: Math.max(1, chosen.clientRequestTimeoutMs ?? DEFAULT_CLIENT_REQUEST_TIMEOUT_MS),
+      maxInitializeBytes: Math.max(0, chosen.maxInitializeBytes ?? DEFAULT_MAX_INITIALIZE_BYTES),
+      maxSubscriptions: Math.max(0, chosen.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS),
+      maxSubscriptionUriLength: Math.max(1, chosen.maxSubscriptionUriLength ?? DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH),
       capabilities: (meta) => host.capabilities(meta),
       hasMethod: (method) => host.hasMethod(method),
       reserveStream: (session) => host.reserveStream(session),
@@ -193,7 +210,7 @@ export class LegacyEra {
    * rather than until DELETE or idle expiry (HTTP). `client`: whose share it counts against.
    */
   open(initialize: JsonRpcRequest, output: SessionOutput | undefined, ownedByConnection: boolean, client: ClientKey): LegacySession | SessionRefusal {
-    const invalid = initializeRefusal(initialize);
+    const invalid = initializeRefusal(initialize, this.#sessionHost.maxInitializeBytes);
     if (invalid !== undefined) return { refused: "invalid", error: invalid };
     if (!this.enabled) return { refused: "full", error: this.limitError(initialize) };
     const refusal = this.#slots.reserve(client);

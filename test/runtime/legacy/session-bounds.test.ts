@@ -1,8 +1,9 @@
 /**
- * What one client may hold through legacy HTTP sessions: a
+ * What one client may hold through legacy HTTP sessions, and what one session keeps: a
  * client's share of sessions (keyed as listen slots are: the principal here, since every
  * test client shares 127.0.0.1), its share of listen slots across its sessions' implicit
- * streams, and the silence bound an open GET stream cannot dodge.
+ * streams, the silence bound an open GET stream cannot dodge, and the bytes a session
+ * keeps of its `initialize` and its subscriptions.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -115,6 +116,46 @@ describe("legacy session bounds", () => {
       });
       const bob = await open(handle, "bob");
       assert.deepEqual((await call(handle, "bob", bob, "resources/subscribe", { uri: "res://c" })).result, {});
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("maxInitializeBytes: an initialize whose capabilities and clientInfo exceed it is refused with -32602 naming it, and opens no session", async () => {
+    const { server, handle } = await start({ maxInitializeBytes: 1024 });
+    try {
+      const large = { ...LEGACY_INITIALIZE, capabilities: { experimental: { blob: "x".repeat(2048) } } };
+      const refused = await initialize(handle, "alice", large);
+      assert.equal(refused.status, 400);
+      assert.equal(refused.headers.get("mcp-session-id"), null);
+      const { error } = (await refused.json()) as any;
+      assert.equal(error.code, -32602);
+      assert.match(error.message, /limit of 1024/);
+      assert.equal(server.legacySessions.size, 0);
+      await open(handle, "alice"); // a small one is served
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
+  it("maxSubscriptionUriLength and maxSubscriptions: a longer URI is -32602, one more subscription is -32600, each naming its bound", async () => {
+    const { server, handle } = await start({ maxSubscriptions: 2, maxSubscriptionUriLength: 64 });
+    try {
+      const id = await open(handle, "alice");
+      const long = await call(handle, "alice", id, "resources/subscribe", { uri: `res://${"a".repeat(64)}` });
+      assert.equal(long.error.code, -32602);
+      assert.match(long.error.message, /limit of 64 characters/);
+      assert.deepEqual((await call(handle, "alice", id, "resources/subscribe", { uri: "res://a" })).result, {});
+      assert.deepEqual((await call(handle, "alice", id, "resources/subscribe", { uri: "res://b" })).result, {});
+      const third = await call(handle, "alice", id, "resources/subscribe", { uri: "res://c" });
+      assert.equal(third.error.code, -32600);
+      assert.match(third.error.message, /already holds 2 subscriptions/);
+      // Subscribing again to a held URI is no new subscription; unsubscribing makes room.
+      assert.deepEqual((await call(handle, "alice", id, "resources/subscribe", { uri: "res://a" })).result, {});
+      assert.deepEqual((await call(handle, "alice", id, "resources/unsubscribe", { uri: "res://a" })).result, {});
+      assert.deepEqual((await call(handle, "alice", id, "resources/subscribe", { uri: "res://c" })).result, {});
     } finally {
       await handle.close();
       await server.close();

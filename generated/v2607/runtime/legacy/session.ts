@@ -63,8 +63,17 @@ export interface SessionOutput {
   close?(): void;
 }
 
+/** What one session may keep of its client's requests (LegacyOptions). */
+export interface SessionBounds {
+  /** UTF-8 bytes of the `initialize` capabilities and clientInfo kept. */
+  readonly maxInitializeBytes: number;
+  /** `resources/subscribe` URIs held at once, and the length of each. */
+  readonly maxSubscriptions: number;
+  readonly maxSubscriptionUriLength: number;
+}
+
 /** What a session needs from the server. */
-export interface SessionHost {
+export interface SessionHost extends SessionBounds {
   readonly emit: EventHook;
   readonly mailboxSize: number;
   readonly subscriptionHandlers: readonly HandlerEntry[];
@@ -289,7 +298,7 @@ export class LegacySession implements ImplicitStreamOwner {
     const { id } = request;
     const params = request.params ?? {};
     if (this.#phase !== "new") return connection.send(errorResponse(id, INVALID_REQUEST, "Invalid request: this session is already initialized"));
-    const refusal = initializeRefusal(request);
+    const refusal = initializeRefusal(request, this.host.maxInitializeBytes);
     if (refusal !== undefined) return connection.send(refusal);
     const { protocolVersion, capabilities, clientInfo } = params;
     // The lifecycle's rule: the requested version when served, else the newest one served.
@@ -327,6 +336,16 @@ export class LegacySession implements ImplicitStreamOwner {
     if (URI_KIND === undefined) return connection.send(errorResponse(id, METHOD_NOT_FOUND, "Method not found: resources/subscribe"));
     if (typeof uri !== "string") return connection.send(errorResponse(id, INVALID_PARAMS, 'Invalid params: "uri" must be a string'));
     if (this.#resourceStreams.has(uri)) return connection.send({ jsonrpc: "2.0", id, result: {} });
+    // What the session keeps per subscription (the URI, a stream) is bounded before a slot is taken.
+    const { maxSubscriptions, maxSubscriptionUriLength } = this.host;
+    if (uri.length > maxSubscriptionUriLength)
+      return connection.send(
+        errorResponse(id, INVALID_PARAMS, `Invalid params: "uri" is longer than this server's limit of ${maxSubscriptionUriLength} characters`),
+      );
+    if (this.#resourceStreams.size >= maxSubscriptions)
+      return connection.send(
+        errorResponse(id, INVALID_REQUEST, `Invalid request: this session already holds ${maxSubscriptions} subscriptions, its limit; unsubscribe one first`),
+      );
     const slotRefusal = this.host.reserveStream(this);
     if (slotRefusal !== undefined) return connection.send(errorResponse(id, INTERNAL_ERROR, slotRefusalMessage(slotRefusal)));
     const filter = { [URI_KIND.filterKey]: [uri] } as SubscriptionFilter;
@@ -360,10 +379,19 @@ export class LegacySession implements ImplicitStreamOwner {
  * Why an `initialize` cannot open a session, or undefined. The era asks before it opens one,
  * so a refused `initialize` leaves no session behind (and an HTTP client gets no session id).
  */
-export function initializeRefusal(request: JsonRpcRequest): JsonRpcErrorResponse | undefined {
+export function initializeRefusal(request: JsonRpcRequest, maxKeptBytes: number): JsonRpcErrorResponse | undefined {
   const params = request.params ?? {};
-  if (typeof params["protocolVersion"] === "string" && isObject(params["capabilities"]) && isObject(params["clientInfo"])) return undefined;
-  return errorResponse(request.id, INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", "capabilities" and "clientInfo"');
+  const { capabilities, clientInfo } = params;
+  if (typeof params["protocolVersion"] !== "string" || !isObject(capabilities) || !isObject(clientInfo))
+    return errorResponse(request.id, INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", "capabilities" and "clientInfo"');
+  // The session keeps these for its whole life (every request's `_meta` carries them): bounded, so sessions cost what the limits say.
+  const kept = Buffer.byteLength(JSON.stringify(capabilities)) + Buffer.byteLength(JSON.stringify(clientInfo));
+  if (kept <= maxKeptBytes) return undefined;
+  return errorResponse(
+    request.id,
+    INVALID_PARAMS,
+    `Invalid params: initialize "capabilities" and "clientInfo" take ${kept} bytes, more than this server's limit of ${maxKeptBytes}`,
+  );
 }
 
 function answerEmpty(connection: SessionConnection, id: RequestId): void {
