@@ -33,8 +33,9 @@ async function startRuntime(): Promise<Started> {
     name: "bench-runtime",
     version: "1.0.0",
     validator: ajvSchemaValidator(new Ajv2020({ strict: false })),
-    legacy: { maxSessions: MAX_SESSIONS },
-    limits: { maxStreams: MAX_SESSIONS },
+    // Every session comes from one address: the per-client shares are lifted with the totals.
+    legacy: { maxSessions: MAX_SESSIONS, maxSessionsPerClient: MAX_SESSIONS },
+    limits: { maxStreams: MAX_SESSIONS, maxStreamsPerClient: MAX_SESSIONS },
   });
   server.addTool({ name: TOOL_NAME, inputSchema: INPUT_SCHEMA, outputSchema: OUTPUT_SCHEMA }, (args) => answer(args));
   server.addSubscriptionHandler(toolsListChangedHandler(events));

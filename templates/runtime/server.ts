@@ -333,9 +333,9 @@ export class Server {
         instructions: this.#options.instructions,
         modernVersions: host.supportedVersions,
         capabilities: (meta) => this.capabilities(meta),
-        // A legacy session is one client: its implicit streams share its slots.
-        reserveStream: (session) => host.slots.reserve(session) === undefined,
-        releaseStream: (session) => host.slots.release(session),
+        // A session's implicit streams count against its client's share, with that client's listen streams and other sessions.
+        reserveStream: (session) => host.slots.reserve(session.client),
+        releaseStream: (session) => host.slots.release(session.client),
         connect: (transport, session) => this.#connect(transport, session),
       },
       this.#options.legacy,

@@ -218,10 +218,15 @@ export class Connection implements StreamHost, EraConnection {
     if (method !== DISCOVER_METHOD) this.modernSeen = true;
     const meta = mergeMeta(request.params!["_meta"] as JsonObject, context);
     if (method === LISTEN_METHOD) {
-      await this.#listen(request, meta, clientKey(context?.[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
+      await this.#listen(request, meta, this.clientKey(context));
       return;
     }
     await this.serve(request, meta);
+  }
+
+  /** Who this connection's messages come from, for the per-client shares (slots.ts). */
+  clientKey(context: MessageContext | undefined): ClientKey {
+    return clientKey(context?.[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this);
   }
 
   /**

@@ -17,6 +17,7 @@ import { carriesModernMeta, type LegacyEra } from "./era.js";
 import { openSessionStream } from "./resumable.js";
 import { LegacySession } from "./session.js";
 import { SESSION_METHODS } from "./translate.js";
+import { clientKey } from "../subscriptions/slots.js";
 
 export const SESSION_HEADER = "mcp-session-id";
 
@@ -51,9 +52,13 @@ export function isLegacyInitialize(message: JsonRpcMessage): boolean {
 
 /** An `initialize` POST: a new session whose id travels on the answer; a refused one (400, or 503 at the limit) opens none. */
 export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchange, message: JsonRpcRequest): Promise<void> {
-  const session = era.open(message, undefined, false);
+  // The client as a listen over this request would be keyed: its principal, else its address, else its socket.
+  const socket = exchange.req.socket;
+  const session = era.open(message, undefined, false, clientKey(exchange.context?.["principal"], socket.remoteAddress, socket));
   if (!(session instanceof LegacySession)) {
     if (session.refused === "full") return exchange.reject({ status: 503, headers: { "retry-after": "5" }, body: session.error });
+    // This client at its share: waiting does not help, ending one of its sessions does.
+    if (session.refused === "share") return exchange.reject({ status: 429, body: session.error });
     return exchange.reject({ status: statusForErrorCode(session.error.error.code), body: session.error });
   }
   exchange.res.setHeader(SESSION_HEADER, session.id);

@@ -1,6 +1,6 @@
 /**
  * Listen slots: how many streams may be open at once, server-wide and per client, so that
- * one client cannot hold every slot. A client is who the transport vouches for: the
+ * one client cannot hold every slot (legacy sessions are counted the same way, era.ts). A client is who the transport vouches for: the
  * authenticated principal, else the peer address the transport reports, else the
  * connection itself (stdio: one connection is one client). What the client writes in its
  * own `_meta` never decides the key.

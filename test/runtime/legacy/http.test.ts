@@ -121,7 +121,7 @@ describe("legacy sessions over Streamable HTTP", () => {
   });
 
   it("a session flood stops at the limit with 503, and the count stays there", async () => {
-    const server = createServer({ name: "flood", version: "1", legacy: { maxSessions: 3 } });
+    const server = createServer({ name: "flood", version: "1", legacy: { maxSessions: 3, maxSessionsPerClient: 3 } });
     const handle = await serveHttp(server);
     try {
       for (let i = 0; i < 3; i++) await initialize(handle);

@@ -11,10 +11,12 @@ import { randomUUID } from "node:crypto";
 import { META_KEYS } from "../protocol.js";
 import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcErrorResponse, type JsonRpcRequest } from "../jsonrpc.js";
 import type { MessageContext, Transport } from "../transport.js";
+import { StreamSlots, type ClientKey } from "../subscriptions/slots.js";
 import {
   initializeRefusal,
   LegacySession,
   unsupportedVersion,
+  type SessionBounds,
   type SessionConnection,
   type SessionEnding,
   type SessionHost,
@@ -34,8 +36,30 @@ export interface LegacyOptions {
   readonly versions?: readonly string[];
   /** Open sessions at once; an `initialize` beyond it is refused (HTTP 503). Default 1000. */
   readonly maxSessions?: number;
+  /**
+   * Open sessions of one client (the authenticated principal, else the peer address, else
+   * the connection: the key listen slots use); an `initialize` beyond it is refused (HTTP
+   * 429), so one client cannot take every session. Default a tenth of `maxSessions` (100).
+   */
+  readonly maxSessionsPerClient?: number;
   /** An HTTP session without a message or an open GET stream for this long ends. Default 30 minutes. */
   readonly idleMs?: number;
+  /**
+   * An HTTP session whose client sent nothing for this long (no POST, no GET reconnect, no
+   * DELETE) ends even while its GET stream is open: a stream nobody reads from cannot keep a
+   * session forever. Default 2 hours.
+   */
+  readonly maxSilentMs?: number;
+  /**
+   * Bytes (UTF-8 JSON) of what a session keeps of its `initialize`: the client's
+   * `capabilities` and `clientInfo`. A larger one is refused with -32602 naming the bound
+   * and opens no session. Default 64 KiB.
+   */
+  readonly maxInitializeBytes?: number;
+  /** `resources/subscribe` URIs one session may hold; one more is refused (-32600) until it unsubscribes one. Default 64. */
+  readonly maxSubscriptions?: number;
+  /** Characters of one `resources/subscribe` URI; a longer one is refused (-32602). Default 4096. */
+  readonly maxSubscriptionUriLength?: number;
   /** Bytes one session's GET stream may hold for a slow client before it is ended. Default 1 MiB. */
   readonly maxBufferedBytes?: number;
   /**
@@ -60,14 +84,20 @@ export interface LegacyOptions {
 }
 
 export const DEFAULT_MAX_SESSIONS = 1000;
+/** A client's default share of `maxSessions`: a tenth, so nine more clients at their share still find room. */
+export const DEFAULT_SESSIONS_PER_CLIENT_FRACTION = 10;
 export const DEFAULT_IDLE_MS = 30 * 60_000;
+export const DEFAULT_MAX_SILENT_MS = 2 * 60 * 60_000;
+export const DEFAULT_MAX_INITIALIZE_BYTES = 64 * 1024;
+export const DEFAULT_MAX_SUBSCRIPTIONS = 64;
+export const DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH = 4096;
 export const DEFAULT_MAX_CLIENT_REQUESTS = 16;
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_RETRY_MS = 1000;
 
-/** Why an `initialize` opened no session, and the answer it gets. */
+/** Why an `initialize` opened no session (refused, the server full, the client at its share), and the answer it gets. */
 export interface SessionRefusal {
-  readonly refused: "invalid" | "full";
+  readonly refused: "invalid" | "full" | "share";
   readonly error: JsonRpcErrorResponse;
 }
 
@@ -77,10 +107,12 @@ export interface EraConnection extends SessionConnection {
   legacySession: LegacySession | undefined;
   /** Whether a request of the newer revision was served here (then `initialize` is refused). */
   readonly modernSeen: boolean;
+  /** The client a session opened here counts against (slots.ts `clientKey`). */
+  clientKey(context: MessageContext | undefined): ClientKey;
 }
 
 /** What the era needs from the server, beyond what each session needs. */
-export interface EraHost extends Omit<SessionHost, "codecs" | "ended" | "maxClientRequests" | "clientRequestTimeoutMs"> {
+export interface EraHost extends Omit<SessionHost, "codecs" | "ended" | "maxClientRequests" | "clientRequestTimeoutMs" | keyof SessionBounds> {
   /** The versions of the newer revision, named when a modern-only server refuses `initialize`. */
   readonly modernVersions: readonly string[];
   /** Serves one transport whose messages all belong to `session`. */
@@ -90,13 +122,17 @@ export interface EraHost extends Omit<SessionHost, "codecs" | "ended" | "maxClie
 export class LegacyEra {
   readonly enabled: boolean;
   readonly maxSessions: number;
+  readonly maxSessionsPerClient: number;
   readonly idleMs: number;
+  readonly maxSilentMs: number;
   readonly maxBufferedBytes: number | undefined;
   /** How a session's SSE streams are primed, polled and replayed (resumable.ts). */
   readonly resume: ResumeOptions;
   /** The initialize-era versions served, newest first. */
   readonly versions: readonly string[];
   readonly #sessions = new Map<string, LegacySession>();
+  /** Sessions held, server-wide and per client: the listen slots' rule, applied to sessions. */
+  readonly #slots: StreamSlots;
   readonly #sessionHost: SessionHost;
   #sweep: NodeJS.Timeout | undefined;
 
@@ -107,7 +143,10 @@ export class LegacyEra {
     this.enabled = options !== false;
     const chosen = options === false ? {} : (options ?? {});
     this.maxSessions = Math.max(1, chosen.maxSessions ?? DEFAULT_MAX_SESSIONS);
+    this.maxSessionsPerClient = Math.max(1, chosen.maxSessionsPerClient ?? Math.ceil(this.maxSessions / DEFAULT_SESSIONS_PER_CLIENT_FRACTION));
+    this.#slots = new StreamSlots(this.maxSessions, this.maxSessionsPerClient);
     this.idleMs = Math.max(1, chosen.idleMs ?? DEFAULT_IDLE_MS);
+    this.maxSilentMs = Math.max(1, chosen.maxSilentMs ?? DEFAULT_MAX_SILENT_MS);
     this.maxBufferedBytes = chosen.maxBufferedBytes;
     this.resume = {
       retryMs: Math.max(0, chosen.retryMs ?? DEFAULT_RETRY_MS),
@@ -122,6 +161,9 @@ export class LegacyEra {
       codecs,
       maxClientRequests: Math.max(1, chosen.maxClientRequests ?? DEFAULT_MAX_CLIENT_REQUESTS),
       clientRequestTimeoutMs: Math.max(1, chosen.clientRequestTimeoutMs ?? DEFAULT_CLIENT_REQUEST_TIMEOUT_MS),
+      maxInitializeBytes: Math.max(0, chosen.maxInitializeBytes ?? DEFAULT_MAX_INITIALIZE_BYTES),
+      maxSubscriptions: Math.max(0, chosen.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS),
+      maxSubscriptionUriLength: Math.max(1, chosen.maxSubscriptionUriLength ?? DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH),
       capabilities: (meta) => host.capabilities(meta),
       hasMethod: (method) => host.hasMethod(method),
       reserveStream: (session) => host.reserveStream(session),
@@ -151,7 +193,7 @@ export class LegacyEra {
       connection.send(unsupportedVersion(request.id, String(request.params?.["protocolVersion"]), this.host.modernVersions));
       return true;
     }
-    const opened = this.open(request, connection, true);
+    const opened = this.open(request, connection, true, connection.clientKey(context));
     // Refused: the connection stays unbound, so its era is not fixed yet.
     if (!(opened instanceof LegacySession)) {
       connection.send(opened.error);
@@ -166,15 +208,18 @@ export class LegacyEra {
    * A new session for `initialize`, writing its notifications to `output`; or why none was
    * opened: the request is refused (`invalid`), or the session limit is reached (`full`).
    * `ownedByConnection`: it lives exactly as long as the connection that opened it (stdio),
-   * rather than until DELETE or idle expiry (HTTP).
+   * rather than until DELETE or idle expiry (HTTP). `client`: whose share it counts against.
    */
-  open(initialize: JsonRpcRequest, output: SessionOutput | undefined, ownedByConnection: boolean): LegacySession | SessionRefusal {
-    const invalid = initializeRefusal(initialize);
+  open(initialize: JsonRpcRequest, output: SessionOutput | undefined, ownedByConnection: boolean, client: ClientKey): LegacySession | SessionRefusal {
+    const invalid = initializeRefusal(initialize, this.#sessionHost.maxInitializeBytes);
     if (invalid !== undefined) return { refused: "invalid", error: invalid };
-    if (!this.enabled || this.#sessions.size >= this.maxSessions) return { refused: "full", error: this.limitError(initialize) };
-    const session = new LegacySession(this.#sessionHost, randomUUID(), output, ownedByConnection);
+    if (!this.enabled) return { refused: "full", error: this.limitError(initialize) };
+    const refusal = this.#slots.reserve(client);
+    if (refusal?.scope === "server") return { refused: "full", error: this.limitError(initialize) };
+    if (refusal !== undefined) return { refused: "share", error: this.#shareError(initialize) };
+    const session = new LegacySession(this.#sessionHost, randomUUID(), output, ownedByConnection, client);
     this.#sessions.set(session.id, session);
-    this.#sweep ??= setInterval(() => this.#expireIdle(), Math.min(this.idleMs, 60_000)).unref();
+    this.#sweep ??= setInterval(() => this.#expireIdle(), Math.min(this.idleMs, this.maxSilentMs, 60_000)).unref();
     return session;
   }
 
@@ -186,6 +231,19 @@ export class LegacyEra {
     return errorResponse(request?.id ?? null, INTERNAL_ERROR, `The server has reached its limit of ${this.maxSessions} legacy sessions; retry later`);
   }
 
+  #shareError(request: JsonRpcRequest): JsonRpcErrorResponse {
+    return errorResponse(
+      request.id,
+      INTERNAL_ERROR,
+      `This client already has ${this.maxSessionsPerClient} legacy sessions open, its share of the server; end one (DELETE) before initializing another`,
+    );
+  }
+
+  /** Sessions open for one client (for tests and metrics). */
+  heldBy(client: ClientKey): number {
+    return this.#slots.heldBy(client);
+  }
+
   /** Server shutdown: every session ends (handleClose for each implicit stream). */
   async close(cause: SessionEnding = "shutdown"): Promise<void> {
     await Promise.all([...this.#sessions.values()].map((session) => session.close(cause)));
@@ -193,18 +251,29 @@ export class LegacyEra {
 
   #forget(session: LegacySession): void {
     closeStreams(session);
-    if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
+    if (this.#sessions.get(session.id) === session) {
+      this.#sessions.delete(session.id);
+      this.#slots.release(session.client);
+    }
     if (this.#sessions.size === 0 && this.#sweep !== undefined) {
       clearInterval(this.#sweep);
       this.#sweep = undefined;
     }
   }
 
-  /** Ends HTTP sessions quiet (no message, no GET stream) for longer than idleMs; stdio sessions live as long as their process. */
+  /**
+   * Ends HTTP sessions quiet (no message, no GET stream) for longer than idleMs, and those
+   * whose client sent nothing for longer than maxSilentMs whatever stream they hold; stdio
+   * sessions live as long as their process.
+   */
   #expireIdle(): void {
-    const cutoff = Date.now() - this.idleMs;
+    const now = Date.now();
+    const idleCutoff = now - this.idleMs;
+    const silentCutoff = now - this.maxSilentMs;
     for (const session of [...this.#sessions.values()]) {
-      if (!session.ownedByConnection && !carriesStream(session.output) && session.lastActive < cutoff) void session.close("client-gone");
+      if (session.ownedByConnection) continue;
+      const idle = !carriesStream(session.output) && session.lastActive < idleCutoff;
+      if (idle || session.lastActive < silentCutoff) void session.close("client-gone");
     }
   }
 }

@@ -32,6 +32,7 @@ import { isLoggingLevel, LOG_LEVEL_SEVERITY } from "../request-notifications.js"
 import { KINDS } from "../subscriptions/filter.js";
 import type { HandlerEntry } from "../subscriptions/stream.js";
 import { StreamTable } from "../subscriptions/stream-table.js";
+import { slotRefusalMessage, type ClientKey, type SlotRefusal } from "../subscriptions/slots.js";
 import type { Translate } from "../connection.js";
 import type { MessageContext } from "../transport.js";
 import { mergeMeta, type HandlerMeta } from "../meta.js";
@@ -62,8 +63,17 @@ export interface SessionOutput {
   close?(): void;
 }
 
+/** What one session may keep of its client's requests (LegacyOptions). */
+export interface SessionBounds {
+  /** UTF-8 bytes of the `initialize` capabilities and clientInfo kept. */
+  readonly maxInitializeBytes: number;
+  /** `resources/subscribe` URIs held at once, and the length of each. */
+  readonly maxSubscriptions: number;
+  readonly maxSubscriptionUriLength: number;
+}
+
 /** What a session needs from the server. */
-export interface SessionHost {
+export interface SessionHost extends SessionBounds {
   readonly emit: EventHook;
   readonly mailboxSize: number;
   readonly subscriptionHandlers: readonly HandlerEntry[];
@@ -76,8 +86,8 @@ export interface SessionHost {
   readonly clientRequestTimeoutMs: number;
   capabilities(meta: Readonly<Record<string, unknown>>): ServerCapabilities;
   hasMethod(method: string): boolean;
-  /** Takes one of the server's listen slots for this session's implicit stream. */
-  reserveStream(session: LegacySession): boolean;
+  /** Takes one of the server's listen slots for this session's implicit stream, from its client's share; or says which limit was reached. */
+  reserveStream(session: LegacySession): SlotRefusal | undefined;
   releaseStream(session: LegacySession): void;
   /** The session is over; the registry forgets it. */
   ended(session: LegacySession): void;
@@ -118,6 +128,8 @@ export class LegacySession implements ImplicitStreamOwner {
     readonly id: string,
     public output: SessionOutput | undefined,
     readonly ownedByConnection: boolean,
+    /** Whose shares of sessions and listen slots this session and its implicit streams count against. */
+    readonly client: ClientKey,
   ) {
     this.#serverRequests = new ServerRequests(host.maxClientRequests, host.clientRequestTimeoutMs);
   }
@@ -286,7 +298,7 @@ export class LegacySession implements ImplicitStreamOwner {
     const { id } = request;
     const params = request.params ?? {};
     if (this.#phase !== "new") return connection.send(errorResponse(id, INVALID_REQUEST, "Invalid request: this session is already initialized"));
-    const refusal = initializeRefusal(request);
+    const refusal = initializeRefusal(request, this.host.maxInitializeBytes);
     if (refusal !== undefined) return connection.send(refusal);
     const { protocolVersion, capabilities, clientInfo } = params;
     // The lifecycle's rule: the requested version when served, else the newest one served.
@@ -310,8 +322,12 @@ export class LegacySession implements ImplicitStreamOwner {
     this.#phase = "ready";
     const meta = this.#streamMeta();
     const filter = listChangedFilter(this.host.capabilities(meta) as Readonly<Record<string, unknown>>);
-    if (Object.keys(filter).length === 0 || !this.host.reserveStream(this)) return;
-    const open = new ImplicitStream(this, `${this.id}:list_changed`, meta, filter, this);
+    if (Object.keys(filter).length === 0) return;
+    const id = `${this.id}:list_changed`;
+    const refusal = this.host.reserveStream(this);
+    // No request to refuse: the session goes on without list changes, and the operator is told why.
+    if (refusal !== undefined) return this.host.emit({ type: "stream-rejected", id, reason: slotRefusalMessage(refusal) });
+    const open = new ImplicitStream(this, id, meta, filter, this.client);
     this.#listStream = open;
     await this.#open(open);
   }
@@ -320,11 +336,20 @@ export class LegacySession implements ImplicitStreamOwner {
     if (URI_KIND === undefined) return connection.send(errorResponse(id, METHOD_NOT_FOUND, "Method not found: resources/subscribe"));
     if (typeof uri !== "string") return connection.send(errorResponse(id, INVALID_PARAMS, 'Invalid params: "uri" must be a string'));
     if (this.#resourceStreams.has(uri)) return connection.send({ jsonrpc: "2.0", id, result: {} });
-    if (!this.host.reserveStream(this)) {
-      return connection.send(errorResponse(id, INTERNAL_ERROR, "The server has reached its limit of open subscription streams; retry later"));
-    }
+    // What the session keeps per subscription (the URI, a stream) is bounded before a slot is taken.
+    const { maxSubscriptions, maxSubscriptionUriLength } = this.host;
+    if (uri.length > maxSubscriptionUriLength)
+      return connection.send(
+        errorResponse(id, INVALID_PARAMS, `Invalid params: "uri" is longer than this server's limit of ${maxSubscriptionUriLength} characters`),
+      );
+    if (this.#resourceStreams.size >= maxSubscriptions)
+      return connection.send(
+        errorResponse(id, INVALID_REQUEST, `Invalid request: this session already holds ${maxSubscriptions} subscriptions, its limit; unsubscribe one first`),
+      );
+    const slotRefusal = this.host.reserveStream(this);
+    if (slotRefusal !== undefined) return connection.send(errorResponse(id, INTERNAL_ERROR, slotRefusalMessage(slotRefusal)));
     const filter = { [URI_KIND.filterKey]: [uri] } as SubscriptionFilter;
-    const open = new ImplicitStream(this, `${this.id}:${uri}`, this.#streamMeta(), filter, this);
+    const open = new ImplicitStream(this, `${this.id}:${uri}`, this.#streamMeta(), filter, this.client);
     this.#resourceStreams.set(uri, open);
     const opened = await this.#open(open);
     const honored = open.honored?.[URI_KIND.filterKey as keyof SubscriptionFilter];
@@ -354,10 +379,19 @@ export class LegacySession implements ImplicitStreamOwner {
  * Why an `initialize` cannot open a session, or undefined. The era asks before it opens one,
  * so a refused `initialize` leaves no session behind (and an HTTP client gets no session id).
  */
-export function initializeRefusal(request: JsonRpcRequest): JsonRpcErrorResponse | undefined {
+export function initializeRefusal(request: JsonRpcRequest, maxKeptBytes: number): JsonRpcErrorResponse | undefined {
   const params = request.params ?? {};
-  if (typeof params["protocolVersion"] === "string" && isObject(params["capabilities"]) && isObject(params["clientInfo"])) return undefined;
-  return errorResponse(request.id, INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", "capabilities" and "clientInfo"');
+  const { capabilities, clientInfo } = params;
+  if (typeof params["protocolVersion"] !== "string" || !isObject(capabilities) || !isObject(clientInfo))
+    return errorResponse(request.id, INVALID_PARAMS, 'Invalid params: initialize needs "protocolVersion", "capabilities" and "clientInfo"');
+  // The session keeps these for its whole life (every request's `_meta` carries them): bounded, so sessions cost what the limits say.
+  const kept = Buffer.byteLength(JSON.stringify(capabilities)) + Buffer.byteLength(JSON.stringify(clientInfo));
+  if (kept <= maxKeptBytes) return undefined;
+  return errorResponse(
+    request.id,
+    INVALID_PARAMS,
+    `Invalid params: initialize "capabilities" and "clientInfo" take ${kept} bytes, more than this server's limit of ${maxKeptBytes}`,
+  );
 }
 
 function answerEmpty(connection: SessionConnection, id: RequestId): void {
