@@ -311,7 +311,7 @@ export class LegacySession implements ImplicitStreamOwner {
       [META_KEYS.logLevel]: LOWEST_LOG_LEVEL,
     });
     this.#phase = "initialized";
-    const result = initializeResult(codec, codec.version, this.host.capabilities(this.#streamMeta()), this.host.info, this.host.instructions);
+    const result = initializeResult(codec, this.host.capabilities(this.#streamMeta()), this.host.info, this.host.instructions);
     connection.send({ jsonrpc: "2.0", id, result });
   }
 

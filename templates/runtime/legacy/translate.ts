@@ -139,12 +139,11 @@ function hasModernOnlyPart(result: JsonObject): boolean {
  */
 export function initializeResult(
   codec: RevisionCodec,
-  version: string,
   capabilities: Modern.ServerCapabilities,
   info: Modern.Implementation,
   instructions: string | undefined,
 ): JsonObject {
-  const result: Record<string, unknown> = { protocolVersion: version, capabilities, serverInfo: info };
+  const result: Record<string, unknown> = { protocolVersion: codec.version, capabilities, serverInfo: info };
   if (instructions !== undefined) result["instructions"] = instructions;
   return codec.initializeResult(result as JsonObject);
 }
