@@ -38,7 +38,8 @@ describe("mcp-gen listen's legacy session is bounded by maxMessageBytes", () => 
     const server = createServer({ name: "big-event", version: "1" });
     server.addSubscriptionHandler(fanoutHandler(sources));
     const handle = await serveHttp(server);
-    const longUri = `file:///${"y".repeat(2 * LIMIT)}`;
+    // Over the event limit, under the server's URI length bound (legacy.maxSubscriptionUriLength).
+    const longUri = `file:///${"y".repeat(LIMIT + 100)}`;
     const events: ListenEvent[] = [];
     try {
       const listening = listen({ target: { url: handle.url }, legacy: true, maxMessageBytes: LIMIT, filter: { resourceSubscriptions: [longUri] } }, (event) =>
