@@ -105,28 +105,31 @@ class ShapeDeriver {
 
   /** allOf: the members' keys together (with the node's own properties). */
   #merged(parts: JsonValue[], node: JsonObject): Shape {
-    const keys: Record<string, Shape> = {};
-    let open = isOpen(node);
-    for (const part of [...parts, { properties: isObject(node.properties) ? node.properties : {} }]) {
-      const shape = this.#resolve(this.of(part));
-      if (shape === true || !("keys" in shape)) return true;
-      Object.assign(keys, shape.keys);
-      open ||= shape.open === true;
-    }
-    return open ? { keys, open: true } : { keys };
+    const own = { properties: isObject(node.properties) ? node.properties : {} };
+    return this.#keysTogether(
+      [...parts, own].map((part) => this.of(part)),
+      isOpen(node),
+    );
   }
 
   /** anyOf/oneOf: objects told apart by a `type` constant, else their keys together, else anything. */
   #union(members: JsonValue[]): Shape {
-    const resolved = members.map((member) => ({ shape: this.of(member), tag: this.#tagOf(member) }));
-    if (resolved.every(({ tag }) => tag !== undefined)) {
+    const tags = members.map((member) => this.#tagOf(member));
+    if (tags.every((tag) => tag !== undefined)) {
       const byType: Record<string, Shape> = {};
-      for (const { shape, tag } of resolved) byType[tag!] = shape;
+      members.forEach((member, index) => (byType[tags[index]!] = this.of(member)));
       return { byType };
     }
+    return this.#keysTogether(
+      members.map((member) => this.of(member)),
+      false,
+    );
+  }
+
+  /** Object shapes as one: every key of each (open if any is); anything when one of them is not an object. */
+  #keysTogether(shapes: readonly Shape[], open: boolean): Shape {
     const keys: Record<string, Shape> = {};
-    let open = false;
-    for (const { shape } of resolved) {
+    for (const shape of shapes) {
       const object = this.#resolve(shape);
       if (object === true || !("keys" in object)) return true;
       Object.assign(keys, object.keys);
