@@ -42,7 +42,16 @@ export function reconnectDelay(retryMs: number, shortInARow: number): number {
 export interface LegacyHttpOptions {
   readonly headers?: Readonly<Record<string, string>>;
   readonly maxMessageBytes: number;
+  /** How often a `ping` tells the server the client is still there while it only listens. Default KEEP_ALIVE_MS. */
+  readonly keepAliveMs?: number;
 }
+
+/**
+ * A session that only listens sends nothing of its own, and a server may end a session whose
+ * client is silent for long even while its GET stream is open (the runtime's
+ * `legacy.maxSilentMs`, 2 h by default): a `ping` this often keeps it.
+ */
+export const KEEP_ALIVE_MS = 10 * 60_000;
 
 export class LegacyHttpSession {
   #sessionId: string | undefined;
@@ -103,6 +112,19 @@ export class LegacyHttpSession {
    * connection is open: notifications sent before it went nowhere.
    */
   async watch(
+    onNotification: (notification: JsonRpcNotification) => void,
+    signal: AbortSignal,
+    onOpen: () => void,
+  ): Promise<{ how: "stopped" } | { how: "gone"; reason: string }> {
+    const keepAlive = setInterval(() => void this.request("ping").catch(() => {}), this.options.keepAliveMs ?? KEEP_ALIVE_MS);
+    try {
+      return await this.#watch(onNotification, signal, onOpen);
+    } finally {
+      clearInterval(keepAlive);
+    }
+  }
+
+  async #watch(
     onNotification: (notification: JsonRpcNotification) => void,
     signal: AbortSignal,
     onOpen: () => void,
