@@ -65,8 +65,9 @@ export const CREATE_OPTIONS: readonly OptionSpec[] = [
     kind: "text",
     argument: "<Name>",
     default: "ToolChanges",
-    describe: "the first subscription handler, PascalCase",
-    question: "Name of the first subscription handler (PascalCase)",
+    describe: "the first subscription handler (notifies clients of app events)",
+    question:
+      "A subscription handler turns your app's events into notifications for the clients listening (e.g. tools/list_changed). Name of the first one (PascalCase)",
     check: (value) => validateName(value, "handler"),
   },
   {
