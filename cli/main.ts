@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { commandLoaders } from "./commands/index.js";
-import { CliError, printError } from "./errors.js";
+import { printError } from "./errors.js";
+import { usageError, type KnownOptions } from "./usage-errors.js";
 import { enableCompileCache } from "./compile-cache.js";
 
 enableCompileCache();
@@ -24,7 +25,9 @@ export async function main(argv: string[]): Promise<number> {
     .version()
     .wrap(Math.min(100, process.stdout.columns ?? 100))
     .fail((message, error) => {
-      throw error ?? new CliError(message, { hint: "run `mcp-gen --help` for usage", exitCode: 2 });
+      // yargs' own words name neither the unknown command nor the missing name: say what was
+      // wrong. getOptions (untyped, but public on the instance) holds the failing command's options.
+      throw error ?? usageError(argv, message, commandLoaders, (parser as unknown as { getOptions(): KnownOptions }).getOptions());
     });
   for (const entry of commandLoaders) {
     // Only the requested command's module is imported; the others are listed by name.

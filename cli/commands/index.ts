@@ -11,6 +11,8 @@ export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" |
 export const commandLoaders: ReadonlyArray<{
   name: CommandName;
   describe: string;
+  /** For a command taking a name: one to show when it is missing. */
+  example?: string;
   load: () => Promise<CommandModule<any, any>>;
 }> = [
   {
@@ -21,26 +23,31 @@ export const commandLoaders: ReadonlyArray<{
   {
     name: "handler",
     describe: "Add a subscription handler, its test, and its entry in src/handlers/index.ts",
+    example: "Audit",
     load: async () => (await import("./handler.js")).default,
   },
   {
     name: "tool",
     describe: "Add a typed tool, its test, and its entry in src/tools/index.ts",
+    example: "Weather",
     load: async () => (await import("./tool.js")).default,
   },
   {
     name: "resource",
     describe: "Add a resource or template, its test, and its entry in src/resources/index.ts",
+    example: "Orders",
     load: async () => (await import("./resource.js")).default,
   },
   {
     name: "prompt",
     describe: "Add a typed prompt, its test, and its entry in src/prompts/index.ts",
+    example: "Summarize",
     load: async () => (await import("./prompt.js")).default,
   },
   {
     name: "transport",
     describe: "Add a transport (newline-delimited JSON over any Duplex) and its contract test",
+    example: "Socket",
     load: async () => (await import("./transport.js")).default,
   },
   {

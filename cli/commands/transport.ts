@@ -1,5 +1,5 @@
 import type { CommandModule } from "yargs";
-import { generateTransport } from "../scaffold/transport.js";
+import { generateTransport, transportClassName, transportWiring } from "../scaffold/transport.js";
 import { describeCommand } from "./index.js";
 import { runProjectEdit, withProjectEditOptions, type ProjectEditArgs } from "./project-edit.js";
 
@@ -18,7 +18,12 @@ const command: CommandModule<object, TransportArgs> = {
         .option("push", { type: "boolean", default: false, describe: "also deliver events by push (subscribe)" }),
     ),
   handler: async (args) => {
-    await runProjectEdit(args, (options) => generateTransport({ ...options, name: args.name, push: args.push }));
+    const result = await runProjectEdit(args, (options) => generateTransport({ ...options, name: args.name, push: args.push }));
+    if (result.dryRun) return;
+    const wiring = transportWiring(args.name).map((line) => `  ${line}\n`);
+    process.stdout.write(
+      `to serve over ${transportClassName(args.name)} (here on TCP port 4000), add to src/main.ts after the server is made:\n${wiring.join("")}`,
+    );
   },
 };
 

@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { CliError } from "../errors.js";
 import { formatFiles } from "../toolbox/format.js";
 import { withFolderLock } from "../toolbox/lock.js";
@@ -16,6 +16,41 @@ export interface ApplyResult {
   created: string[];
   edited: string[];
   dryRun: boolean;
+}
+
+/**
+ * The project a generator run from `start` edits: the nearest folder from `start` up whose
+ * package.json has an "mcp-gen" key, or which holds package.json and src/server.ts, as git
+ * finds its repository from a subfolder.
+ */
+export function findProject(start: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (isProject(dir)) return dir;
+    if (dirname(dir) === dir) break;
+  }
+  throw new CliError(
+    `${start} is not a project made by create-mcp-handler, nor inside one (no package.json with an "mcp-gen" key, or package.json and src/server.ts, in it or a folder above it)`,
+    {
+      hint: "run this inside the project, or pass --project <dir>",
+    },
+  );
+}
+
+function isProject(dir: string): boolean {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, "package.json"), "utf8");
+  } catch {
+    return false;
+  }
+  if (existsSync(join(dir, "src", "server.ts"))) return true;
+  try {
+    const manifest: unknown = JSON.parse(text);
+    return typeof manifest === "object" && manifest !== null && "mcp-gen" in manifest;
+  } catch {
+    // A package.json that is not JSON marks no project; the walk goes on above it.
+    return false;
+  }
 }
 
 /** The project root for a generator: a folder with package.json and src/server.ts. */

@@ -65,8 +65,9 @@ export const CREATE_OPTIONS: readonly OptionSpec[] = [
     kind: "text",
     argument: "<Name>",
     default: "ToolChanges",
-    describe: "the first subscription handler, PascalCase",
-    question: "Name of the first subscription handler (PascalCase)",
+    describe: "the first subscription handler (notifies clients of app events)",
+    question:
+      "A subscription handler turns your app's events into notifications for the clients listening (e.g. tools/list_changed). Name of the first one (PascalCase)",
     check: (value) => validateName(value, "handler"),
   },
   {
@@ -112,7 +113,14 @@ export const CREATE_OPTIONS: readonly OptionSpec[] = [
     describe: "install dependencies",
     question: (chosen) => `Install dependencies with ${chosen.pm}?`,
   },
-  { key: "git", flag: "git", kind: "toggle", default: true, describe: "initialise a git repository", question: "Initialise a git repository?" },
+  {
+    key: "git",
+    flag: "git",
+    kind: "toggle",
+    default: true,
+    describe: "initialise a git repository with the scaffold as its first commit",
+    question: "Initialise a git repository (the scaffold as its first commit)?",
+  },
   { key: "yes", flag: "yes", kind: "switch", short: "y", describe: "take the defaults for everything not given" },
   { key: "overwrite", flag: "overwrite", kind: "switch", describe: "write into a non-empty folder" },
   { key: "dryRun", flag: "dry-run", kind: "switch", describe: "list the files without writing" },

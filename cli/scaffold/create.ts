@@ -10,6 +10,8 @@ export interface CreateResult {
   files: string[];
   installed: boolean;
   gitInitialised: boolean;
+  /** Whether the scaffold is the repository's first commit. */
+  gitCommitted: boolean;
   /** The exact commands to run next, in order. */
   nextSteps: string[];
 }
@@ -19,12 +21,44 @@ export async function createProject(options: CreateOptions, cwd: string, log: (l
   const files = await planProject(options);
   const paths = files.map((file) => file.path);
   const steps = (installed: boolean) => nextSteps(options, cwd, installed);
-  if (options.dryRun) return { files: paths, installed: false, gitInitialised: false, nextSteps: steps(false) };
+  if (options.dryRun) return { files: paths, installed: false, gitInitialised: false, gitCommitted: false, nextSteps: steps(false) };
   writeProjectFolder(options.dir, files, options.overwrite);
   log(`wrote ${files.length} files to ${options.dir}`);
   const gitInitialised = options.git && run("git", ["init", "--quiet"], options.dir, log);
+  const gitCommitted = gitInitialised && commitScaffold(options.dir, cwd, log);
   const installed = options.install && installDependencies(options, log);
-  return { files: paths, installed, gitInitialised, nextSteps: steps(installed) };
+  return { files: paths, installed, gitInitialised, gitCommitted, nextSteps: steps(installed) };
+}
+
+/** Who the first commit is by when the user has no git identity configured. */
+const FALLBACK_IDENTITY = { name: "create-mcp-handler", email: "create-mcp-handler@users.noreply.invalid" };
+
+/**
+ * Commits the scaffold as the repository's first commit. The user's identity is used when
+ * git has one; a missing name or email is supplied for this commit only (-c, never written
+ * to their config). A failure (a hook, signing) leaves the files uncommitted with one line
+ * saying how to commit: it never fails the create.
+ */
+function commitScaffold(dir: string, cwd: string, log: (line: string) => void): boolean {
+  const configured = (key: string, variable: string) =>
+    process.env[variable] !== undefined || spawnSync("git", ["config", "--get", key], { cwd: dir, stdio: "ignore" }).status === 0;
+  const identity = [
+    ...(configured("user.name", "GIT_AUTHOR_NAME") ? [] : ["-c", `user.name=${FALLBACK_IDENTITY.name}`]),
+    ...(configured("user.email", "GIT_AUTHOR_EMAIL") ? [] : ["-c", `user.email=${FALLBACK_IDENTITY.email}`]),
+  ];
+  const quiet = { cwd: dir, stdio: "pipe", encoding: "utf8" } as const;
+  const added = spawnSync("git", ["add", "--all"], quiet);
+  const committed =
+    added.status === 0 && spawnSync("git", [...identity, "commit", "--quiet", "-m", "Initial commit from create-mcp-handler"], quiet).status === 0;
+  if (!committed) {
+    const where = relative(cwd, dir) || ".";
+    log(`note: git could not make the first commit; to make it: cd ${where} && git add --all && git commit -m "Initial commit"`);
+  } else if (identity.length > 0) {
+    log(
+      `note: the first commit is by ${FALLBACK_IDENTITY.name} (git has no user.name or user.email); once you set them, \`git commit --amend --reset-author\` makes it yours`,
+    );
+  }
+  return committed;
 }
 
 function installDependencies(options: CreateOptions, log: (line: string) => void): boolean {

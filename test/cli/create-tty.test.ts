@@ -53,7 +53,7 @@ test(
       [
         [/Where should the project go\?/, `Bad Name${ENTER}`],
         [/not a valid npm package name/, `${BACKSPACE.repeat("Bad Name".length)}tty-app${ENTER}`],
-        [/Name of the first subscription handler/, `Audit${ENTER}`],
+        [/A subscription handler turns your app's events into notifications[^]*Name of the first one/, `Audit${ENTER}`],
         [/Which transport should it serve\?/, `${DOWN}${ENTER}`], // from the default (both) round to stdio
         [/Package manager/, ENTER],
       ],

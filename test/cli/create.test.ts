@@ -47,6 +47,20 @@ test("--yes takes the defaults and ends with the exact next commands", SLOW, () 
   assert.ok(!existsSync(join(temp.dir, "app", ".git")), "--no-git");
 });
 
+test("npm run dev never clears the screen and restarts the server only on code that type-checks", SLOW, () => {
+  for (const transport of ["both", "stdio"]) {
+    const run = runCreate([`dev-${transport}`, "--yes", ...quick, "--transport", transport], temp.dir);
+    assert.equal(run.status, 0, explain(run));
+    const dev: string = JSON.parse(readFileSync(join(temp.dir, `dev-${transport}`, "package.json"), "utf8")).scripts.dev;
+    assert.match(
+      dev,
+      /tsc -p tsconfig\.json --watch --preserveWatchOutput --noEmitOnError &/,
+      `${transport}: tsc emits (so node restarts) only without errors, keeping its output`,
+    );
+    assert.match(dev, /node --watch --watch-preserve-output dist\/src\/main\.js/, `${transport}: node keeps the screen on restart`);
+  }
+});
+
 test("a non-empty folder is refused without --overwrite and left untouched", SLOW, () => {
   const app = join(temp.dir, "app");
   mkdirSync(app);

@@ -64,6 +64,16 @@ test("without --yes, exactly the options with a question are required", () => {
   );
 });
 
+test("the handler question says what a subscription handler is before asking for its name", () => {
+  const spec = CREATE_OPTIONS.find((option) => option.key === "handler")!;
+  assert.ok("question" in spec && typeof spec.question === "string");
+  assert.match(
+    spec.question,
+    /^A subscription handler turns your app's events into notifications for the clients listening .*\. Name of the first one \(PascalCase\)$/,
+  );
+  assert.match(USAGE, /--handler <Name> +the first subscription handler \(notifies clients of app events\)\n/);
+});
+
 test("the usage fits in 100 columns", () => {
   for (const line of USAGE.split("\n")) assert.ok(line.length <= 100, line);
 });

@@ -33,13 +33,13 @@ function result(run: SpawnSyncReturns<string>): Run {
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-/** Runs `create-mcp-handler` from this checkout; stdin is a pipe, so never a TTY. */
-export function runCreate(args: string[], cwd: string): Run {
+/** Runs `create-mcp-handler` from this checkout (`env` added to npmEnv); stdin is a pipe, so never a TTY. */
+export function runCreate(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Run {
   return result(
     spawnSync(process.execPath, ["--import", tsx, join(repoRoot, "cli", "create.ts"), ...args], {
       cwd,
       encoding: "utf8",
-      env: npmEnv,
+      env: { ...npmEnv, ...env },
       timeout: 120_000,
     }),
   );

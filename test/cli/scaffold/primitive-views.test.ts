@@ -44,8 +44,8 @@ test("a template the runtime would refuse, or one a skeleton cannot name, is ref
   const cases: Array<[string, RegExp]> = [
     ["app://x/{id*}", /level 4 modifier/],
     ["app://x/{id:3}", /level 4 modifier/],
-    ["app://x/{id", /./],
-    ["app://x/id}", /"\}" without "\{"/],
+    ["app://x/{id", /the "\{" at character 9 is never closed/],
+    ["app://x/id}", /the "\}" at character 11 closes no "\{"/],
     ["app://x", /has no \{variable\}/],
     ["app://x/{class}", /"class" cannot be a TypeScript parameter name/],
     ["app://x/{uri}", /"uri" cannot be a TypeScript parameter name/],

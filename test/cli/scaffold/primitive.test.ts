@@ -158,6 +158,7 @@ test("mcp-gen tool, resource and prompt refuse bad input with one line and exit 
     [["tool", "lookup"], /^error: invalid tool name "lookup": use PascalCase/],
     [["tool", "Greet"], /^error: invalid tool name "Greet": a tool named "greet" is already registered/],
     [["resource", "Parts", "--template", "app://parts/{id*}"], /^error: invalid --template "app:\/\/parts\/\{id\*\}": "id\*" uses a level 4 modifier/],
+    [["resource", "Orders", "--template", "app://orders/{id"], /^error: invalid --template "app:\/\/orders\/\{id": the "\{" at character 14 is never closed/],
     [["resource", "Parts", "--uri", "parts"], /^error: invalid --uri "parts": it is not an absolute URI/],
     [["prompt", "Review", "--arguments", "code,code?"], /^error: invalid --arguments: "code" is listed twice/],
   ];

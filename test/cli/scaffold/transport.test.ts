@@ -59,3 +59,22 @@ test("an existing transport file is never overwritten without --force", SLOW, ()
   assert.match(run.stderr, /refusing to overwrite src\/transports\/pipe\.ts, test\/pipe\.contract\.test\.ts/);
   assert.equal(readFileSync(path, "utf8"), "// mine\n");
 });
+
+test("a new transport says how to serve over it: the lines to add to src/main.ts, printed and in its header", SLOW, () => {
+  const run = runMcpGen(["transport", "Socket"], app);
+  assert.equal(run.status, 0, explain(run));
+  const wiring = [
+    'import { createServer as createTcpServer } from "node:net";',
+    'import { SocketTransport } from "./transports/socket.js";',
+    "createTcpServer((socket) => void server.connect(new SocketTransport(socket))).listen(4000);",
+  ];
+  assert.equal(
+    run.stdout,
+    "create src/transports/socket.ts\ncreate test/socket.contract.test.ts\n" +
+      "to serve over SocketTransport (here on TCP port 4000), add to src/main.ts after the server is made:\n" +
+      wiring.map((line) => `  ${line}\n`).join(""),
+  );
+  const header = readFileSync(join(app, "src", "transports", "socket.ts"), "utf8").split("export class")[0]!;
+  assert.ok(header.includes(`after \`const server = createAppServer(events);\`:\n *\n${wiring.map((line) => ` *   ${line}\n`).join("")} */`), header);
+  assert.match(readFileSync(join(app, "src", "main.ts"), "utf8"), /^const server = createAppServer\(events\);$/m, "the lines name main.ts's server");
+});

@@ -47,9 +47,16 @@ describe("RFC 6570 URI templates (levels 1-3)", () => {
   it("level 4 modifiers and malformed templates are refused at parse time with the reason", () => {
     assert.throws(() => new UriTemplate("x://{list*}"), /level 4 modifier/);
     assert.throws(() => new UriTemplate("x://{name:3}"), /level 4 modifier/);
-    assert.throws(() => new UriTemplate("x://{name"), /invalid variable name|without/);
-    assert.throws(() => new UriTemplate("x://name}"), /"}" without "{"/);
     assert.throws(() => new UriTemplate("x://{a-b}"), /invalid variable name "a-b"/);
+  });
+
+  it('an unclosed "{" or a "}" closing nothing is named with its position in the template', () => {
+    assert.throws(() => new UriTemplate("app://orders/{id"), {
+      message: 'URI template app://orders/{id: the "{" at character 14 is never closed; add "}" after its variable name',
+    });
+    assert.throws(() => new UriTemplate("x://{a}/{b"), /the "\{" at character 9 is never closed/);
+    assert.throws(() => new UriTemplate("x://name}"), { message: 'URI template x://name}: the "}" at character 9 closes no "{"' });
+    assert.throws(() => new UriTemplate("x://{a}b}{c}"), /the "\}" at character 9 closes no "\{"/);
   });
 
   it("literal text with regular-expression characters matches only itself", () => {

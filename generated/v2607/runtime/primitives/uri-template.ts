@@ -123,12 +123,15 @@ function parseTemplate(template: string): (string | Expression)[] {
   while (rest.length > 0) {
     const open = rest.indexOf("{");
     const close = rest.indexOf("}");
+    // Positions are counted in characters of the whole template, from 1.
+    const at = (index: number) => template.length - rest.length + index + 1;
     if (open === -1) {
-      if (close !== -1) throw new TypeError(`URI template ${template}: "}" without "{"`);
+      if (close !== -1) throw new TypeError(`URI template ${template}: the "}" at character ${at(close)} closes no "{"`);
       parts.push(rest);
       break;
     }
-    if (close < open) throw new TypeError(`URI template ${template}: "}" without "{"`);
+    if (close === -1) throw new TypeError(`URI template ${template}: the "{" at character ${at(open)} is never closed; add "}" after its variable name`);
+    if (close < open) throw new TypeError(`URI template ${template}: the "}" at character ${at(close)} closes no "{"`);
     if (open > 0) parts.push(rest.slice(0, open));
     parts.push(parseExpression(template, rest.slice(open + 1, close)));
     rest = rest.slice(close + 1);
