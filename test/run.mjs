@@ -24,6 +24,13 @@ if (files.length === 0) {
   console.error(`no test files matched ${filters.join(" ") || "test/**/*.test.ts"}`);
   process.exit(1);
 }
+// The schemas every suite needs, checked once (test/support/preflight.ts): one line instead of one failure per file.
+const preflight = spawnSync(process.execPath, ["--import", "tsx", join(root, "test", "support", "preflight.ts")], {
+  cwd: root,
+  stdio: "inherit",
+  timeout: 120_000,
+});
+if (preflight.status !== 0) process.exit(preflight.status ?? 1);
 const concurrency = process.env.TEST_CONCURRENCY ?? "2";
 const result = spawnSync(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...files], { cwd: root, stdio: "inherit" });
 process.exit(result.status ?? 1);

@@ -83,3 +83,9 @@ export function schemaPath(revision: Revision): string {
   if (path === undefined || path instanceof Error) throw path ?? new Error(`schemas/lock.json pins no ${revision}`);
   return path;
 }
+
+/** The one-line reason of the first pinned revision no source provides; undefined when every one is reachable. */
+export function firstUnreachableSchema(): string | undefined {
+  for (const path of resolved.values()) if (path instanceof Error) return path.message;
+  return undefined;
+}
