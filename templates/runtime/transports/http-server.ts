@@ -16,7 +16,7 @@ import { errorResponse } from "../jsonrpc.js";
 import { ERROR_CODES } from "../protocol.js";
 import type { MessageContext, Transport } from "../transport.js";
 import {
-  DEFAULT_MAX_BODY_BYTES,
+  BodyLimits,
   checkMcpHeaders,
   checkOrigin,
   checkPostHeaders,
@@ -69,6 +69,14 @@ export interface HttpHandlerOptions extends ExchangeOptions {
   /** Largest accepted body in bytes; larger is refused with 413 before parsing. Default 4 MiB. */
   readonly maxBodyBytes?: number;
   /**
+   * Bytes of all request bodies being read at once; a body that would go over is refused
+   * with 503 and Retry-After, and what it held is released. Default 8 × `maxBodyBytes`,
+   * at least 32 MiB.
+   */
+  readonly maxTotalBodyBytes?: number;
+  /** Time a body may take to arrive, once its reading starts; later, 408 and the connection closes. Default 30 s. */
+  readonly bodyTimeoutMs?: number;
+  /**
    * Origins a browser may call from: a list, `"*"`, or a predicate. Default: localhost
    * origins only (any port); `serveHttp` bound beyond loopback: none. A request without an
    * Origin header is not a browser's.
@@ -87,11 +95,11 @@ export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
 /** A request handler serving `server` over Streamable HTTP. */
 export function createHttpHandler(server: ConnectableServer, options: HttpHandlerOptions = {}): HttpHandler {
   const allowedOrigins = options.allowedOrigins ?? isLocalhostOrigin;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const bodies = new BodyLimits(options.maxBodyBytes, options.maxTotalBodyBytes, options.bodyTimeoutMs);
   const onError = options.onError ?? (() => {});
   // One budget for every stream this handler serves.
   const exchangeOptions: HttpHandlerOptions = { ...options, budget: options.budget ?? new SseBudget(options.maxTotalBufferedBytes) };
-  const handler: HandlerScope = { server, options: exchangeOptions, maxBodyBytes };
+  const handler: HandlerScope = { server, options: exchangeOptions, bodies };
   return (req, res) => {
     try {
       const served = route(req, res);
@@ -159,7 +167,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
   /** A POST outside any legacy session: a 2026-07-28 message, or a legacy `initialize` opening one. */
   async function servePost(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, context: MessageContext | undefined): Promise<void> {
     const era = server.legacySessions;
-    const parsed = await readMessage(req, maxBodyBytes);
+    const parsed = await readMessage(req, bodies);
     if ("status" in parsed) return refuseBody(req, res, parsed);
     if (parsed.kind === "response") return writeRejection(res, refuseClientResponse(parsed.message));
     const legacyInitialize = isLegacyInitialize(parsed.message);
@@ -198,7 +206,8 @@ async function authenticate(
 interface HandlerScope {
   readonly server: ConnectableServer;
   readonly options: HttpHandlerOptions;
-  readonly maxBodyBytes: number;
+  /** One budget for the bodies of every request this handler reads. */
+  readonly bodies: BodyLimits;
 }
 
 /** One request handed to the legacy side (legacy/http.ts): one object per request, its methods on the prototype. */
@@ -220,7 +229,7 @@ class LegacyRequest implements LegacyHttpExchange {
   }
 
   readMessage(): Promise<ParsedBody | HttpRejection> {
-    return readMessage(this.req, this.handler.maxBodyBytes);
+    return readMessage(this.req, this.handler.bodies);
   }
 
   serve(message: JsonRpcMessage, session: LegacySession): Promise<void> {

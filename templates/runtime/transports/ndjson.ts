@@ -7,6 +7,7 @@ import type { Duplex, Readable, Writable } from "node:stream";
 import type { JsonRpcMessage } from "../jsonrpc.js";
 import {
   SENT,
+  SlowConsumerEvicted,
   TransportClosedError,
   type MessageContext,
   type ReceivedMessage,
@@ -30,10 +31,26 @@ export interface NdjsonOptions {
   drainTimeoutMs?: number;
   /** End the output stream on close(); default true (stdio keeps process.stdout open). */
   endOutputOnClose?: boolean;
+  /**
+   * Output bytes waiting to be written (the output's `writableLength`) past which the
+   * transport stops reading input until the output drains. Default 1 MiB; never below the
+   * output's own high-water mark, so that a drain always follows.
+   */
+  highWaterBytes?: number | undefined;
+  /**
+   * Output bytes waiting past which the peer, which is not reading, is cut off at the next
+   * write (one answer is always written whole, however large): the transport reports a `SlowConsumerEvicted` error naming the bound, then closes (a
+   * stream it owns is destroyed, releasing what it held). Default 16 MiB.
+   */
+  maxBufferedBytes?: number | undefined;
 }
 
 const PUSH: readonly TransportCapability[] = Object.freeze(["push"]);
 export const DEFAULT_MAX_LINE = 16 * 1024 * 1024;
+/** Output waiting past which input is no longer read until the output drains. */
+export const DEFAULT_NDJSON_HIGH_WATER_BYTES = 1024 * 1024;
+/** Output waiting past which a peer that does not read is cut off. */
+export const DEFAULT_NDJSON_MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
 export class NdjsonTransport implements Transport {
   readonly #input: Readable;
@@ -42,6 +59,9 @@ export class NdjsonTransport implements Transport {
   readonly #inbox = new Inbox();
   readonly #lines: LineSplitter;
   #drainTimer: NodeJS.Timeout | undefined;
+  /** Set while the output is over its high-water mark: resolves (and input resumes) at its drain. */
+  #drained: Promise<void> | undefined;
+  #inputPaused = false;
   #started = false;
   #closed = false;
 
@@ -68,10 +88,57 @@ export class NdjsonTransport implements Transport {
     if (this.#closed || this.#output.destroyed || this.#output.writableEnded) {
       return Promise.reject(new TransportClosedError());
     }
+    // What the peer has not taken yet: past the hard bound it is cut off, instead of this write.
+    const backlog = this.#output.writableLength;
+    const max = this.#options.maxBufferedBytes ?? DEFAULT_NDJSON_MAX_BUFFERED_BYTES;
+    if (backlog > max) {
+      this.#cutOff(new SlowConsumerEvicted(`the peer did not read its output: ${backlog} bytes waiting, over maxBufferedBytes ${max}; cut off`));
+      return SENT;
+    }
     // At most one serialisation per message, written in call order.
     const flushed = this.#output.write((json ?? JSON.stringify(message)) + "\n");
     if (flushed) return SENT;
-    return new Promise((resolve) => this.#output.once("drain", resolve));
+    return this.#backpressure();
+  }
+
+  /**
+   * The output took a write over its high-water mark. Past `highWaterBytes` input stops
+   * being read, so a peer that sends requests without reading their answers gets no more
+   * served than the output holds until it drains (a single answer larger than the mark is
+   * still written whole). Every write waiting for the same drain shares one promise.
+   */
+  #backpressure(): Promise<void> {
+    const waiting = this.#output.writableLength;
+    const highWater = Math.max(this.#options.highWaterBytes ?? DEFAULT_NDJSON_HIGH_WATER_BYTES, this.#output.writableHighWaterMark);
+    if (waiting >= highWater && !this.#inputPaused) {
+      this.#inputPaused = true;
+      this.#input.pause();
+    }
+    return (this.#drained ??= new Promise((resolve) => this.#output.once("drain", () => this.#onDrain(resolve))));
+  }
+
+  #onDrain(resolve: () => void): void {
+    this.#drained = undefined;
+    if (this.#inputPaused && !this.#closed) {
+      this.#inputPaused = false;
+      this.#input.resume();
+    }
+    resolve();
+  }
+
+  /** The peer is not reading: reported, then the transport closes and drops what it holds. */
+  #cutOff(error: SlowConsumerEvicted): void {
+    if (this.#closed) return;
+    this.#inbox.deliver({ type: "error", error });
+    this.#closed = true;
+    clearTimeout(this.#drainTimer);
+    this.#detach();
+    this.#input.pause();
+    if (this.#options.endOutputOnClose !== false) {
+      this.#output.destroy();
+      this.#input.destroy();
+    }
+    this.#inbox.deliver({ type: "closed", reason: error });
   }
 
   receiveMessage(): Promise<ReceivedMessage> {

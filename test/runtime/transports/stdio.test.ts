@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import type { ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { StdioClientTransport } from "../../../templates/runtime/index.js";
 import { Peer, REQUEST_META, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";
 import { repoRoot } from "../../support/schemas.js";
@@ -109,6 +110,26 @@ describe("stdio transport (a server in a child process)", () => {
     const answered = Object.fromEntries(peer.messages.map((m) => [m.id, m.result?.content?.[0]?.text]));
     assert.deepEqual(answered, { slow: "slept 300", unterminated: "slept 0" });
     await transport.close();
+  });
+
+  it("maxBufferedBytes: a client that never reads stdout is cut off and onEvent is told why, instead of the heap filling", T, async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", FIXTURE], {
+      cwd: repoRoot,
+      env: { ...process.env, MAX_BUFFERED: String(512 * 1024) },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    try {
+      const stderr = collectStderr(child);
+      child.stdout!.pause(); // stdout is never read
+      const reported = new Promise<void>((resolve) => child.stderr!.on("data", () => stderr.text.includes("transport-error SlowConsumerEvicted") && resolve()));
+      child.stdin!.on("error", () => {});
+      for (let id = 0; id < 24; id++) child.stdin!.write(line(`big-${id}`, "tools/call", { name: "big", arguments: { bytes: 1024 * 1024 } }) + "\n");
+      await reported;
+      assert.match(stderr.text, /maxBufferedBytes 524288/);
+    } finally {
+      child.kill("SIGKILL");
+      await once(child, "exit");
+    }
   });
 
   it("the stdio server applies its line limit: a longer line is dropped, the next one answered", T, async () => {

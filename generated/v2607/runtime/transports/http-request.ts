@@ -149,21 +149,90 @@ function tooLarge(limit: number): HttpRejection {
 /** A body decoded once into one JSON-RPC message (see parseBody). */
 export type ParsedBody = Exclude<ReturnType<typeof parseBody>, HttpRejection>;
 
+/** The default budget for all bodies being read at once: a few bodies at the per-body limit. */
+export const DEFAULT_MAX_TOTAL_BODY_BYTES = 8 * DEFAULT_MAX_BODY_BYTES;
+/** The default time a body may take to arrive, from the start of its reading to its end. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+/** What a client refused for the body budget is told to wait before it sends again, in seconds. */
+const BODY_BUDGET_RETRY_AFTER = "1";
+
 /**
- * Reads the whole body and decodes it (parseBody), refusing (413) as soon as it would
- * exceed `limit`: a declared Content-Length over the limit is refused before a byte is
- * read, a chunked body as soon as it crosses it. The refused body is never parsed; the
- * caller answers with `refuseBody`, which drops the rest of it. One promise
- * per body: the decoding happens in the reader, not in an async step after it.
+ * What bounds the request bodies one handler reads: one body's size (`maxBodyBytes`), the
+ * bytes of all bodies buffered at once (`maxTotalBodyBytes`), and the time one body takes
+ * to arrive (`bodyTimeoutMs`). A body holds its bytes in `held` from the chunk that brings
+ * them until it is parsed or refused; so many slow clients, each below the per-body limit,
+ * cannot together hold more than the budget.
  */
-export function readMessage(req: IncomingMessage, limit: number): Promise<ParsedBody | HttpRejection> {
+export class BodyLimits {
+  #held = 0;
+  readonly maxBodyBytes: number;
+  readonly maxTotalBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+
+  constructor(maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxTotalBodyBytes?: number, bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS) {
+    this.maxBodyBytes = maxBodyBytes;
+    this.maxTotalBodyBytes = maxTotalBodyBytes ?? Math.max(DEFAULT_MAX_TOTAL_BODY_BYTES, 8 * maxBodyBytes);
+    this.bodyTimeoutMs = bodyTimeoutMs;
+  }
+
+  /** Bytes of bodies buffered now, across every request being read. */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** Takes `bytes` from the budget; false (nothing taken) when they do not fit. */
+  take(bytes: number): boolean {
+    if (this.#held + bytes > this.maxTotalBodyBytes) return false;
+    this.#held += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.#held -= bytes;
+  }
+}
+
+function overBudget(limits: BodyLimits): HttpRejection {
+  return {
+    status: 503,
+    headers: { "retry-after": BODY_BUDGET_RETRY_AFTER },
+    body: errorResponse(
+      null,
+      ERROR_CODES.InternalError,
+      `the server is reading too many request bodies at once (maxTotalBodyBytes ${limits.maxTotalBodyBytes}); retry later`,
+    ),
+  };
+}
+
+function tooSlow(limits: BodyLimits): HttpRejection {
+  return {
+    status: 408,
+    headers: { connection: "close" },
+    body: errorResponse(null, ERROR_CODES.InvalidRequestError, `request body not complete within ${limits.bodyTimeoutMs} ms (bodyTimeoutMs)`),
+  };
+}
+
+/**
+ * Reads the whole body and decodes it (parseBody), refusing as soon as it would break one
+ * of `limits`: over `maxBodyBytes` (413; a declared Content-Length over it before a byte is
+ * read, a chunked body as soon as it crosses it), over what the shared budget has left
+ * (503 with Retry-After; its bytes go back to the budget at once), or not ended within
+ * `bodyTimeoutMs` (408, its connection closed). The refused body is never parsed; the
+ * caller answers with `refuseBody`, which drops the rest of it. One promise per body: the
+ * decoding happens in the reader, not in an async step after it.
+ */
+export function readMessage(req: IncomingMessage, limits: BodyLimits): Promise<ParsedBody | HttpRejection> {
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return Promise.resolve(tooLarge(limit));
+  if (Number.isFinite(declared) && declared > limits.maxBodyBytes) return Promise.resolve(tooLarge(limits.maxBodyBytes));
+  if (Number.isFinite(declared) && limits.held + declared > limits.maxTotalBodyBytes) return Promise.resolve(overBudget(limits));
   return new Promise((resolve, reject) => {
-    (req as ReadingRequest)[BODY] = { chunks: [], size: 0, limit, resolve, reject };
+    const timer = setTimeout(onBodyTimeout, limits.bodyTimeoutMs, req);
+    timer.unref();
+    (req as ReadingRequest)[BODY] = { chunks: [], size: 0, limits, timer, resolve, reject };
     req.on("data", onBodyData);
     req.on("end", onBodyEnd);
     req.on("error", onBodyError);
+    req.on("close", onBodyClose);
   });
 }
 
@@ -174,8 +243,10 @@ export function readMessage(req: IncomingMessage, limit: number): Promise<Parsed
 const BODY = Symbol("body");
 interface BodyRead {
   readonly chunks: Buffer[];
+  /** Bytes received, all of them taken from the budget. */
   size: number;
-  readonly limit: number;
+  readonly limits: BodyLimits;
+  readonly timer: NodeJS.Timeout;
   resolve(body: ParsedBody | HttpRejection): void;
   reject(error: Error): void;
 }
@@ -183,33 +254,52 @@ type ReadingRequest = IncomingMessage & { [BODY]?: BodyRead | undefined };
 
 function onBodyData(this: ReadingRequest, chunk: Buffer): void {
   const read = this[BODY]!;
+  if (read.size + chunk.length > read.limits.maxBodyBytes) return refuseRead(this, read, tooLarge(read.limits.maxBodyBytes));
+  if (!read.limits.take(chunk.length)) return refuseRead(this, read, overBudget(read.limits));
   read.size += chunk.length;
-  if (read.size > read.limit) {
-    stopReading(this);
-    read.chunks.length = 0;
-    read.resolve(tooLarge(read.limit));
-    return;
-  }
   read.chunks.push(chunk);
 }
 
 function onBodyEnd(this: ReadingRequest): void {
   const read = this[BODY]!;
-  stopReading(this);
+  stopReading(this, read);
   const { chunks, size } = read;
   read.resolve(parseBody((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString("utf8")));
 }
 
 function onBodyError(this: ReadingRequest, error: Error): void {
   const read = this[BODY]!;
-  stopReading(this);
+  stopReading(this, read);
   read.reject(error);
 }
 
-function stopReading(req: ReadingRequest): void {
+/** The request closed before its body ended (the client went away): its bytes go back. */
+function onBodyClose(this: ReadingRequest): void {
+  const read = this[BODY];
+  if (read === undefined) return;
+  stopReading(this, read);
+  read.reject(new Error("the request closed before its body ended"));
+}
+
+function onBodyTimeout(req: ReadingRequest): void {
+  const read = req[BODY];
+  if (read !== undefined) refuseRead(req, read, tooSlow(read.limits));
+}
+
+/** Ends a read with `rejection`: what it buffered is dropped and given back to the budget. */
+function refuseRead(req: ReadingRequest, read: BodyRead, rejection: HttpRejection): void {
+  stopReading(req, read);
+  read.chunks.length = 0;
+  read.resolve(rejection);
+}
+
+function stopReading(req: ReadingRequest, read: BodyRead): void {
+  clearTimeout(read.timer);
+  read.limits.give(read.size);
   req.off("data", onBodyData);
   req.off("end", onBodyEnd);
   req.off("error", onBodyError);
+  req.off("close", onBodyClose);
   req[BODY] = undefined;
 }
 

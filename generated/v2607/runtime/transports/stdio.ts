@@ -24,6 +24,10 @@ export interface StdioServerOptions {
   maxLineLength?: number;
   /** After stdin EOF, how long requests still running may take to be answered; default 5000 ms. */
   drainTimeoutMs?: number;
+  /** stdout bytes waiting past which stdin is no longer read until stdout drains; default 1 MiB. */
+  highWaterBytes?: number;
+  /** stdout bytes waiting past which the client, not reading, is cut off (reported, transport closed); default 16 MiB. */
+  maxBufferedBytes?: number;
 }
 
 /** After stdin EOF, how long requests still running may take before they are aborted. */
