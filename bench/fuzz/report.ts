@@ -1,6 +1,7 @@
 /** What one fuzz run found: counts for the record, and every broken rule with the seed to replay it. */
 export interface FuzzReport {
-  readonly target: "http" | "stdio";
+  /** http, stdio, or stdio@<version> for a legacy session at that version. */
+  readonly target: string;
   readonly seed: number;
   frames: number;
   requests: number;

@@ -1,11 +1,14 @@
 /**
  * The fuzz pass, many seeds: `node --import tsx bench/fuzz/run.ts [--seeds 1-50] [--count 300]
- * [--target http|stdio|both]`. Prints one line per seed and target, then every broken rule
- * with its seed; exits 1 if any. Loopback only; each run is bounded in frames and time.
+ * [--target http|stdio|legacy|both|all]`. `legacy` fuzzes a stdio legacy session at every
+ * initialize-era revision the runtime serves; `all` is both plus legacy. Prints one line per
+ * seed and target, then every broken rule with its seed; exits 1 if any. Loopback only; each
+ * run is bounded in frames and time.
  */
 import { fuzzHttp } from "./http.js";
 import { summary, type FuzzReport } from "./report.js";
 import { fuzzStdio } from "./stdio.js";
+import { LEGACY_VERSIONS } from "../../templates/runtime/legacy/translate.js";
 
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
@@ -26,8 +29,9 @@ const target = option("target", "both");
 const failures: string[] = [];
 for (const seed of seeds) {
   const reports: FuzzReport[] = [];
-  if (target !== "stdio") reports.push(await fuzzHttp(seed, count));
-  if (target !== "http") reports.push(await fuzzStdio(seed, count));
+  if (target === "http" || target === "both" || target === "all") reports.push(await fuzzHttp(seed, count));
+  if (target === "stdio" || target === "both" || target === "all") reports.push(await fuzzStdio(seed, count));
+  if (target === "legacy" || target === "all") for (const version of LEGACY_VERSIONS) reports.push(await fuzzStdio(seed, count, version));
   for (const report of reports) {
     console.log(summary(report));
     failures.push(...report.failures);

@@ -3,7 +3,9 @@
  * stream of frames in random-sized chunks (CRLF and blank lines mixed in, the last line
  * sometimes without a newline), then EOF. It must exit 0 by itself, write only JSON-RPC
  * lines, answer each request exactly once (a listen request: its ack or an error), answer
- * each unparseable or invalid frame with an error, and nothing else.
+ * each unparseable or invalid frame with an error, and nothing else. With a legacy version the
+ * stream opens with `initialize` at that version and `notifications/initialized`, so the same
+ * frames reach a legacy session (its codec, its own methods) under the same rules.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -16,10 +18,11 @@ const EXIT_LIMIT_MS = 30_000;
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 const ACK = "notifications/subscriptions/acknowledged";
 
-export async function fuzzStdio(seed: number, count: number): Promise<FuzzReport> {
-  const report = newReport("stdio", seed);
+export async function fuzzStdio(seed: number, count: number, legacyVersion?: string): Promise<FuzzReport> {
+  const report = newReport(legacyVersion === undefined ? "stdio" : `stdio@${legacyVersion}`, seed);
   const random = new Random(seed);
-  const frames = Array.from({ length: count }, (_, i) => frame(random, random.chance(0.5) ? `f${i}` : 100_000 + i));
+  const fuzzed = Array.from({ length: count }, (_, i) => frame(random, random.chance(0.5) ? `f${i}` : 100_000 + i));
+  const frames = legacyVersion === undefined ? fuzzed : [...legacyOpening(legacyVersion), ...fuzzed];
   const input = frames.map((text, i) => text + (i === frames.length - 1 && random.chance(0.5) ? "" : random.chance(0.1) ? "\r\n" : "\n")).join("");
   report.frames = frames.length;
 
@@ -42,6 +45,7 @@ export async function fuzzStdio(seed: number, count: number): Promise<FuzzReport
   if (code !== 0) fail(report, -1, `the server exited with ${code}; stderr: ${stderr.slice(0, 300)}`);
   if (stderr.length > 0) fail(report, -1, `the server wrote to stderr: ${stderr.slice(0, 300)}`);
   checkAnswers(report, frames, stdout);
+  if (legacyVersion !== undefined) checkSessionOpened(report, stdout, legacyVersion);
   return report;
 }
 
@@ -85,4 +89,29 @@ function checkAnswers(report: FuzzReport, frames: string[], stdout: string): voi
   for (const count of answersById.values()) unmatched += count;
   report.answered += Math.min(unmatched, refusalsDue);
   if (unmatched !== refusalsDue) fail(report, -1, `${unmatched} answers to no request, for ${refusalsDue} unparseable or invalid frames`);
+}
+
+/** The two frames that open a legacy session at `version` before the fuzzed ones. */
+function legacyOpening(version: string): string[] {
+  const initialize = { protocolVersion: version, capabilities: {}, clientInfo: { name: "fuzz", version: "1" } };
+  return [
+    JSON.stringify({ jsonrpc: "2.0", id: "initialize", method: "initialize", params: initialize }),
+    JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  ];
+}
+
+/** The fuzzed frames reached a session only if `initialize` was answered with a result at that version. */
+function checkSessionOpened(report: FuzzReport, stdout: string, version: string): void {
+  const answer = stdout
+    .split("\n")
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as { id?: unknown; result?: { protocolVersion?: unknown } }];
+      } catch {
+        return [];
+      }
+    })
+    .find((message) => message.id === "initialize");
+  if (answer?.result?.protocolVersion !== version)
+    fail(report, 0, `initialize at ${version} was not answered with a session at it`, JSON.stringify(answer ?? null));
 }
