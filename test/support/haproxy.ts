@@ -1,0 +1,154 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./redis-server.js";
+
+/** A real HAProxy (the Debian package) in front of replicas on loopback, owned by one test. */
+export interface Balancer {
+  readonly port: number;
+  /** `http://127.0.0.1:<port>`, where clients connect. */
+  readonly url: string;
+  /** The config file HAProxy runs, as written (for failure messages). */
+  readonly config: string;
+  /** One command to HAProxy's runtime API (e.g. `show servers state`), its answer as text. */
+  command(line: string): Promise<string>;
+  /** Whether HAProxy currently counts replica `r<index>` as up (its last health check passed). */
+  isUp(index: number): Promise<boolean>;
+  /** Waits (up to `timeoutMs`, default 10 s) until replica `r<index>` is up or down as asked. */
+  waitFor(index: number, up: boolean, timeoutMs?: number): Promise<void>;
+  /** Stops HAProxy and removes its temp dir. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface BalancerOptions {
+  /** The replicas' ports on 127.0.0.1, one `server` line each (named r0, r1, ...). */
+  readonly backends: readonly number[];
+  /** A path HAProxy health-checks with GET (e.g. `/readyz`); none means no checks. */
+  readonly healthPath?: string;
+  /** Health check interval in ms. Default 250. */
+  readonly checkIntervalMs?: number;
+  /** Extra lines for the backend section (retries, `retry-on`, `balance`, stickiness...). */
+  readonly backendLines?: readonly string[];
+}
+
+const START_TIMEOUT_MS = 10_000;
+
+/** Whether `haproxy` is installed (`.ci/run` installs it); tests skip with this reason otherwise. */
+export function haproxyMissing(): string | false {
+  const probe = spawnSync("haproxy", ["-v"], { encoding: "utf8" });
+  return probe.status === 0 ? false : "haproxy is not installed (apt-get install haproxy, as .ci/run does)";
+}
+
+function configFor(port: number, socket: string, options: BalancerOptions): string {
+  const interval = options.checkIntervalMs ?? 250;
+  const check = options.healthPath === undefined ? "" : ` check inter ${interval}ms fall 1 rise 1`;
+  return [
+    "global",
+    `  stats socket ${socket} mode 600 level admin`,
+    "  maxconn 8192",
+    "defaults",
+    "  mode http",
+    "  timeout connect 2s",
+    "  timeout client 5m",
+    "  timeout server 5m",
+    "  timeout http-request 30s",
+    "  option http-no-delay",
+    "frontend mcp",
+    `  bind 127.0.0.1:${port}`,
+    "  default_backend replicas",
+    "backend replicas",
+    "  balance roundrobin",
+    ...(options.healthPath === undefined ? [] : [`  option httpchk GET ${options.healthPath}`, "  http-check expect status 200"]),
+    ...(options.backendLines ?? []).map((line) => `  ${line}`),
+    ...options.backends.map((backend, i) => `  server r${i} 127.0.0.1:${backend}${check}`),
+    "",
+  ].join("\n");
+}
+
+/** Starts HAProxy in the foreground on a free loopback port and waits until it accepts. */
+export async function startBalancer(options: BalancerOptions): Promise<Balancer> {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-gen-haproxy-"));
+  const port = await freePort();
+  const socket = join(dir, "admin.sock");
+  const config = configFor(port, socket, options);
+  const file = join(dir, "haproxy.cfg");
+  writeFileSync(file, config);
+  const child = spawn("haproxy", ["-db", "-f", file], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-8192);
+  });
+  const stop = async () => {
+    await stopChild(child);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitForPort(port, child, () => stderr);
+  } catch (error) {
+    await stop();
+    throw new Error(`${(error as Error).message}\n--- haproxy.cfg ---\n${config}`);
+  }
+  const command = (line: string) => adminCommand(socket, line);
+  const isUp = async (index: number) => operationalState(await command("show servers state replicas"), `r${index}`) === 2;
+  const waitFor = async (index: number, up: boolean, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while ((await isUp(index)) !== up) {
+      if (Date.now() > deadline) throw new Error(`haproxy did not see r${index} ${up ? "up" : "down"} within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  return { port, url: `http://127.0.0.1:${port}`, config, command, isUp, waitFor, stop };
+}
+
+/** `srv_op_state` (0 stopped, 2 running) of one server in `show servers state` output. */
+function operationalState(table: string, server: string): number | undefined {
+  for (const line of table.split("\n")) {
+    const fields = line.split(" "); // be_id be_name srv_id srv_name srv_addr srv_op_state ...
+    if (fields[3] === server) return Number(fields[5]);
+  }
+  return undefined;
+}
+
+async function waitForPort(port: number, child: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}: ${stderr()}`);
+    if (await accepts(port)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`haproxy did not listen on 127.0.0.1:${port} within ${START_TIMEOUT_MS} ms: ${stderr()}`);
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+function adminCommand(socket: string, line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const conn = connect(socket);
+    let answer = "";
+    conn.setEncoding("utf8");
+    conn.on("data", (chunk: string) => (answer += chunk));
+    conn.once("error", reject);
+    conn.once("end", () => resolve(answer));
+    conn.once("connect", () => conn.end(`${line}\n`));
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+  await exited;
+  clearTimeout(timer);
+}
