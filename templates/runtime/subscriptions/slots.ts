@@ -26,11 +26,11 @@ export interface SlotPolicy {
    * many clients each hold their share, a new client is still served. Default a twentieth
    * of `max` (rounded down, so a tiny `max` keeps none).
    */
-  readonly headroom?: number;
+  readonly headroom?: number | undefined;
   /** A client holding fewer slots than this may take from the headroom. Default 4 (at most `maxPerClient`). */
-  readonly newcomerBelow?: number;
+  readonly newcomerBelow?: number | undefined;
   /** Bytes all holders together may keep (what each reservation says it keeps). Default: no bound. */
-  readonly maxBytes?: number;
+  readonly maxBytes?: number | undefined;
 }
 
 /** The headroom rule's defaults: a twentieth of the slots, for clients holding fewer than four. */
