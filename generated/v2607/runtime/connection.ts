@@ -239,7 +239,9 @@ export class Connection implements StreamHost, EraConnection {
   async serve(request: JsonRpcRequest, meta: HandlerMeta, translate?: Translate): Promise<boolean> {
     const { id } = request;
     if (translate !== undefined && this.#refuseIdInUse(id)) return true;
-    const scope = new RequestScope(id, meta, this, clientKey(meta[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
+    // A legacy session's requests write their notifications trimmed to its client's revision.
+    const sink = this.legacySession?.requestSink(this) ?? this;
+    const scope = new RequestScope(id, meta, sink, clientKey(meta[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
     const inFlight = this.#inFlight;
     inFlight.add(scope);
     let response = await this.host.dispatch(request, scope, translate !== undefined);
