@@ -1,9 +1,9 @@
 /**
- * The server the fuzz pass attacks: tools that answer, wait, throw and report the
+ * The server the fuzz pass attacks: tools that answer, wait, throw, run as tasks and report the
  * principal, a subscription handler on an in-process event source, and a prompt and a
  * resource handler, so that every method family has something behind it.
  */
-import { createServer, InProcessEventSource, McpError, type Server, type Unsubscribe } from "../../templates/runtime/index.js";
+import { createServer, InProcessEventSource, inputRequest, McpError, runAsTask, type Server, type Unsubscribe } from "../../templates/runtime/index.js";
 
 export function fuzzApp(): Server {
   const events = new InProcessEventSource();
@@ -18,6 +18,19 @@ export function fuzzApp(): Server {
   server.addTool({ name: "fail", inputSchema: { type: "object" } }, () => {
     throw new McpError(-32002, "failed on purpose");
   });
+  // Tasks: one that finishes by itself, one that waits for input through tasks/update.
+  server.addTool({ name: "job", inputSchema: { type: "object" } }, (args) =>
+    runAsTask(async () => {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50, Number(args.ms) || 0)));
+      return { content: [{ type: "text", text: "job done" }] };
+    }),
+  );
+  server.addTool({ name: "asking-job", inputSchema: { type: "object" } }, () =>
+    runAsTask(async (task) => {
+      const { go } = await task.ask({ go: inputRequest.elicit({ mode: "form", message: "Go?", requestedSchema: { type: "object", properties: {} } }) });
+      return { content: [{ type: "text", text: JSON.stringify(go ?? null) }] };
+    }),
+  );
   server.setRequestHandler("prompts/list", () => ({ prompts: [], ttlMs: 0, cacheScope: "private" as const }));
   server.setRequestHandler("resources/read", (params) => ({
     contents: [{ uri: String(params.uri), text: "x" }],

@@ -6,8 +6,50 @@
  * frame is (`expectation`) follows the JSON-RPC 2.0 rules, not the runtime's code.
  */
 import { CLIENT_NOTIFICATION_METHODS, CLIENT_REQUEST_METHODS, META_KEYS } from "../../generated/index.js";
+import * as legacy from "../../generated/legacy-facts.js";
+import { TASKS_EXTENSION } from "../../templates/runtime/index.js";
 
 export const VERSION = "2026-07-28";
+
+/**
+ * What frames are drawn from: the methods of the era under fuzz, and the task ids seen in
+ * answers so far (a fuzzer that reads answers adds them), so the tasks verbs reach real tasks.
+ */
+export interface FramePool {
+  readonly requests: readonly string[];
+  readonly notifications: readonly string[];
+  readonly taskIds: string[];
+}
+
+export function modernPool(): FramePool {
+  return { requests: CLIENT_REQUEST_METHODS, notifications: CLIENT_NOTIFICATION_METHODS, taskIds: [] };
+}
+
+/** A legacy session's frames: its own methods (initialize, ping, resources/subscribe...) and the modern ones. */
+export function legacyPool(): FramePool {
+  const union = (a: readonly string[], b: readonly string[]) => [...new Set([...a, ...b])].sort();
+  return {
+    requests: union(legacy.CLIENT_REQUEST_METHODS, CLIENT_REQUEST_METHODS),
+    notifications: union(legacy.CLIENT_NOTIFICATION_METHODS, CLIENT_NOTIFICATION_METHODS),
+    taskIds: [],
+  };
+}
+
+/** Clean tools/call frames that make tasks (two that finish, two that wait for input), to open a run with. */
+export function taskMakers(): string[] {
+  const meta = { [META_KEYS.protocolVersion]: VERSION, [META_KEYS.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } } };
+  return ["job", "job", "asking-job", "asking-job"].map((name, i) =>
+    JSON.stringify({ jsonrpc: "2.0", id: `task-maker-${i}`, method: "tools/call", params: { name, arguments: { ms: 40 }, _meta: meta } }),
+  );
+}
+
+/** Task ids named in an answer (a task result, a tasks/get), for the pool. */
+export function collectTaskIds(pool: FramePool, answer: unknown): void {
+  const taskId = (answer as { result?: { task?: { taskId?: unknown }; taskId?: unknown } } | undefined)?.result;
+  for (const id of [taskId?.task?.taskId, taskId?.taskId]) {
+    if (typeof id === "string" && !pool.taskIds.includes(id) && pool.taskIds.length < 64) pool.taskIds.push(id);
+  }
+}
 
 /** mulberry32: a small, fast, seedable PRNG; enough to make every run reproducible. */
 export function mulberry32(seed: number): () => number {
@@ -46,7 +88,11 @@ export class Random {
 export function requestMeta(random: Random): Record<string, unknown> {
   const meta: Record<string, unknown> = {
     [META_KEYS.protocolVersion]: random.chance(0.9) ? VERSION : random.pick(["2025-11-25", "", "2099-01-01", 7]),
-    [META_KEYS.clientCapabilities]: random.chance(0.95) ? {} : random.pick([null, [], "x"]),
+    [META_KEYS.clientCapabilities]: random.chance(0.95)
+      ? random.chance(0.4)
+        ? { extensions: { [TASKS_EXTENSION]: {} } }
+        : {}
+      : random.pick([null, [], "x"]),
   };
   if (random.chance(0.1)) meta[META_KEYS.logLevel] = random.pick(["debug", "loud", 3]);
   if (random.chance(0.1)) meta.progressToken = random.pick(["p", 1, 1.5, null]);
@@ -54,13 +100,17 @@ export function requestMeta(random: Random): Record<string, unknown> {
   return meta;
 }
 
-function randomParams(random: Random, method: string): Record<string, unknown> {
+function randomParams(random: Random, method: string, pool: FramePool): Record<string, unknown> {
   const params: Record<string, unknown> = {};
-  if (method === "tools/call") {
-    params.name = random.pick(["echo", "slow", "fail", "missing", ""]);
+  if (method.startsWith("tasks/")) {
+    params.taskId = pool.taskIds.length > 0 && random.chance(0.7) ? random.pick(pool.taskIds) : random.pick(["t-unknown", random.text(8), 7, null]);
+    if (method === "tasks/update") params.inputResponses = random.pick([{ go: { action: "accept", content: {} } }, {}, null, "x"]);
+  } else if (method === "tools/call") {
+    params.name = random.chance(0.4) ? random.pick(["job", "asking-job"]) : random.pick(["echo", "slow", "fail", "missing", ""]);
     params.arguments = random.chance(0.8) ? { text: random.text(20), ms: random.int(30) } : random.pick([null, [], "x"]);
   } else if (method === "subscriptions/listen") {
-    params.notifications = random.pick([{ toolsListChanged: true }, { resourceSubscriptions: ["file:///a"] }, { toolsListChanged: "yes" }, {}]);
+    const taskIds = pool.taskIds.length > 0 ? [random.pick(pool.taskIds)] : ["t-unknown"];
+    params.notifications = random.pick([{ toolsListChanged: true }, { resourceSubscriptions: ["file:///a"] }, { toolsListChanged: "yes" }, {}, { taskIds }]);
   } else if (method.startsWith("resources/") || method.startsWith("prompts/get")) {
     params.uri = random.pick(["file:///a", random.text(10)]);
     params.name = random.text(6);
@@ -71,14 +121,21 @@ function randomParams(random: Random, method: string): Record<string, unknown> {
   return params;
 }
 
+/** Tools calls and the tasks verbs weighted up, so that tasks get made and then reached. */
+function requestMethod(random: Random, pool: FramePool): string {
+  if (random.chance(0.1)) return "tools/call";
+  if (pool.taskIds.length > 0 && random.chance(0.1)) return random.pick(["tasks/get", "tasks/update", "tasks/cancel"]);
+  return random.chance(0.93) ? random.pick(pool.requests) : random.pick(["nope/nope", "", "tools/list ", "__proto__"]);
+}
+
 /** A message that is well-formed at the JSON-RPC level (its `_meta` and params may not be). */
-export function wellFormed(random: Random, id: string | number): Record<string, unknown> {
+export function wellFormed(random: Random, id: string | number, pool: FramePool): Record<string, unknown> {
   if (random.chance(0.15)) {
-    const method = random.pick(CLIENT_NOTIFICATION_METHODS);
-    return { jsonrpc: "2.0", method, params: randomParams(random, method) };
+    const method = random.pick(pool.notifications);
+    return { jsonrpc: "2.0", method, params: randomParams(random, method, pool) };
   }
-  const method = random.chance(0.93) ? random.pick(CLIENT_REQUEST_METHODS) : random.pick(["nope/nope", "", "tools/list ", "__proto__"]);
-  return { jsonrpc: "2.0", id, method, params: randomParams(random, method) };
+  const method = requestMethod(random, pool);
+  return { jsonrpc: "2.0", id, method, params: randomParams(random, method, pool) };
 }
 
 function randomJson(random: Random, depth = 0): unknown {
@@ -103,8 +160,8 @@ function randomJson(random: Random, depth = 0): unknown {
 }
 
 /** One frame of text: well-formed, mutated, or junk. Never contains a raw newline. */
-export function frame(random: Random, id: string | number): string {
-  const message = wellFormed(random, id);
+export function frame(random: Random, id: string | number, pool: FramePool = modernPool()): string {
+  const message = wellFormed(random, id, pool);
   const text = JSON.stringify(message);
   switch (random.int(10)) {
     case 0: {

@@ -10,7 +10,7 @@ import { serveHttp } from "../../templates/runtime/transports/http-server.js";
 import { sseMessages } from "../../templates/runtime/transports/http-client.js";
 import type { JsonRpcMessage } from "../../templates/runtime/index.js";
 import { fuzzApp } from "./app.js";
-import { expectation, frame, Random, type Expectation } from "./frames.js";
+import { collectTaskIds, expectation, frame, modernPool, Random, taskMakers, type Expectation } from "./frames.js";
 import { fail, newReport, type FuzzReport } from "./report.js";
 
 const MAX_BODY = 64 * 1024;
@@ -32,13 +32,16 @@ export async function fuzzHttp(seed: number, count: number): Promise<FuzzReport>
   const onUnhandled = (reason: unknown) => unhandled.push(reason);
   process.on("unhandledRejection", onUnhandled);
   const handle = await serveHttp(fuzzApp(), { maxBodyBytes: MAX_BODY });
+  const pool = modernPool();
   try {
+    const makers = taskMakers();
     for (let i = 0; i < count; i++) {
       const id = random.chance(0.5) ? `h${i}` : 100_000 + i;
-      let text = frame(random, id);
+      // The run opens with clean calls that make tasks, so the tasks verbs that follow reach real ones.
+      let text = i < makers.length ? makers[i]! : frame(random, id, pool);
       if (random.chance(0.02)) text = text.slice(0, -1) + " ".repeat(MAX_BODY) + text.slice(-1);
       const verb = random.chance(0.93) ? "POST" : random.pick(["GET", "DELETE", "PUT", "OPTIONS", "PATCH"]);
-      const headers = fuzzHeaders(random, text);
+      const headers = i < makers.length ? mcpRequestHeaders(JSON.parse(text) as JsonRpcMessage) : fuzzHeaders(random, text);
       report.frames++;
       let answer: Answer;
       try {
@@ -48,9 +51,11 @@ export async function fuzzHttp(seed: number, count: number): Promise<FuzzReport>
         continue;
       }
       check(report, i, text, verb, headers, answer);
+      collectTaskIds(pool, answer.body);
       if (i % 25 === 24) await stillServing(report, i, handle.url);
     }
   } finally {
+    report.tasks = pool.taskIds.length;
     await handle.close();
     await new Promise((resolve) => setImmediate(resolve));
     process.off("unhandledRejection", onUnhandled);

@@ -6,11 +6,13 @@ export interface FuzzReport {
   frames: number;
   requests: number;
   answered: number;
+  /** Distinct tasks the run created and then aimed the tasks verbs at (HTTP runs read answers). */
+  tasks: number;
   readonly failures: string[];
 }
 
 export function newReport(target: FuzzReport["target"], seed: number): FuzzReport {
-  return { target, seed, frames: 0, requests: 0, answered: 0, failures: [] };
+  return { target, seed, frames: 0, requests: 0, answered: 0, tasks: 0, failures: [] };
 }
 
 export function fail(report: FuzzReport, frameIndex: number, what: string, frameText?: string): void {
@@ -21,5 +23,6 @@ export function fail(report: FuzzReport, frameIndex: number, what: string, frame
 
 export function summary(report: FuzzReport): string {
   const verdict = report.failures.length === 0 ? "ok" : `${report.failures.length} FAILED`;
-  return `${report.target} seed ${report.seed}: ${report.frames} frames, ${report.requests} requests, ${report.answered} answered or refused: ${verdict}`;
+  const tasks = report.tasks > 0 ? `, ${report.tasks} tasks` : "";
+  return `${report.target} seed ${report.seed}: ${report.frames} frames, ${report.requests} requests, ${report.answered} answered or refused${tasks}: ${verdict}`;
 }

@@ -1,11 +1,13 @@
 /**
  * The fuzz pass, many seeds: `node --import tsx bench/fuzz/run.ts [--seeds 1-50] [--count 300]
- * [--target http|stdio|legacy|both|all]`. `legacy` fuzzes a stdio legacy session at every
- * initialize-era revision the runtime serves; `all` is both plus legacy. Prints one line per
+ * [--target http|stdio|legacy|both|all]`. `legacy` fuzzes a legacy session, over stdio and
+ * over HTTP, at every initialize-era revision the runtime serves; `all` is both plus legacy.
+ * The HTTP runs open with calls that make tasks and aim the tasks verbs at them. Prints one line per
  * seed and target, then every broken rule with its seed; exits 1 if any. Loopback only; each
  * run is bounded in frames and time.
  */
 import { fuzzHttp } from "./http.js";
+import { fuzzLegacyHttp } from "./legacy-http.js";
 import { summary, type FuzzReport } from "./report.js";
 import { fuzzStdio } from "./stdio.js";
 import { LEGACY_VERSIONS } from "../../templates/runtime/legacy/translate.js";
@@ -31,7 +33,9 @@ for (const seed of seeds) {
   const reports: FuzzReport[] = [];
   if (target === "http" || target === "both" || target === "all") reports.push(await fuzzHttp(seed, count));
   if (target === "stdio" || target === "both" || target === "all") reports.push(await fuzzStdio(seed, count));
-  if (target === "legacy" || target === "all") for (const version of LEGACY_VERSIONS) reports.push(await fuzzStdio(seed, count, version));
+  if (target === "legacy" || target === "all") {
+    for (const version of LEGACY_VERSIONS) reports.push(await fuzzStdio(seed, count, version), await fuzzLegacyHttp(seed, count, version));
+  }
   for (const report of reports) {
     console.log(summary(report));
     failures.push(...report.failures);

@@ -9,7 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { expectation, frame, Random } from "./frames.js";
+import { expectation, frame, legacyPool, modernPool, Random } from "./frames.js";
 import { fail, newReport, type FuzzReport } from "./report.js";
 
 const APP = fileURLToPath(new URL("./stdio-app.ts", import.meta.url));
@@ -21,7 +21,8 @@ const ACK = "notifications/subscriptions/acknowledged";
 export async function fuzzStdio(seed: number, count: number, legacyVersion?: string): Promise<FuzzReport> {
   const report = newReport(legacyVersion === undefined ? "stdio" : `stdio@${legacyVersion}`, seed);
   const random = new Random(seed);
-  const fuzzed = Array.from({ length: count }, (_, i) => frame(random, random.chance(0.5) ? `f${i}` : 100_000 + i));
+  const pool = legacyVersion === undefined ? modernPool() : legacyPool();
+  const fuzzed = Array.from({ length: count }, (_, i) => frame(random, random.chance(0.5) ? `f${i}` : 100_000 + i, pool));
   const frames = legacyVersion === undefined ? fuzzed : [...legacyOpening(legacyVersion), ...fuzzed];
   const input = frames.map((text, i) => text + (i === frames.length - 1 && random.chance(0.5) ? "" : random.chance(0.1) ? "\r\n" : "\n")).join("");
   report.frames = frames.length;

@@ -7,7 +7,7 @@ import { readProjectConfig } from "../toolbox/project-config.js";
 import {
   describeChanges,
   generatorIdentity,
-  isFresh,
+  staleAgainstManifest,
   MANIFEST_FILE,
   readManifest,
   renderManifest,
@@ -81,8 +81,8 @@ export function readRunInputs(): RunInputs {
  * `mcp-gen types`, as a table of contents:
  * 1. check the requested revision name, read the lock, load the schema (file or bounded download);
  * 2. identify it (pinned by hash, or named) and so the output folder; load the extensions;
- * 3. `--check`: when the manifest there says the output was made from these inputs and no
- *    file changed, done, having loaded none of the code-generation stages;
+ * 3. `--check`: when the manifest there says the output was made from these inputs, its
+ *    hashes tell which files changed: done, having loaded none of the code-generation stages;
  * 4. make the output (make.ts: normalize, IR, emit, format) and its manifest;
  * 5. `--check`: list the stale files; otherwise swap the new folder in whole.
  */
@@ -98,7 +98,10 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
   const inputs = manifestInputs(identity, run, extensions, typesOnly);
   const runtimeInputs = typesOnly ? undefined : runtimeInputsOf(run, legacyFolders);
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
-  if (options.check && isFresh(outDir, inputs, runtimeInputs)) return report;
+  if (options.check) {
+    const stale = staleAgainstManifest(outDir, inputs, runtimeInputs);
+    if (stale !== undefined) return { ...report, stale };
+  }
 
   // Only now load the stages that make output, and through them the code-generation libraries.
   const { makeOutput } = await import("./make.js");
@@ -118,21 +121,22 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
 
 /**
  * `--check` of a pinned revision without reading its schema: the lock's sha256 stands for the
- * pinned bytes (a download is checked against it anyway), so fresh output needs no network.
+ * pinned bytes (a download is checked against it anyway), so the manifest tells the stale
+ * files (none when fresh) with no network. Undefined when only a regeneration can tell.
  */
-export async function isPinnedOutputFresh(
+export async function pinnedOutputStale(
   out: string,
   revision: string,
   legacyFolders: readonly string[],
   extensions: readonly string[] = [],
   run: RunInputs = readRunInputs(),
   typesOnly = false,
-): Promise<boolean> {
+): Promise<string[] | undefined> {
   const pin = run.lock.revisions[revision];
-  if (!pin) return false;
+  if (!pin) return undefined;
   const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
   const inputs = manifestInputs(identity, run, await loadExtensions(extensions), typesOnly);
-  return isFresh(join(out, versionFolder(revision)), inputs, typesOnly ? undefined : runtimeInputsOf(run, legacyFolders));
+  return staleAgainstManifest(join(out, versionFolder(revision)), inputs, typesOnly ? undefined : runtimeInputsOf(run, legacyFolders));
 }
 
 /** What an output with a runtime adds to its inputs; none without a legacy folder to bind (then a runtime is refused). */

@@ -112,21 +112,31 @@ export function readManifest(dir: string): Manifest | undefined {
 }
 
 /**
- * True when the output was made from these inputs and no file was changed since. The runtime
- * inputs count only for an output with a runtime.
+ * The files of an output that differ from what these inputs make, told by its manifest alone:
+ * made from the same inputs, the output is the manifest's (generation is deterministic), so a
+ * changed, missing or extra file is stale without reading the schema. Undefined when the
+ * manifest is missing or was made from other inputs: only a regeneration can tell then. The
+ * runtime inputs count only for an output with a runtime.
  */
-export function isFresh(dir: string, inputs: ManifestInputs, runtime?: RuntimeInputs): boolean {
+export function staleAgainstManifest(dir: string, inputs: ManifestInputs, runtime?: RuntimeInputs): string[] | undefined {
   const manifest = readManifest(dir);
-  if (!manifest) return false;
+  if (!manifest) return undefined;
   const expectedInputs = RUNTIME_ENTRY in manifest.outputs && runtime ? { ...inputs, ...runtime } : inputs;
-  if (JSON.stringify(manifest.inputs) !== JSON.stringify(expectedInputs)) return false;
-  const expected = new Set([...Object.keys(manifest.outputs), MANIFEST_FILE]);
-  const present = listFiles(dir);
-  if (present.length !== expected.size || present.some((path) => !expected.has(path))) return false;
-  return Object.entries(manifest.outputs).every(([path, hash]) => {
-    const bytes = readRegularFile(join(dir, path));
-    return bytes !== undefined && sha256Hex(bytes) === hash;
-  });
+  if (JSON.stringify(manifest.inputs) !== JSON.stringify(expectedInputs)) return undefined;
+  const present = new Set(listFiles(dir));
+  const changed = Object.entries(manifest.outputs)
+    .filter(([path, hash]) => {
+      const bytes = present.has(path) ? readRegularFile(join(dir, path)) : undefined;
+      return bytes === undefined || sha256Hex(bytes) !== hash;
+    })
+    .map(([path]) => path);
+  const extra = [...present].filter((path) => path !== MANIFEST_FILE && !Object.hasOwn(manifest.outputs, path));
+  return sorted([...changed, ...extra]);
+}
+
+/** True when the output was made from these inputs and no file was changed since. */
+export function isFresh(dir: string, inputs: ManifestInputs, runtime?: RuntimeInputs): boolean {
+  return staleAgainstManifest(dir, inputs, runtime)?.length === 0;
 }
 
 /** Lines such as "+ method subscriptions/listen" or "- flag resources.subscribe". */

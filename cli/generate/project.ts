@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import { readProjectConfig, withRevision, writeProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
-import { generateTypes, isPinnedOutputFresh, readRunInputs, type TypesReport } from "./index.js";
+import { generateTypes, pinnedOutputStale, readRunInputs, type TypesReport } from "./index.js";
 import { isUrl, loadSchema } from "./load.js";
 import { describeChanges, readManifest } from "./manifest.js";
 import {
@@ -68,8 +68,9 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
     const legacyFolders = legacyFoldersOf(config, outDir, revision);
     const pinnedUrl = lock.revisions[revision]?.url === sources.get(revision);
     // A pinned download would only confirm the sha256 the lock already holds.
-    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly))) {
-      reports.push(upToDate(outDir, revision, lock));
+    const stale = check && pinnedUrl ? await pinnedOutputStale(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly) : undefined;
+    if (stale !== undefined) {
+      reports.push(checkedByManifest(outDir, revision, lock, stale));
       continue;
     }
     reports.push(
@@ -90,10 +91,10 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
   return { reports, importPoint: finishImportPoint(config, outDir, check), importPointPath: join(outDir, IMPORT_POINT_FILE) };
 }
 
-/** The report of a pinned revision found up to date without reading its schema. */
-function upToDate(outDir: string, revision: string, lock: Lock): TypesReport {
+/** The report of a pinned revision checked by its manifest, without reading its schema. */
+function checkedByManifest(outDir: string, revision: string, lock: Lock, stale: string[]): TypesReport {
   const identity = { revision, sha256: lock.revisions[revision]!.sha256, pinned: true };
-  return { identity, outDir: join(outDir, versionFolder(revision)), stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
+  return { identity, outDir: join(outDir, versionFolder(revision)), stale, written: false, runtimeEmitted: false, changes: [], notes: [] };
 }
 
 /**

@@ -69,6 +69,8 @@ export interface ConnectionHost {
   readonly mailboxSize: number;
   /** Listen slots, server-wide and per client. */
   readonly slots: StreamSlots;
+  /** What one listen stream may keep of its request (filter and `_meta`), in bytes as held in memory. */
+  readonly maxListenRequestBytes: number;
   readonly supportedVersions: readonly string[];
   readonly subscriptionHandlers: readonly HandlerEntry[];
   /** Adds `resultType` and the server info to a result body. */
@@ -135,7 +137,7 @@ export class Connection implements StreamHost, EraConnection {
 
   ended(stream: ListenStream): void {
     if (this.#streams.delete(stream)) {
-      this.host.slots.release(stream.client);
+      this.host.slots.release(stream.client, stream.keptBytes);
     }
   }
 
@@ -236,7 +238,9 @@ export class Connection implements StreamHost, EraConnection {
   async serve(request: JsonRpcRequest, meta: HandlerMeta, translate?: Translate): Promise<boolean> {
     const { id } = request;
     if (translate !== undefined && this.#refuseIdInUse(id)) return true;
-    const scope = new RequestScope(id, meta, this, clientKey(meta[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
+    // A legacy session's requests write their notifications trimmed to its client's revision.
+    const sink = this.legacySession?.requestSink(this) ?? this;
+    const scope = new RequestScope(id, meta, sink, clientKey(meta[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
     const inFlight = this.#inFlight;
     inFlight.add(scope);
     let response = await this.host.dispatch(request, scope, translate !== undefined);
@@ -291,12 +295,18 @@ export class Connection implements StreamHost, EraConnection {
       this.send(errorResponse(request.id, MISSING_CAPABILITY, message, { requiredCapabilities: { extensions: { [undeclared.id]: {} } } }));
       return;
     }
-    const refusal = this.host.slots.reserve(client);
+    const kept = keptRequestBytes(filter, meta);
+    if (kept > this.host.maxListenRequestBytes) {
+      const message = `Invalid params: a listen request may keep at most ${this.host.maxListenRequestBytes} bytes of its notifications filter and _meta (this one ${kept})`;
+      this.send(errorResponse(request.id, INVALID_PARAMS, message));
+      return;
+    }
+    const refusal = this.host.slots.reserve(client, kept);
     if (refusal !== undefined) {
       this.send(errorResponse(request.id, INTERNAL_ERROR, slotRefusalMessage(refusal)));
       return;
     }
-    const stream = new ListenStream(this, request.id, meta, filter as SubscriptionFilter, client);
+    const stream = new ListenStream(this, request.id, meta, filter as SubscriptionFilter, client, kept);
     this.#streams.add(stream);
     try {
       await stream.open(this.host.subscriptionHandlers);
@@ -324,6 +334,23 @@ export class Connection implements StreamHost, EraConnection {
     if (this.legacySession?.ownedByConnection) void this.legacySession.close("client-gone");
     this.host.forget(this);
   }
+}
+
+/**
+ * What a stream keeps of its listen request: the filter and the merged `_meta`, as JSON
+ * text held in memory (two bytes a character). A `_meta` the transport vouches for (a
+ * principal object that is not JSON) counts as nothing rather than failing the listen.
+ */
+function keptRequestBytes(filter: unknown, meta: HandlerMeta): number {
+  let characters = 0;
+  for (const part of [filter, meta]) {
+    try {
+      characters += JSON.stringify(part)?.length ?? 0;
+    } catch {
+      // a cycle or a bigint in a transport-given value: not the client's bytes
+    }
+  }
+  return 2 * characters;
 }
 
 /** A request's further rounds (legacy input rounds): its signal, and its handler run again in the same scope. */

@@ -54,9 +54,26 @@ export interface ServerLimits {
    * Default 64 (`DEFAULT_MAX_STREAMS_PER_CLIENT`).
    */
   maxStreamsPerClient?: number;
+  /**
+   * The last listen slots of `maxStreams`, kept for clients holding fewer than four streams,
+   * so that a new client is served while many others hold their shares (slots.ts). Default
+   * a twentieth of `maxStreams` (500).
+   */
+  streamHeadroom?: number;
+  /**
+   * What one listen stream may keep of its request (its `notifications` filter and `_meta`,
+   * as JSON text); a larger listen is refused with -32602 before any ack. Default 64 KiB.
+   */
+  maxListenRequestBytes?: number;
+  /** What all open listen streams may keep of their requests together; beyond, a listen is refused. Default 64 MiB. */
+  maxTotalListenBytes?: number;
   /** Messages waiting in one worker's mailbox (see the mailbox policy in subscriptions/stream.ts). Default 1000. */
   mailboxSize?: number;
 }
+
+/** What one listen stream, and all together, may keep of their requests (see ServerLimits). */
+export const DEFAULT_MAX_LISTEN_REQUEST_BYTES = 64 * 1024;
+export const DEFAULT_MAX_TOTAL_LISTEN_BYTES = 64 * 1024 * 1024;
 
 export interface ServerOptions {
   name: string;
@@ -319,7 +336,13 @@ export class Server {
       emit: this.#emit,
       onSendError: (error) => this.#emit({ type: "transport-error", error }),
       mailboxSize: Math.max(1, limits.mailboxSize ?? 1000),
-      slots: new StreamSlots(limits.maxStreams ?? 10_000, limits.maxStreamsPerClient ?? DEFAULT_MAX_STREAMS_PER_CLIENT),
+      maxListenRequestBytes: Math.max(0, limits.maxListenRequestBytes ?? DEFAULT_MAX_LISTEN_REQUEST_BYTES),
+      slots: new StreamSlots({
+        max: limits.maxStreams ?? 10_000,
+        maxPerClient: limits.maxStreamsPerClient ?? DEFAULT_MAX_STREAMS_PER_CLIENT,
+        headroom: limits.streamHeadroom,
+        maxBytes: limits.maxTotalListenBytes ?? DEFAULT_MAX_TOTAL_LISTEN_BYTES,
+      }),
       supportedVersions: this.#supportedVersions(),
       subscriptionHandlers: this.#subscriptionHandlers,
       finishResult: (result) => this.#finishResult(result),

@@ -41,6 +41,12 @@ export interface LegacyOptions {
    * 429), so one client cannot take every session. Default a tenth of `maxSessions` (100).
    */
   readonly maxSessionsPerClient?: number;
+  /**
+   * The last sessions of `maxSessions`, kept for clients holding fewer than four, so a new
+   * client can initialize while others hold their shares (subscriptions/slots.ts). Default
+   * a twentieth of `maxSessions` (50).
+   */
+  readonly sessionHeadroom?: number;
   /** An HTTP session without a message or an open GET stream for this long ends. Default 30 minutes. */
   readonly idleMs?: number;
   /**
@@ -143,7 +149,7 @@ export class LegacyEra {
     const chosen = options === false ? {} : (options ?? {});
     this.maxSessions = Math.max(1, chosen.maxSessions ?? DEFAULT_MAX_SESSIONS);
     this.maxSessionsPerClient = Math.max(1, chosen.maxSessionsPerClient ?? Math.ceil(this.maxSessions / DEFAULT_SESSIONS_PER_CLIENT_FRACTION));
-    this.#slots = new StreamSlots(this.maxSessions, this.maxSessionsPerClient);
+    this.#slots = new StreamSlots({ max: this.maxSessions, maxPerClient: this.maxSessionsPerClient, headroom: chosen.sessionHeadroom });
     this.idleMs = Math.max(1, chosen.idleMs ?? DEFAULT_IDLE_MS);
     this.maxSilentMs = Math.max(1, chosen.maxSilentMs ?? DEFAULT_MAX_SILENT_MS);
     this.maxBufferedBytes = chosen.maxBufferedBytes;
@@ -215,6 +221,7 @@ export class LegacyEra {
     if (!this.enabled) return { refused: "full", error: this.limitError(initialize) };
     const refusal = this.#slots.reserve(client);
     if (refusal?.scope === "server") return { refused: "full", error: this.limitError(initialize) };
+    if (refusal?.scope === "headroom") return { refused: "full", error: this.#headroomError(initialize, refusal.limit) };
     if (refusal !== undefined) return { refused: "share", error: this.#shareError(initialize) };
     const session = new LegacySession(this.#sessionHost, randomUUID(), output, ownedByConnection, client);
     this.#sessions.set(session.id, session);
@@ -228,6 +235,12 @@ export class LegacyEra {
 
   limitError(request: JsonRpcRequest | null): JsonRpcErrorResponse {
     return errorResponse(request?.id ?? null, INTERNAL_ERROR, `The server has reached its limit of ${this.maxSessions} legacy sessions; retry later`);
+  }
+
+  /** The last sessions are kept for clients holding few (slots.ts): this client holds more. */
+  #headroomError(request: JsonRpcRequest, newcomerBelow: number): JsonRpcErrorResponse {
+    const message = `The server is nearly full of legacy sessions and keeps its last ones for clients holding fewer than ${newcomerBelow}; end one of yours or retry later`;
+    return errorResponse(request.id, INTERNAL_ERROR, message);
   }
 
   #shareError(request: JsonRpcRequest): JsonRpcErrorResponse {

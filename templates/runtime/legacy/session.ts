@@ -27,7 +27,7 @@ import {
   type JsonRpcResponse,
   type RequestId,
 } from "../jsonrpc.js";
-import { isLoggingLevel, LOG_LEVEL_SEVERITY } from "../request-notifications.js";
+import { isLoggingLevel, LOG_LEVEL_SEVERITY, type NotificationSink } from "../request-notifications.js";
 import { KINDS } from "../subscriptions/filter.js";
 import type { HandlerEntry } from "../subscriptions/stream.js";
 import { StreamTable } from "../subscriptions/stream-table.js";
@@ -193,10 +193,30 @@ export class LegacySession implements ImplicitStreamOwner {
     if (this.ownedByConnection) this.#serverRequests.close("the client's input ended before it answered");
   }
 
+  /** A notification as the client's revision has it (only what it defines), or undefined when it has none such. */
+  #forClient(sent: JsonRpcNotification): JsonRpcNotification | undefined {
+    return this.#codec === undefined ? sent : this.#codec.notification(sent);
+  }
+
+  /**
+   * Where a request of this session writes its own notifications (progress, log messages):
+   * the request's connection, with each notification trimmed to the client's revision as
+   * `notify` trims the session's (a 2024-11-05 progress has no `message`).
+   */
+  requestSink(connection: NotificationSink): NotificationSink {
+    return {
+      send: (message) => {
+        const trimmed = "method" in message && !("id" in message) ? this.#forClient(message) : message;
+        if (trimmed !== undefined) connection.send(trimmed);
+      },
+      closeStream: () => connection.closeStream?.() ?? false,
+    };
+  }
+
   notify(sent: JsonRpcNotification): void {
     if (this.#phase === "closed") return;
     // A notification the client's revision does not have is not sent; the rest carry only what it defines.
-    const notification = this.#codec === undefined ? sent : this.#codec.notification(sent);
+    const notification = this.#forClient(sent);
     if (notification === undefined) return;
     if (this.output !== undefined) this.output.send(notification);
     else if (!this.ownedByConnection) (this.#pending ??= new PendingNotifications()).keep(notification, KINDS.length + this.#resourceStreams.size);

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readEras, renderImportPoint } from "../../../cli/generate/import-point.js";
-import { isPinnedOutputFresh, shippedLegacyFolders } from "../../../cli/generate/index.js";
+import { pinnedOutputStale, shippedLegacyFolders } from "../../../cli/generate/index.js";
 import { schemaSource } from "../../../cli/generate/project.js";
 import { readLock } from "../../../cli/generate/verify.js";
 import { listFiles } from "../../../cli/toolbox/files.js";
@@ -161,26 +161,30 @@ test("the committed generated/index.ts and facts modules are the import point th
   for (const [path, text] of files) assert.equal(readFileSync(join(out, path), "utf8"), text, path);
 });
 
-test("--check of pinned revisions reads no schema: the lock's sha256 stands for the pinned bytes", SLOW, async () => {
+test("--check of pinned revisions reads no schema: the lock's sha256 stands for the pinned bytes, and the manifest names edited files", SLOW, async () => {
   const temp = tempFolder("mcp-gen-project-offline");
   try {
     const app = project(temp.dir, readProjectConfig(repoRoot));
     cpSync(join(repoRoot, "generated"), join(app, "generated"), { recursive: true });
     const tasks = ["io.modelcontextprotocol/tasks"];
-    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", LEGACY_FOLDERS, tasks), true);
-    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", ["v2511"], tasks), false, "another legacy binding");
-    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", LEGACY_FOLDERS), false, "without the extension it was made with");
-    // Without $MCP_SCHEMAS_DIR the sources are the pinned URLs; nothing is downloaded for fresh output.
+    const out = join(app, "generated");
+    assert.deepEqual(await pinnedOutputStale(out, "2026-07-28", LEGACY_FOLDERS, tasks), []);
+    assert.equal(await pinnedOutputStale(out, "2026-07-28", ["v2511"], tasks), undefined, "another legacy binding: only a regeneration tells");
+    assert.equal(await pinnedOutputStale(out, "2026-07-28", LEGACY_FOLDERS), undefined, "without the extension it was made with");
+    // Without $MCP_SCHEMAS_DIR the sources are the pinned URLs, which this run cannot reach.
     const { MCP_SCHEMAS_DIR: _unset, ...env } = process.env;
-    const run = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(repoRoot, "cli", "main.ts"), "types", "--check"], {
-      cwd: app,
-      env,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-    writeFileSync(join(app, "generated", "v2607", "methods.ts"), "// edited\n");
-    assert.equal(await isPinnedOutputFresh(join(app, "generated"), "2026-07-28", LEGACY_FOLDERS, tasks), false, "an edited file");
+    const check = () =>
+      spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), join(repoRoot, "cli", "main.ts"), "types", "--check"], { cwd: app, env, encoding: "utf8", timeout: 60_000 });
+    const fresh = check();
+    assert.equal(fresh.status, 0, `${fresh.stdout}\n${fresh.stderr}`);
+    writeFileSync(join(out, "v2607", "methods.ts"), "// edited\n");
+    writeFileSync(join(out, "v2607", "notes.md"), "mine\n");
+    rmSync(join(out, "v2607", "capabilities.ts"));
+    assert.deepEqual(await pinnedOutputStale(out, "2026-07-28", LEGACY_FOLDERS, tasks), ["capabilities.ts", "methods.ts", "notes.md"]);
+    const edited = check();
+    assert.equal(edited.status, 1, "an edited tree is stale, told with no schema and no network");
+    assert.match(edited.stderr, /stale: .*generated\/v2607: capabilities\.ts, methods\.ts, notes\.md/);
+    assert.doesNotMatch(edited.stderr, /fetch|download|ENOTFOUND|ECONNREFUSED/i);
   } finally {
     temp.remove();
   }

@@ -148,4 +148,23 @@ describe("the codec of each revision", () => {
     const complete = { jsonrpc: "2.0" as const, method: "notifications/elicitation/complete", params: { elicitationId: "e1" } };
     assert.equal(codecOf("2025-06-18").notification(complete), undefined);
   });
+
+  it("a request's own notifications (progress) reach a session trimmed to its revision, like the session's", async () => {
+    for (const [version, keys] of [
+      ["2024-11-05", ["progress", "progressToken", "total"]],
+      ["2025-03-26", ["message", "progress", "progressToken", "total"]],
+    ] as const) {
+      const server = createServer({ name: "progress", version: "1" });
+      server.addTool({ name: "work", inputSchema: { type: "object" } }, (_args, request) => {
+        request.sendProgress({ progress: 1, total: 2, message: "half way" });
+        return { content: [{ type: "text", text: "done" }] };
+      });
+      const peer = await LegacyPeer.open(server);
+      await peer.call("initialize", { protocolVersion: version, ...CLIENT });
+      await peer.call("tools/call", { name: "work", arguments: {}, _meta: { progressToken: "p1" } });
+      const progress = await peer.waitFor((m) => m.method === "notifications/progress", `progress at ${version}`);
+      assert.deepEqual(Object.keys(progress.params).sort(), keys, version);
+      await server.close();
+    }
+  });
 });

@@ -68,6 +68,22 @@ describe("legacy session bounds", () => {
     }
   });
 
+  it("sessionHeadroom: near maxSessions only clients holding fewer than four may initialize, so a new client is served (503 for the rest)", async () => {
+    const { server, handle } = await start({ maxSessions: 10, maxSessionsPerClient: 10, sessionHeadroom: 3 });
+    try {
+      for (let i = 0; i < 7; i++) await open(handle, "alice");
+      const refused = await initialize(handle, "alice");
+      assert.equal(refused.status, 503, "alice holds 7 of 10: the last 3 are kept for newcomers");
+      assert.equal(refused.headers.get("mcp-session-id"), null);
+      assert.match(((await refused.json()) as any).error.message, /nearly full of legacy sessions .* fewer than 4/);
+      for (let i = 0; i < 3; i++) await open(handle, "bob");
+      assert.equal(server.legacySessions.size, 10);
+    } finally {
+      await handle.close();
+      await server.close();
+    }
+  });
+
   it("maxSessionsPerClient defaults to a tenth of maxSessions", async () => {
     const { server, handle } = await start({ maxSessions: 20 });
     try {

@@ -55,7 +55,7 @@ async function settledHeap(): Promise<number> {
 
 describe("a legacy session flood", () => {
   it("stops at maxSessions with 503 and a message naming the limit, and the refused ones leave no memory behind", { timeout: 120_000 }, async () => {
-    const server = createServer({ name: "flood", version: "1", legacy: { maxSessions: MAX_SESSIONS, maxSessionsPerClient: MAX_SESSIONS } });
+    const server = createServer({ name: "flood", version: "1", legacy: { maxSessions: MAX_SESSIONS, maxSessionsPerClient: MAX_SESSIONS, sessionHeadroom: 0 } });
     const handle = await serveHttp(server);
     try {
       for (let i = 0; i < MAX_SESSIONS; i++) assert.equal((await initialize(handle)).status, 200);

@@ -96,6 +96,8 @@ export class ListenStream implements WorkerOwner {
     readonly requested: SubscriptionFilter,
     /** Whose share of listen slots this stream holds (its host releases it at the end). */
     readonly client: ClientKey,
+    /** What it keeps of its request, counted against the slots' byte total (slots.ts). */
+    readonly keptBytes = 0,
   ) {
     this.#host = host;
   }
