@@ -68,7 +68,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
     const legacyFolders = legacyFoldersOf(config, outDir, revision);
     const pinnedUrl = lock.revisions[revision]?.url === sources.get(revision);
     // A pinned download would only confirm the sha256 the lock already holds.
-    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly))) {
+    if (check && pinnedUrl && (await isPinnedOutputFresh(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly, projectDir))) {
       reports.push(upToDate(outDir, revision, lock));
       continue;
     }
@@ -80,6 +80,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
           out: outDir,
           check,
           extensions: config.extensions[revision],
+          extensionsFrom: projectDir,
           legacyFolders,
           typesOnly,
         },
@@ -129,6 +130,7 @@ export async function addRevision(
       out: outDir,
       check,
       extensions: chosen,
+      extensionsFrom: projectDir,
       legacyFolders: legacyFoldersOf(config, outDir, named),
       typesOnly,
     },
