@@ -7,7 +7,7 @@ import { findPublishedExtension } from "../../../cli/generate/extension-package.
 import { hoistNestedDefinitions } from "../../../cli/generate/extension-form.js";
 import { listFiles } from "../../../cli/toolbox/files.js";
 import { repoRoot, schemaPath } from "../../support/schemas.js";
-import { explain, runMcpGen, tempFolder, tscStrict } from "./helpers.js";
+import { explain, put, runMcpGen, tempFolder, tscStrict } from "./helpers.js";
 
 /**
  * `--extension <package>`: an official extension's own published JSON Schema (MCP Apps, from
@@ -109,6 +109,15 @@ test("a published schema given as a file takes its identifier after =, and witho
   assert.match(refused.stderr, new RegExp(`--extension ${copy.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}=<identifier>`));
   const named = await generateTypes({ schema: core(), out: join(temp.dir, "named"), extensions: [`${copy}=com.example/ui`] });
   assert.match(read(named.outDir, "capabilities.ts"), /"com\.example\/ui": \{[\s\S]*metaKey: "ui",/);
+});
+
+test("a package is looked up from the project first, and its declared identifier is the package's", async () => {
+  const installed = join(temp.dir, "project", "node_modules", APPS);
+  put(join(installed, "package.json"), JSON.stringify({ name: APPS, version: "9.9.9", exports: { "./server": { types: "./server.d.ts" }, "./schema.json": "./schema.json" } }));
+  put(join(installed, "server.d.ts"), 'export declare const EXTENSION_ID = "com.example/apps";\n');
+  writeFileSync(join(installed, "schema.json"), readFileSync(publishedSchema));
+  const report = await generateTypes({ schema: core(), out: join(temp.dir, "project-out"), extensions: [APPS], extensionsFrom: join(temp.dir, "project") });
+  assert.match(read(report.outDir, "capabilities.ts"), /"com\.example\/apps": \{[\s\S]*metaKey: "apps",/, "the project's copy, with its identifier");
 });
 
 test("a package that is not installed is refused in one line naming how to install it", async () => {
