@@ -12,6 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as OfficialClient, StreamableHTTPClientTransport as OfficialHttpTransport } from "@modelcontextprotocol/client";
 import { repoRoot, schemaPath } from "../support/schemas.js";
 import { createServer as createPlainServer } from "../../templates/runtime/index.js";
 import { connectTestClient as connectPlainClient } from "../../templates/runtime/testing/index.js";
@@ -122,6 +123,33 @@ describe("primitives of an extension, on a runtime generated with MCP Apps", T, 
         await client.connect(new StreamableHTTPClientTransport(new URL(handle.url)));
         const names = (await client.listTools()).tools.map((tool) => tool.name);
         assert.deepEqual(names, declared ? ["plain", "clock"] : ["plain"], `declared: ${declared}`);
+      } finally {
+        await client.close();
+        await handle.close();
+        await server.close();
+      }
+    }
+  });
+
+  it("the official 2.x client (default options, Streamable HTTP) sees the tool's link and reads the view only when it declares the extension", async () => {
+    for (const declared of [true, false]) {
+      const server = appServer(runtime);
+      const handle = await runtime.serveHttp(server, { host: "127.0.0.1", port: 0 });
+      const capabilities = declared ? { extensions: { [UI]: { mimeTypes: [MIME] } } } : {};
+      const client = new OfficialClient({ name: "official", version: "2.0.0" }, { capabilities });
+      try {
+        await client.connect(new OfficialHttpTransport(new URL(handle.url)));
+        const tools = (await client.listTools()).tools;
+        if (declared) {
+          assert.deepEqual(tools.find((tool) => tool.name === "clock")?._meta, { ui: { resourceUri: VIEW } });
+          assert.equal((await client.readResource({ uri: VIEW })).contents[0]?.mimeType, MIME);
+        } else {
+          assert.deepEqual(
+            tools.map((tool) => tool.name),
+            ["plain"],
+          );
+          await assert.rejects(client.readResource({ uri: VIEW }));
+        }
       } finally {
         await client.close();
         await handle.close();
