@@ -44,7 +44,10 @@ test("--extension @modelcontextprotocol/ext-apps merges the published schema: it
   for (const name of ["McpUiToolMeta", "McpUiResourceMeta", "McpUiClientCapabilities", "McpUiInitializeRequest", "McpUiHostContext"]) {
     assert.match(types, new RegExp(`export (interface|type) ${name}\\b`), name);
   }
-  assert.match(read(withApps, "capabilities.ts").split("\n")[0], /with io\.modelcontextprotocol\/ui \(sha256 [0-9a-f]{64}\).*--extension @modelcontextprotocol\/ext-apps$/);
+  assert.match(
+    read(withApps, "capabilities.ts").split("\n")[0],
+    /with io\.modelcontextprotocol\/ui \(sha256 [0-9a-f]{64}\).*--extension @modelcontextprotocol\/ext-apps$/,
+  );
   const manifest = JSON.parse(read(withApps, "mcp-gen.manifest.json"));
   assert.deepEqual(
     manifest.inputs.extensions.map((entry: { id: string }) => entry.id),
@@ -80,7 +83,10 @@ test("with the flag only additions: methods and shapes are unchanged, every core
   const tasksEntry = before.slice(0, before.lastIndexOf("} as const;"));
   assert.ok(capabilities.startsWith(tasksEntry), "the tasks extension's facts and everything above them are unchanged");
   const typesWith = read(withApps, "types.ts");
-  for (const line of read(withoutApps, "types.ts").split("\n").filter((l) => l.startsWith("export "))) assert.ok(typesWith.includes(line), line);
+  for (const line of read(withoutApps, "types.ts")
+    .split("\n")
+    .filter((l) => l.startsWith("export ")))
+    assert.ok(typesWith.includes(line), line);
 });
 
 test("each definition's own $defs is hoisted once, with its references rewritten", () => {
@@ -113,7 +119,10 @@ test("a published schema given as a file takes its identifier after =, and witho
 
 test("a package is looked up from the project first, and its declared identifier is the package's", async () => {
   const installed = join(temp.dir, "project", "node_modules", APPS);
-  put(join(installed, "package.json"), JSON.stringify({ name: APPS, version: "9.9.9", exports: { "./server": { types: "./server.d.ts" }, "./schema.json": "./schema.json" } }));
+  put(
+    join(installed, "package.json"),
+    JSON.stringify({ name: APPS, version: "9.9.9", exports: { "./server": { types: "./server.d.ts" }, "./schema.json": "./schema.json" } }),
+  );
   put(join(installed, "server.d.ts"), 'export declare const EXTENSION_ID = "com.example/apps";\n');
   writeFileSync(join(installed, "schema.json"), readFileSync(publishedSchema));
   const report = await generateTypes({ schema: core(), out: join(temp.dir, "project-out"), extensions: [APPS], extensionsFrom: join(temp.dir, "project") });
