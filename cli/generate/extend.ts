@@ -85,7 +85,7 @@ function publishedExtension(name: string, from: string): PublishedExtension {
   const found = findPublishedExtension(name, from);
   if (found === undefined) {
     throw new CliError(`extension package ${name} is not installed (no node_modules/${name} above ${from} or mcp-gen)`, {
-      hint: `install it (npm install --save-dev ${name}) or pass the schema file`,
+      hint: `install it in the project (npm install ${name}) or pass the schema file`,
     });
   }
   return found;
