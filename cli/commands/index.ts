@@ -1,6 +1,6 @@
 import type { CommandModule } from "yargs";
 
-export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "transport" | "listen";
+export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -43,6 +43,12 @@ export const commandLoaders: ReadonlyArray<{
     describe: "Add a typed prompt, its test, and its entry in src/prompts/index.ts",
     example: "Summarize",
     load: async () => (await import("./prompt.js")).default,
+  },
+  {
+    name: "app",
+    describe: "Add an MCP Apps view: a ui:// page on the extension's bridge, its linked tool, and a browser test",
+    example: "Dashboard",
+    load: async () => (await import("./app.js")).default,
   },
   {
     name: "transport",

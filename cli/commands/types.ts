@@ -40,7 +40,8 @@ const typesOptions = {
     type: "string",
     array: true,
     multiple: true,
-    describe: "merge an extension schema: a known name (io.modelcontextprotocol/tasks) or a file; repeatable",
+    describe:
+      "merge an extension schema: a known name (io.modelcontextprotocol/tasks), an installed package that publishes one (@modelcontextprotocol/ext-apps) or a file, optionally followed by =<identifier>; repeatable",
   },
 } as const;
 
@@ -56,6 +57,7 @@ export const typesCommand: CommandModule<object, TypesArgs> = {
       .example("$0 types --schema ./next.json --protocol-version 2027-01-26", "in a project: add that revision to the list")
 
       .example("$0 types --extension io.modelcontextprotocol/tasks", "also generate the tasks extension's methods and facts")
+      .example("$0 types --extension @modelcontextprotocol/ext-apps", "also merge MCP Apps from the schema its package publishes")
       .example("$0 types --types-only --out src/generated", "only the types and maps, for a project with its own server code"),
   handler: async (args) => {
     await runTypes(args);

@@ -1,4 +1,4 @@
-import type { MapsIR, NotificationEntry, RequestEntry } from "./ir-model.js";
+import type { ExtensionFacts, MapsIR, NotificationEntry, RequestEntry } from "./ir-model.js";
 import { sorted, sortedBy } from "../toolbox/sort.js";
 
 export interface MapFiles {
@@ -61,12 +61,15 @@ export function emitMaps(maps: MapsIR): MapFiles {
         "EXTENSIONS",
         "The extensions merged into the schema (mcp-gen types --extension), keyed by identifier: what each adds.",
         Object.fromEntries(
-          maps.extensions.map(({ id, errorCodes, nameParams, ...lists }) => [
+          maps.extensions.map(({ id, requests, notifications, filterKeys, errorCodes, nameParams, ...published }) => [
             id,
             {
-              ...lists,
+              requests,
+              notifications,
+              filterKeys,
               errorCodes: Object.fromEntries(errorCodes.map((e) => [e.name, e.code])),
               nameParams: Object.fromEntries(nameParams.map((n) => [n.method, n.param])),
+              ...publishedFacts(published),
             },
           ]),
         ),
@@ -74,6 +77,28 @@ export function emitMaps(maps: MapsIR): MapFiles {
     );
   }
   return { "methods.ts": methods.join(""), "capabilities.ts": capabilities.join("") };
+}
+
+/**
+ * The facts a published extension brings beyond methods (its own methods, `_meta` entries,
+ * capability objects, MIME types), each printed only when there is one, so that an extension
+ * without them (tasks) prints as it always did.
+ */
+function publishedFacts(
+  facts: Omit<ExtensionFacts, "id" | "requests" | "notifications" | "filterKeys" | "errorCodes" | "nameParams">,
+): Record<string, Literal> {
+  const printed: Record<string, Literal> = {};
+  if (facts.ownRequests.length > 0) {
+    const pair = (r: ExtensionFacts["ownRequests"][number]): Literal =>
+      r.resultType === undefined ? { request: r.type } : { request: r.type, result: r.resultType };
+    printed.ownRequests = Object.fromEntries(facts.ownRequests.map((r) => [r.method, pair(r)]));
+  }
+  if (facts.ownNotifications.length > 0) printed.ownNotifications = Object.fromEntries(facts.ownNotifications.map((n) => [n.method, n.type]));
+  if (facts.metaKey !== undefined) printed.metaKey = facts.metaKey;
+  if (facts.meta.length > 0) printed.meta = Object.fromEntries(facts.meta.map((m) => [m.on, m.type]));
+  if (facts.capabilities.length > 0) printed.capabilities = Object.fromEntries(facts.capabilities.map((c) => [c.party, { type: c.type, flags: c.flags }]));
+  if (facts.mimeTypes.length > 0) printed.mimeTypes = facts.mimeTypes;
+  return printed;
 }
 
 /** The width the formatted maps keep to. */

@@ -1,13 +1,17 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
 import { loadSchema, type LoadedSchema } from "./load.js";
 import { packageRoot } from "./paths.js";
+import { findPublishedExtension, isPackageName, type PublishedExtension } from "./extension-package.js";
+import { hoistNestedDefinitions } from "./extension-form.js";
 
 /**
- * `mcp-gen types --extension <name|file>`: an extension schema (JSON Schema 2020-12 with
- * `$defs`, and `x-mcp-extension` naming the extension's identifier) merged into the core
- * schema before normalisation, so that everything it adds flows through the same stages as
- * the core's own definitions.
+ * `mcp-gen types --extension <name|package|file>[=<id>]`: an extension schema (JSON Schema
+ * 2020-12 with `$defs`) merged into the core schema before normalisation, so that everything it
+ * adds flows through the same stages as the core's own definitions. The schema is mcp-gen's own
+ * (a known name), the one an installed package publishes, or a file; a published schema whose
+ * definitions each carry their own `$defs` is flattened first (extension-form.ts).
  *
  * A definition the core lacks is added. One the core has is extended member by member: an
  * `anyOf` list (a union such as ClientRequest or a response's result) gains the new members,
@@ -43,20 +47,48 @@ export function extensionLocation(given: string): string {
   return known === undefined ? given : join(packageRoot, known);
 }
 
-export async function loadExtensions(given: readonly string[]): Promise<LoadedExtension[]> {
+/** A `--extension` value split into what it names and the identifier given after `=`, if any. */
+export function splitExtensionValue(value: string): { name: string; id?: string } {
+  const at = value.lastIndexOf("=");
+  if (at <= 0 || value in KNOWN_EXTENSIONS || existsSync(value)) return { name: value };
+  return { name: value.slice(0, at), id: value.slice(at + 1) };
+}
+
+/**
+ * Each `--extension` value loaded: a known name (mcp-gen's own schema), an installed package
+ * that publishes its schema (extension-package.ts), or a file. The identifier is the one given
+ * after `=`, else the schema's `x-mcp-extension`, else the one the package declares.
+ */
+export async function loadExtensions(given: readonly string[], from: string = process.cwd()): Promise<LoadedExtension[]> {
   const loaded: LoadedExtension[] = [];
   for (const value of given) {
-    const schema = await loadSchema(extensionLocation(value));
-    const id = schema.json["x-mcp-extension"];
-    if (typeof id !== "string" || id.length === 0) {
-      throw new CliError(`${schema.location} names no extension: it has no "x-mcp-extension" identifier at its top level`, {
-        hint: `add "x-mcp-extension": "<identifier>" or pass one of: ${Object.keys(KNOWN_EXTENSIONS).join(", ")}`,
-      });
+    const { name, id: flagged } = splitExtensionValue(value);
+    const published = !(name in KNOWN_EXTENSIONS) && !existsSync(name) && isPackageName(name) ? publishedExtension(name, from) : undefined;
+    const schema = await loadSchema(published?.schemaPath ?? extensionLocation(name));
+    const declared = schema.json["x-mcp-extension"];
+    const id = flagged ?? (typeof declared === "string" && declared.length > 0 ? declared : published?.id);
+    if (id === undefined || id.length === 0) {
+      throw new CliError(
+        `${schema.location} names no extension: no identifier after "=", no "x-mcp-extension" at its top level, no EXTENSION_ID its package declares`,
+        {
+          hint: `pass --extension ${name}=<identifier>, or one of: ${Object.keys(KNOWN_EXTENSIONS).join(", ")}`,
+        },
+      );
     }
     if (loaded.some((other) => other.id === id)) throw new CliError(`extension ${id} is given twice`, { hint: "pass each --extension once" });
     loaded.push({ given: value, id, schema });
   }
   return loaded;
+}
+
+function publishedExtension(name: string, from: string): PublishedExtension {
+  const found = findPublishedExtension(name, from);
+  if (found === undefined) {
+    throw new CliError(`extension package ${name} is not installed (no node_modules/${name} above ${from} or mcp-gen)`, {
+      hint: `install it in the project (npm install ${name}) or pass the schema file`,
+    });
+  }
+  return found;
 }
 
 type Json = unknown;
@@ -96,12 +128,13 @@ function mergeOne(defs: JsonRecord, extension: LoadedExtension): ExtensionContri
     });
   }
   const before = isRecord(defs.SubscriptionFilter) && isRecord(defs.SubscriptionFilter.properties) ? Object.keys(defs.SubscriptionFilter.properties) : [];
-  for (const [name, def] of Object.entries(added)) {
+  const own = hoistNestedDefinitions(added);
+  for (const [name, def] of Object.entries(own)) {
     if (!(name in defs)) defs[name] = structuredClone(def);
     else defs[name] = mergeNode(defs[name], def, `$defs.${name}`, extension);
   }
   const after = isRecord(defs.SubscriptionFilter) && isRecord(defs.SubscriptionFilter.properties) ? Object.keys(defs.SubscriptionFilter.properties) : [];
-  return { id: extension.id, definitions: new Set(Object.keys(added)), filterKeys: after.filter((key) => !before.includes(key)) };
+  return { id: extension.id, definitions: new Set(Object.keys(own)), filterKeys: after.filter((key) => !before.includes(key)) };
 }
 
 function mergeNode(core: Json, extension: Json, path: string, source: LoadedExtension): Json {

@@ -34,6 +34,8 @@ export interface TypesOptions {
    * a known name such as `io.modelcontextprotocol/tasks` (mcp-gen's own schema), else a file path.
    */
   extensions?: string[];
+  /** Where a package named in `extensions` is looked up from (its node_modules, upwards): the project; else the current folder. */
+  extensionsFrom?: string;
   /**
    * The sibling folders whose facts an emitted runtime serves `initialize` clients with,
    * newest first (default: the initialize-era revisions this package ships, see
@@ -92,7 +94,7 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
   const loaded = options.loaded ?? (await loadSchema(options.schema ?? defaultSchemaUrl(lock)));
   const identity = identifySchema(loaded, lock, requested);
   const outDir = join(options.out, versionFolder(identity.revision));
-  const extensions = await loadExtensions(options.extensions ?? []);
+  const extensions = await loadExtensions(options.extensions ?? [], options.extensionsFrom);
   const typesOnly = options.typesOnly === true;
   const legacyFolders = typesOnly ? [] : (options.legacyFolders ?? shippedLegacyFolders());
   const inputs = manifestInputs(identity, run, extensions, typesOnly);
@@ -131,11 +133,12 @@ export async function pinnedOutputStale(
   extensions: readonly string[] = [],
   run: RunInputs = readRunInputs(),
   typesOnly = false,
+  extensionsFrom?: string,
 ): Promise<string[] | undefined> {
   const pin = run.lock.revisions[revision];
   if (!pin) return undefined;
   const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
-  const inputs = manifestInputs(identity, run, await loadExtensions(extensions), typesOnly);
+  const inputs = manifestInputs(identity, run, await loadExtensions(extensions, extensionsFrom), typesOnly);
   return staleAgainstManifest(join(out, versionFolder(revision)), inputs, typesOnly ? undefined : runtimeInputsOf(run, legacyFolders));
 }
 

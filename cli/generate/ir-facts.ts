@@ -1,9 +1,6 @@
 import { CliError } from "../errors.js";
 import { isObject, type JsonObject, type JsonValue } from "./normalize.js";
 import { sorted, sortedBy } from "../toolbox/sort.js";
-import type { ExtensionContribution } from "./extend.js";
-import type { DerivedMethods } from "./ir-methods.js";
-import type { ExtensionFacts } from "./ir-model.js";
 
 type Definitions = ReadonlyMap<string, JsonObject>;
 
@@ -65,32 +62,4 @@ export function deriveMetaKeys(defs: Definitions): Array<{ name: string; key: st
   };
   for (const def of defs.values()) visit(def);
   return sorted(keys).map((key) => ({ name: META_KEY.exec(key)![1], key }));
-}
-
-/**
- * What one merged extension added, told apart from the core by the definitions it brought:
- * its requests and notifications (the union members it named), filter keys, error codes, and
- * the params property each of its requests mirrors in `Mcp-Name` (marked `x-mcp-name: true`).
- */
-export function deriveExtensionFacts(
-  defs: Definitions,
-  extension: ExtensionContribution,
-  methods: DerivedMethods,
-  errorCodes: ReadonlyArray<{ name: string; code: number }>,
-): ExtensionFacts {
-  const requests = methods.clientRequests.filter((entry) => extension.definitions.has(entry.requestType));
-  const nameParams = requests.flatMap((entry) => {
-    const params = entry.params.kind === "named" ? defs.get(entry.params.type) : undefined;
-    const properties = params && isObject(params.properties) ? params.properties : {};
-    const marked = Object.keys(properties).filter((key) => isObject(properties[key]) && (properties[key] as JsonObject)["x-mcp-name"] === true);
-    return marked.length === 1 ? [{ method: entry.method, param: marked[0] }] : [];
-  });
-  return {
-    id: extension.id,
-    requests: sorted(requests.map((entry) => entry.method)),
-    notifications: sorted(methods.serverNotifications.filter((entry) => extension.definitions.has(entry.type)).map((entry) => entry.method)),
-    filterKeys: sorted(extension.filterKeys),
-    errorCodes: errorCodes.filter((entry) => extension.definitions.has(entry.name)),
-    nameParams: sortedBy(nameParams, (entry) => entry.method),
-  };
 }

@@ -74,6 +74,18 @@ export interface ExtensionFacts {
   errorCodes: Array<{ name: string; code: number }>;
   /** Per added request, the params property mirrored in the Mcp-Name header (marked `x-mcp-name`). */
   nameParams: Array<{ method: string; param: string }>;
+  /** Requests it defines outside the session's maps (MCP Apps: a view's requests to its host), sorted by method. */
+  ownRequests: Array<{ method: string; type: string; resultType?: string }>;
+  /** Notifications it defines outside the session's maps, sorted by method. */
+  ownNotifications: Array<{ method: string; type: string }>;
+  /** The `_meta` key its entries sit under (`ui`), when it gives core definitions any. */
+  metaKey: string | undefined;
+  /** Per core definition with a `_meta`, the definition of the extension's entry there (`Tool` -> `McpUiToolMeta`). */
+  meta: Array<{ on: string; type: string }>;
+  /** Its capability objects, by party (`Client` -> `McpUiClientCapabilities` and its flags). */
+  capabilities: Array<{ party: string; type: string; flags: string[] }>;
+  /** MIME types it names (`text/html;profile=mcp-app`), sorted. */
+  mimeTypes: string[];
 }
 
 /**

@@ -3,7 +3,8 @@ import type { NormalizedSchema } from "./normalize.js";
 import type { SchemaIR } from "./ir-model.js";
 import { deriveMethods } from "./ir-methods.js";
 import { deriveSubscriptions } from "./ir-subscriptions.js";
-import { deriveErrorCodes, deriveExtensionFacts, deriveMetaKeys } from "./ir-facts.js";
+import { deriveErrorCodes, deriveMetaKeys } from "./ir-facts.js";
+import { deriveExtensionFacts } from "./ir-extensions.js";
 import { deriveShapes } from "./ir-shapes.js";
 import type { ExtensionContribution } from "./extend.js";
 

@@ -68,7 +68,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
     const legacyFolders = legacyFoldersOf(config, outDir, revision);
     const pinnedUrl = lock.revisions[revision]?.url === sources.get(revision);
     // A pinned download would only confirm the sha256 the lock already holds.
-    const stale = check && pinnedUrl ? await pinnedOutputStale(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly) : undefined;
+    const stale = check && pinnedUrl ? await pinnedOutputStale(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly, projectDir) : undefined;
     if (stale !== undefined) {
       reports.push(checkedByManifest(outDir, revision, lock, stale));
       continue;
@@ -81,6 +81,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
           out: outDir,
           check,
           extensions: config.extensions[revision],
+          extensionsFrom: projectDir,
           legacyFolders,
           typesOnly,
         },
@@ -130,6 +131,7 @@ export async function addRevision(
       out: outDir,
       check,
       extensions: chosen,
+      extensionsFrom: projectDir,
       legacyFolders: legacyFoldersOf(config, outDir, named),
       typesOnly,
     },

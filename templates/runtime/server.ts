@@ -183,7 +183,8 @@ export class Server {
   /** Adds (or replaces) a tool served by the built-in tools/list and tools/call. */
   addTool(tool: Tool, run: ToolRunner): this {
     this.#tools.add(tool, run);
-    if (!this.#handlers.has("tools/list")) this.#handlers.set("tools/list", (params) => this.#tools.list(params?.cursor, this.#options.lists?.tools));
+    if (!this.#handlers.has("tools/list"))
+      this.#handlers.set("tools/list", (params, context) => this.#tools.list(params?.cursor, this.#options.lists?.tools, context.meta));
     if (!this.#handlers.has("tools/call")) this.#handlers.set("tools/call", (params, context) => this.#tools.call(params ?? {}, context));
     return this;
   }
@@ -280,8 +281,11 @@ export class Server {
     });
     const methods = [...this.#handlers.keys()].filter((method) => !this.#ownMethods.has(method));
     const folded = foldCapabilities(methods, declarations, this.#options.capabilities, this.#options.logging !== false);
-    if (!this.#tasks.used) return folded;
-    return { ...folded, extensions: { ...folded.extensions, [TASKS_EXTENSION]: {} } };
+    // Extensions in use: tasks once a tool answered with one, and each extension a registered tool or resource belongs to.
+    const used = new Set([...this.#tools.claimedExtensions(), ...this.#primitives.claimedExtensions()]);
+    if (this.#tasks.used) used.add(TASKS_EXTENSION);
+    if (used.size === 0) return folded;
+    return { ...folded, extensions: { ...folded.extensions, ...Object.fromEntries([...used].map((id) => [id, {}])) } };
   }
 
   #discover(context: RequestContext): JsonObject {

@@ -35,7 +35,7 @@ test("an unknown option is named, with the closest option of its command", () =>
 });
 
 test("a generator run without a name says it needs one, with an example", () => {
-  const examples = { tool: "Weather", handler: "Audit", resource: "Orders", prompt: "Summarize", transport: "Socket" };
+  const examples = { tool: "Weather", handler: "Audit", resource: "Orders", prompt: "Summarize", transport: "Socket", app: "Dashboard" };
   for (const [command, example] of Object.entries(examples)) {
     assert.equal(refused([command]), `error: mcp-gen ${command} needs a name, e.g. mcp-gen ${command} ${example}`);
   }

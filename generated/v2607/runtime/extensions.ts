@@ -18,6 +18,10 @@ export interface ExtensionFacts {
   readonly errorCodes: Readonly<Record<string, number>>;
   /** Per request method, the params property mirrored in the `Mcp-Name` HTTP header. */
   readonly nameParams: Readonly<Record<string, string>>;
+  /** The `_meta` key under which a tool or resource carries the extension's entry (MCP Apps: `ui`). */
+  readonly metaKey?: string;
+  /** MIME types the extension names (MCP Apps: `text/html;profile=mcp-app`). */
+  readonly mimeTypes?: readonly string[];
 }
 
 /** The generated table's own type, or `{}` when the revision has none. */
@@ -48,4 +52,28 @@ export function undeclaredFilterKey(filter: unknown, meta: Readonly<Record<strin
     if (key !== undefined && !declaresExtension(meta, id)) return { id, key };
   }
   return undefined;
+}
+
+/** Per `_meta` key an extension gives primitives, that extension's identifier. */
+const EXTENSION_OF_META_KEY: ReadonlyMap<string, string> = new Map(
+  Object.entries(EXTENSIONS).flatMap(([id, facts]) => (facts?.metaKey === undefined ? [] : [[facts.metaKey, id] as const])),
+);
+
+/**
+ * The extension a tool or resource belongs to: the one whose `_meta` key its `_meta` holds (a
+ * tool linked to an MCP Apps view through `_meta.ui`). Such a primitive is offered only to
+ * clients that declare that extension: one that did not would get a link it cannot follow.
+ */
+export function claimingExtension(primitiveMeta: unknown): string | undefined {
+  if (EXTENSION_OF_META_KEY.size === 0 || primitiveMeta === null || typeof primitiveMeta !== "object") return undefined;
+  for (const key of Object.keys(primitiveMeta)) {
+    const id = EXTENSION_OF_META_KEY.get(key);
+    if (id !== undefined) return id;
+  }
+  return undefined;
+}
+
+/** Whether a primitive claimed by `extension` (or by none) is for a request with this `_meta`. */
+export function offeredTo(extension: string | undefined, requestMeta: Readonly<Record<string, unknown>> | undefined): boolean {
+  return extension === undefined || declaresExtension(requestMeta, extension);
 }

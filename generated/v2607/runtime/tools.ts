@@ -18,6 +18,7 @@ import type { CompiledSchema, SchemaValidator } from "./validation.js";
 import { readParamHeaders, type ParamHeader } from "./transports/param-headers.js";
 import { bindingOf, inputRound, RequestStateSealer, type InputRequiredAnswer, type InputRound } from "./input-required.js";
 import { TaskStart, type TaskService } from "./tasks/service.js";
+import { claimingExtension, offeredTo } from "./extensions.js";
 
 /**
  * A tool's answer: its result (`resultType` may be left out), a request for input (see
@@ -42,6 +43,8 @@ interface ToolEntry {
   readonly checkInput: CompiledSchema | undefined;
   readonly checkOutput: CompiledSchema | undefined;
   readonly paramHeaders: readonly ParamHeader[];
+  /** The extension its `_meta` ties it to (extensions.ts `claimingExtension`): listed and called only for clients declaring it. */
+  readonly extension: string | undefined;
 }
 
 /** Raised when a tool's result breaks its outputSchema; the server reports it (onEvent) and answers -32603. */
@@ -73,7 +76,7 @@ export class ToolRegistry {
     const validator = this.settings().validator;
     const checkInput = validator === undefined ? undefined : compile(validator, tool, "inputSchema");
     const checkOutput = validator === undefined ? undefined : compile(validator, tool, "outputSchema");
-    this.#tools.set(tool.name, { tool, run, checkInput, checkOutput, paramHeaders });
+    this.#tools.set(tool.name, { tool, run, checkInput, checkOutput, paramHeaders, extension: claimingExtension(tool._meta) });
   }
 
   /** The tool's `x-mcp-header` parameters, for the HTTP transport's check; undefined for an unknown tool. */
@@ -85,15 +88,23 @@ export class ToolRegistry {
     return this.#tools.delete(name);
   }
 
+  /** The extensions registered tools belong to, for the capabilities the server advertises. */
+  claimedExtensions(): Set<string> {
+    return new Set([...this.#tools.values()].flatMap((entry) => (entry.extension === undefined ? [] : [entry.extension])));
+  }
+
   /** One page of the list; by default private and immediately stale, since tools come and go at run time. */
-  list(cursor: unknown, settings: ListSettings | undefined) {
-    const { page, nextCursor } = paginate([...this.#tools.values()], cursor, settings);
+  list(cursor: unknown, settings: ListSettings | undefined, meta?: Readonly<Record<string, unknown>>) {
+    const offered = [...this.#tools.values()].filter((entry) => offeredTo(entry.extension, meta));
+    const { page, nextCursor } = paginate(offered, cursor, settings);
     return { tools: page.map((entry) => entry.tool), ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(settings) };
   }
 
   /** Runs a tool; a tool that throws reports the failure in its result (isError), as tools do; an McpError stays a protocol error. */
   async call(params: { name?: unknown; arguments?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
-    const entry = typeof params.name === "string" ? this.#tools.get(params.name) : undefined;
+    const found = typeof params.name === "string" ? this.#tools.get(params.name) : undefined;
+    // A tool of an extension the client did not declare is one it does not know.
+    const entry = found !== undefined && offeredTo(found.extension, context.meta) ? found : undefined;
     if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown tool: ${String(params.name)}`);
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     const checked = entry.checkInput?.(args);

@@ -59,6 +59,11 @@ export class Primitives {
     if (options?.complete !== undefined) this.#installCompletion();
   }
 
+  /** The extensions registered resources belong to (extensions.ts `claimingExtension`). */
+  claimedExtensions(): Set<string> {
+    return this.#resources.claimedExtensions();
+  }
+
   removeResource(uriOrTemplate: string): boolean {
     return this.#resources.remove(uriOrTemplate);
   }
@@ -68,8 +73,8 @@ export class Primitives {
   }
 
   #installResources(): void {
-    this.install("resources/list", (params) => this.#resources.list(params?.cursor, this.lists()?.resources));
-    this.install("resources/templates/list", (params) => this.#resources.listTemplates(params?.cursor, this.lists()?.resourceTemplates));
+    this.install("resources/list", (params, context) => this.#resources.list(params?.cursor, this.lists()?.resources, context.meta));
+    this.install("resources/templates/list", (params, context) => this.#resources.listTemplates(params?.cursor, this.lists()?.resourceTemplates, context.meta));
     this.install("resources/read", (params, context) => this.#resources.read(params, context));
   }
 

@@ -41,6 +41,8 @@ export interface TestClientOptions {
   timeoutMs?: number;
   /** Sent as `io.modelcontextprotocol/clientInfo`. */
   clientInfo?: { name: string; version: string };
+  /** Sent as `io.modelcontextprotocol/clientCapabilities` on every request (default `{}`), e.g. the extensions it declares. */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 /** An open `subscriptions/listen` stream, acknowledged by the server. */
@@ -69,6 +71,7 @@ export class TestClient {
   readonly #transport: Transport;
   readonly #timeoutMs: number;
   readonly #clientInfo: { name: string; version: string };
+  readonly #clientCapabilities: Record<string, unknown>;
   readonly #pending = new Map<RequestId, (response: JsonRpcResponse) => void>();
   readonly #waiters: Waiter[] = [];
   #nextId = 1;
@@ -77,6 +80,7 @@ export class TestClient {
     this.#transport = transport;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#clientInfo = options.clientInfo ?? { name: "test-client", version: "0.0.0" };
+    this.#clientCapabilities = options.clientCapabilities ?? {};
   }
 
   async connect(): Promise<void> {
@@ -86,7 +90,11 @@ export class TestClient {
 
   /** The `_meta` every request of this revision carries. */
   meta(): Record<string, unknown> {
-    return { [META_KEYS.protocolVersion]: PROTOCOL_VERSION, [META_KEYS.clientInfo]: this.#clientInfo, [META_KEYS.clientCapabilities]: {} };
+    return {
+      [META_KEYS.protocolVersion]: PROTOCOL_VERSION,
+      [META_KEYS.clientInfo]: this.#clientInfo,
+      [META_KEYS.clientCapabilities]: this.#clientCapabilities,
+    };
   }
 
   /** Sends a request; resolves with its result, rejects with an `McpError` for an error response. */

@@ -12,6 +12,7 @@ import type { Completers } from "./completion.js";
 import { cacheFields, paginate, type CacheHints, type ListSettings } from "./pagination.js";
 import { UriTemplate, type TemplateVariables } from "./uri-template.js";
 import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
+import { claimingExtension, offeredTo } from "../extensions.js";
 
 export type ResourceContents = TextResourceContents | BlobResourceContents;
 /** A read's answer: text (the resource's URI and mimeType added), bytes (sent base64), or the full contents with optional cache hints. */
@@ -32,13 +33,16 @@ export interface TemplateOptions<T extends string> extends CacheHints {
   complete?: Completers<TemplateVariables<T>>;
 }
 
+/** `extension`: the one the entry's `_meta` ties it to (extensions.ts), listed and read only for clients declaring it. */
 interface StaticEntry {
   readonly resource: Resource;
   readonly read: ResourceReader;
   readonly hints: CacheHints;
+  readonly extension: string | undefined;
 }
 interface TemplateEntry {
   readonly template: ResourceTemplate;
+  readonly extension: string | undefined;
   readonly matcher: UriTemplate;
   readonly read: (
     uri: string,
@@ -59,14 +63,14 @@ export class ResourceRegistry {
     if (typeof resource?.uri !== "string" || resource.uri.length === 0) throw new TypeError("addResource: the resource needs a non-empty uri");
     if (typeof resource.name !== "string") throw new TypeError(`addResource ${resource.uri}: the resource needs a name`);
     cacheFields(options);
-    this.#resources.set(resource.uri, { resource, read, hints: options });
+    this.#resources.set(resource.uri, { resource, read, hints: options, extension: claimingExtension(resource._meta) });
   }
 
   addTemplate<T extends string>(template: ResourceTemplate & { uriTemplate: T }, read: TemplateReader<T>, options: TemplateOptions<T> = {}): void {
     if (typeof template?.name !== "string") throw new TypeError("addResourceTemplate: the template needs a name");
     const matcher = new UriTemplate(template.uriTemplate);
     cacheFields(options);
-    const entry = { template, matcher, read, options } as unknown as TemplateEntry;
+    const entry = { template, matcher, read, options, extension: claimingExtension(template._meta) } as unknown as TemplateEntry;
     this.#templates.set(template.uriTemplate, entry);
   }
 
@@ -87,13 +91,21 @@ export class ResourceRegistry {
     return [...this.#templates.values()].some((entry) => entry.options.complete !== undefined);
   }
 
-  list(cursor: unknown, settings: ListSettings | undefined) {
-    const { page, nextCursor } = paginate([...this.#resources.values()], cursor, settings);
+  /** The extensions registered resources belong to, for the capabilities the server advertises. */
+  claimedExtensions(): Set<string> {
+    const entries = [...this.#resources.values(), ...this.#templates.values()];
+    return new Set(entries.flatMap((entry) => (entry.extension === undefined ? [] : [entry.extension])));
+  }
+
+  list(cursor: unknown, settings: ListSettings | undefined, meta?: Readonly<Record<string, unknown>>) {
+    const offered = [...this.#resources.values()].filter((entry) => offeredTo(entry.extension, meta));
+    const { page, nextCursor } = paginate(offered, cursor, settings);
     return { resources: page.map((entry) => entry.resource), ...withCursor(nextCursor), ...cacheFields(settings) };
   }
 
-  listTemplates(cursor: unknown, settings: ListSettings | undefined) {
-    const { page, nextCursor } = paginate([...this.#templates.values()], cursor, settings);
+  listTemplates(cursor: unknown, settings: ListSettings | undefined, meta?: Readonly<Record<string, unknown>>) {
+    const offered = [...this.#templates.values()].filter((entry) => offeredTo(entry.extension, meta));
+    const { page, nextCursor } = paginate(offered, cursor, settings);
     return { resourceTemplates: page.map((entry) => entry.template), ...withCursor(nextCursor), ...cacheFields(settings) };
   }
 
@@ -102,9 +114,12 @@ export class ResourceRegistry {
     const uri = params?.uri;
     if (typeof uri !== "string") throw new McpError(INVALID_PARAMS, "resources/read needs a uri string");
     const input = () => inputRound(this.sealer(), bindingOf("resources/read", uri, {}), params);
+    // A resource of an extension the client did not declare reads as one that does not exist.
+    const offered = (entry: { extension: string | undefined }) => offeredTo(entry.extension, context.meta);
     const fixed = this.#resources.get(uri);
-    if (fixed !== undefined) return toResult(uri, fixed.resource.mimeType, await fixed.read(uri, context, input()), fixed.hints);
+    if (fixed !== undefined && offered(fixed)) return toResult(uri, fixed.resource.mimeType, await fixed.read(uri, context, input()), fixed.hints);
     for (const entry of this.#templates.values()) {
+      if (!offered(entry)) continue;
       const variables = entry.matcher.match(uri);
       if (variables !== undefined) return toResult(uri, entry.template.mimeType, await entry.read(uri, variables, context, input()), entry.options);
     }
