@@ -14,7 +14,6 @@
  */
 import { McpError, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc.js";
 import { MAX_INPUT_ROUNDS } from "../legacy/input-rounds.js";
-import type { InputMethod, InputResultOf } from "../input-required.js";
 import {
   ERROR_CODES,
   META_KEYS,
@@ -25,7 +24,6 @@ import {
   type ClientRequestMethod,
   type ClientRequests,
   type Implementation,
-  type InputRequest,
   type InputRequests,
   type ServerCapabilities,
   type ServerNotificationMethod,
@@ -33,6 +31,7 @@ import {
   type Tool,
 } from "../protocol.js";
 import type { Transport, TransportEvent } from "../transport.js";
+import { answerInput, capabilitiesOf, type InputHandlers } from "./input.js";
 import { bindTools, ToolDirectory, type ToolBinding, type ToolCallResult, type ToolHeaderTable, type ToolMap } from "./tools.js";
 
 /** A request's params without the `_meta` the client adds (which may still be extended). */
@@ -42,11 +41,6 @@ export type ClientResult<M extends ClientRequestMethod> = ClientRequests[M]["res
 export type ClientParamsArgs<M extends ClientRequestMethod> = {} extends ClientParams<M> ? [params?: ClientParams<M>] : [params: ClientParams<M>];
 /** Any error code the schema names (`ERROR_CODES`); an `McpError`'s `code` is one of these or another number. */
 export type KnownErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
-
-/** Answers the server's input requests: in a 2026-07-28 `input_required` round, or as a 2025-11-25 server request. */
-export type InputHandlers = {
-  readonly [M in InputMethod]?: (params: Extract<InputRequest, { method: M }>["params"]) => InputResultOf[M] | Promise<InputResultOf[M]>;
-};
 
 export interface ClientOptions<Tools extends ToolMap = {}> {
   /** A generated client file's tools: their names (for `client.tools`) and header parameters. */
@@ -216,18 +210,10 @@ export class McpClient<Tools extends ToolMap = {}> {
     const requests = (result["inputRequests"] ?? {}) as InputRequests;
     const inputResponses: Record<string, unknown> = {};
     for (const [key, request] of Object.entries(requests)) {
-      if (request !== undefined) inputResponses[key] = await this.#answerInput(method, request.method, request.params);
+      if (request !== undefined) inputResponses[key] = await answerInput(this.#handlers, method, request.method, request.params);
     }
     const state = result["requestState"];
     return { ...params, inputResponses, ...(typeof state === "string" ? { requestState: state } : {}) };
-  }
-
-  async #answerInput(cause: string, method: string, params: unknown): Promise<unknown> {
-    const handler = (this.#handlers as Record<string, ((params: unknown) => unknown) | undefined>)[method];
-    if (handler === undefined) {
-      throw new McpError(ERROR_CODES.InvalidRequestError, `${cause}: the server asked for ${method}; pass inputHandlers["${method}"] to answer it`);
-    }
-    return handler(params);
   }
 
   #onEvent(event: TransportEvent): void {
@@ -253,7 +239,7 @@ export class McpClient<Tools extends ToolMap = {}> {
   async #answerServerRequest(id: RequestId, method: string, params: unknown): Promise<void> {
     let reply: JsonRpcMessage;
     try {
-      const result = method === "ping" ? {} : await this.#answerInput("a server request", method, params);
+      const result = method === "ping" ? {} : await answerInput(this.#handlers, "a server request", method, params);
       reply = { jsonrpc: "2.0", id, result: result as Record<string, unknown> };
     } catch (error) {
       const code = error instanceof McpError ? error.code : ERROR_CODES.InternalError;
@@ -280,15 +266,6 @@ export class McpClient<Tools extends ToolMap = {}> {
   #failAll(error: Error): void {
     for (const id of [...this.#pending.keys()]) this.#settle(id, undefined, error);
   }
-}
-
-/** The capabilities the input handlers imply: each one given declares what it answers. */
-function capabilitiesOf(handlers: InputHandlers): ClientCapabilities {
-  const capabilities: Record<string, object> = {};
-  if (handlers["elicitation/create"] !== undefined) capabilities["elicitation"] = {};
-  if (handlers["sampling/createMessage"] !== undefined) capabilities["sampling"] = {};
-  if (handlers["roots/list"] !== undefined) capabilities["roots"] = {};
-  return capabilities as ClientCapabilities;
 }
 
 function parse(text: string): JsonRpcMessage | undefined {

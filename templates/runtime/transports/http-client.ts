@@ -80,6 +80,7 @@ export class HttpClientTransport implements Transport {
   readonly #session: HttpSession;
   /** Headers for one message on top of the others; a client sets it once it knows its tools. */
   messageHeaders: MessageHeaders | undefined;
+  #watching: AbortController | undefined;
   #closed = false;
 
   constructor(url: string | URL, options: HttpClientTransportOptions = {}) {
@@ -94,6 +95,16 @@ export class HttpClientTransport implements Transport {
   /** The session id the server gave (2025-11-25 sessions), if any. */
   get sessionId(): string | undefined {
     return this.#session.id;
+  }
+
+  /**
+   * Opens the session's GET stream (once the session is initialized), where a 2025-11-25
+   * server sends notifications and requests that belong to no request; read until close.
+   */
+  openSessionStream(): void {
+    if (this.#closed || this.#session.id === undefined || this.#watching !== undefined) return;
+    this.#watching = new AbortController();
+    void this.#session.watch((text) => this.#receive(text), this.#maxMessageBytes, this.#watching.signal);
   }
 
   /** Sends `MCP-Protocol-Version: version` on every later message that carries no `_meta` version. */
@@ -168,6 +179,7 @@ export class HttpClientTransport implements Transport {
     this.#closed = true;
     for (const abort of this.#open.values()) abort.abort();
     this.#open.clear();
+    this.#watching?.abort();
     await this.#session.end();
     this.#inbox.deliver({ type: "closed" });
   }

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { connectClient, McpError, type ClientTarget, type EraChoice } from "../../../templates/runtime/client/index.js";
-import { createServer } from "../../../templates/runtime/index.js";
+import { createServer, inputRequest } from "../../../templates/runtime/index.js";
 import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
 import { ASK_TOOL, createAskingServer } from "../../support/asking-app.js";
 import { repoRoot } from "../../support/schemas.js";
@@ -84,6 +84,45 @@ describe("client: rules", () => {
       await assert.rejects(client.request("subscriptions/listen", { notifications: {} }), /not a method of 2025-11-25/);
     } finally {
       await client.close();
+    }
+  });
+
+  it("elicitation defaults: an accepted form answer gets the requested schema's default for each field the handler left out", async () => {
+    const server = createServer({ name: "defaults", version: "1.0.0" });
+    server.addTool({ name: "form", inputSchema: { type: "object" } }, (_args, _context, input) => {
+      const answer = input.response("form", "elicitation/create");
+      if (answer === undefined) {
+        const requestedSchema = {
+          type: "object" as const,
+          properties: { name: { type: "string" as const, default: "Ada" }, age: { type: "integer" as const, default: 36 }, note: { type: "string" as const } },
+        };
+        return input.ask({ form: inputRequest.elicit({ mode: "form", message: "Who?", requestedSchema }) });
+      }
+      return { content: [{ type: "text", text: JSON.stringify(answer.content) }] };
+    });
+    const client = await connectClient({ server }, { inputHandlers: { "elicitation/create": () => ({ action: "accept", content: { age: 7 } }) } });
+    try {
+      assert.deepEqual((await client.callTool("form")).content, [{ type: "text", text: '{"age":7,"name":"Ada"}' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("version retry: a -32022 refusal that lists 2026-07-28 as supported gets server/discover once more", async () => {
+    let refused = false;
+    const peer = await jsonPeer((message) => {
+      if (message.method !== "server/discover") return {};
+      if (refused) return discoverResult();
+      refused = true;
+      return { error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28"] } } };
+    });
+    const client = await connectClient({ url: peer.url });
+    try {
+      assert.equal(client.era, "2026-07-28");
+      assert.deepEqual(peer.methods, ["server/discover", "server/discover"]);
+    } finally {
+      await client.close();
+      await peer.close();
     }
   });
 
@@ -166,6 +205,7 @@ async function jsonPeer(answer: (message: { method?: string }) => object | undef
       if (message.id === undefined) return void res.writeHead(202).end();
       const result = answer(message);
       if (result === undefined) return void held.add(res);
+      if ("error" in result) return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...result }));
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
     });
   });

@@ -7,7 +7,8 @@
 export { connectClient } from "./connect.js";
 export type { ClientTarget, ConnectOptions, HttpTarget, InProcessTarget, StdioTarget } from "./connect.js";
 export { DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, McpClient } from "./client.js";
-export type { ClientOptions, ClientParams, ClientParamsArgs, ClientResult, Era, InputHandlers, KnownErrorCode, ServerIdentity } from "./client.js";
+export type { ClientOptions, ClientParams, ClientParamsArgs, ClientResult, Era, KnownErrorCode, ServerIdentity } from "./client.js";
+export type { InputHandlers } from "./input.js";
 export { INITIALIZE_VERSIONS, negotiate } from "./negotiate.js";
 export type { EraChoice } from "./negotiate.js";
 export { bindTools, ToolDirectory } from "./tools.js";

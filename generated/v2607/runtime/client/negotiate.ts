@@ -36,7 +36,7 @@ export async function negotiate<Tools extends ToolMap>(client: McpClient<Tools>,
 async function discover<Tools extends ToolMap>(client: McpClient<Tools>, required: boolean): Promise<ServerIdentity | undefined> {
   let result: Partial<DiscoverResult> | undefined;
   try {
-    result = (await client.exchange("server/discover", {})) as Partial<DiscoverResult>;
+    result = (await retriedOnce(() => client.exchange("server/discover", {}))) as Partial<DiscoverResult>;
   } catch (error) {
     if (required || !notSpoken(error)) throw error;
     return undefined;
@@ -52,6 +52,21 @@ async function discover<Tools extends ToolMap>(client: McpClient<Tools>, require
     capabilities: result.capabilities ?? {},
     ...(typeof result.instructions === "string" ? { instructions: result.instructions } : {}),
   };
+}
+
+/**
+ * A refusal with -32022 that lists our version among those supported (a server, or an
+ * intermediary, rejecting the first choice) is answered by sending the request once more.
+ */
+async function retriedOnce(send: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return await send();
+  } catch (error) {
+    if (!(error instanceof McpError) || error.code !== ERROR_CODES.UnsupportedProtocolVersionError) throw error;
+    const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+    if (!Array.isArray(supported) || !supported.includes(PROTOCOL_VERSION)) throw error;
+    return send();
+  }
 }
 
 /** The refusals that mean "not a 2026-07-28 server"; anything else (a network failure, a timeout) is passed on. */
@@ -88,5 +103,6 @@ async function initialize<Tools extends ToolMap>(client: McpClient<Tools>): Prom
   (client.transport as { useProtocolVersion?(version: string): void }).useProtocolVersion?.(version);
   client.negotiated(identity, new Set<string>(LEGACY_METHODS));
   await client.notify("notifications/initialized" as never);
+  (client.transport as { openSessionStream?(): void }).openSessionStream?.();
   return identity;
 }

@@ -6,7 +6,7 @@
  * its answer (a GET with `Last-Event-ID`, after the server's `retry`); and the DELETE that
  * ends the session. A 2026-07-28 server gives no session id, so none of this happens there.
  */
-import type { SseFieldListener } from "./http-client.js";
+import { sseMessages, type SseFieldListener } from "./http-client.js";
 
 /** Wait before resuming when the server sent no `retry`. */
 const DEFAULT_RETRY_MS = 1000;
@@ -14,6 +14,8 @@ const DEFAULT_RETRY_MS = 1000;
 export const MAX_RESUME_WAIT_MS = 30_000;
 /** Resumptions in a row that carry no message before the request's stream is given up. */
 export const MAX_EMPTY_RESUMES = 5;
+/** The shortest wait before the session's GET stream is opened again. */
+const MIN_REOPEN_MS = 250;
 /** How long the DELETE that ends a session may take. */
 const END_TIMEOUT_MS = 2000;
 
@@ -79,6 +81,34 @@ export class HttpSession {
       throw new Error(`resuming with Last-Event-ID ${cursor.lastEventId} got HTTP ${response.status}`);
     }
     return response.body;
+  }
+
+  /**
+   * Reads the session's GET stream until `signal` aborts, handing each message's text to
+   * `deliver`; a stream the server closes is opened again after its `retry` (at least
+   * MIN_REOPEN_MS, doubled for each one in a row that carried nothing, at most
+   * MAX_RESUME_WAIT_MS) from the last event id. A server without one (405), a refusal, or
+   * MAX_EMPTY_RESUMES empty streams in a row end the reading: requests still get their answers.
+   */
+  async watch(deliver: (text: string) => void, maxEventLength: number, signal: AbortSignal): Promise<void> {
+    const cursor = this.cursor();
+    while (!signal.aborted && this.id !== undefined && cursor.empty < MAX_EMPTY_RESUMES) {
+      const headers: Record<string, string> = { ...this.baseHeaders, ...this.headers(), accept: "text/event-stream" };
+      if (cursor.lastEventId !== undefined) headers["last-event-id"] = cursor.lastEventId;
+      cursor.empty += 1;
+      try {
+        const response = await this.fetch(this.url, { method: "GET", headers, signal });
+        if (!response.ok || response.body === null) return void (await response.body?.cancel().catch(() => {}));
+        for await (const text of sseMessages(response.body, maxEventLength, cursor.fields)) {
+          cursor.carried();
+          deliver(text);
+        }
+      } catch {
+        return; // aborted, or the stream failed: the session's requests are answered on their own streams
+      }
+      const backoff = 2 ** Math.max(0, cursor.empty);
+      await delay(Math.min(Math.max(cursor.retryMs, MIN_REOPEN_MS) * backoff, MAX_RESUME_WAIT_MS), signal);
+    }
   }
 
   /** Ends the session on the server, best effort and bounded: the server may already have ended it. */
