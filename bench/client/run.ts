@@ -5,8 +5,10 @@
  * Streamable HTTP on 127.0.0.1). Each client makes its calls one after the other (a round
  * trip at a time); rounds alternate between the two after a warm-up of each, so both see
  * the same machine. Every answer is checked (the structured length), so a fast wrong
- * answer cannot count. Reports per call, over the rounds, the min and the median and the
- * ratio generated/official; `--busy` keeps a busy loop on the other core for the whole run.
+ * answer cannot count. The generated client runs twice: with its defaults (2026-07-28 here)
+ * and held to a 2025-11-25 session (`era: "initialize"`), the era the official client's
+ * defaults negotiate. Reports per call, over the rounds, the min and the median and each
+ * generated/official ratio; `--busy` keeps a busy loop on the other core for the whole run.
  *
  *   node --import tsx bench/client/run.ts [--rounds 9] [--calls 500] [--busy] [--app <dir>]
  *
@@ -64,9 +66,9 @@ function must(run: { status: number | null }, what: string): void {
   if (run.status !== 0) throw new Error(`${what} failed: ${explain(run as never)}`);
 }
 
-async function generatedCaller(app: string, url: string): Promise<Caller> {
+async function generatedCaller(app: string, url: string, era?: "initialize"): Promise<Caller> {
   const generated = await import(pathToFileURL(join(app, "dist", "generated", "client.js")).href);
-  const client = await generated.connectClient({ url });
+  const client = await generated.connectClient({ url }, era === undefined ? {} : { era });
   return {
     name: `generated (${client.era})`,
     call: async () => checked((await client.tools.weather({ text: TEXT })).structuredContent?.length, "generated"),
@@ -115,18 +117,24 @@ const spinner = values.busy ? spawn(process.execPath, ["-e", "for (;;) {}"], { s
 try {
   await server.waitFor(/serving MCP on http:/);
   const url = `http://127.0.0.1:${port}/mcp`;
-  const callers = [await generatedCaller(values.app, url), await officialCaller(url)];
+  const official = await officialCaller(url);
+  const callers = [await generatedCaller(values.app, url), await generatedCaller(values.app, url, "initialize"), official];
   for (const caller of callers) await round(caller, WARM_UP);
   const samples = callers.map(() => [] as number[]);
   for (let r = 0; r < ROUNDS; r++) {
-    // Alternate which goes first, so neither always follows the other.
-    const order = r % 2 === 0 ? [0, 1] : [1, 0];
-    for (const i of order) samples[i]!.push(await round(callers[i]!, CALLS));
+    // Rotate which goes first, so none always follows another.
+    for (let k = 0; k < callers.length; k++) {
+      const i = (r + k) % callers.length;
+      samples[i]!.push(await round(callers[i]!, CALLS));
+    }
   }
   console.log(`tools/call round trip, ${ROUNDS} rounds of ${CALLS} sequential calls each (after ${WARM_UP} warm-up), ${values.busy ? "the other core busy" : "quiet"}, node ${process.version}`);
   callers.forEach((caller, i) => console.log(`  ${caller.name.padEnd(34)} min ${fmt(Math.min(...samples[i]!)).padStart(10)}  median ${fmt(median(samples[i]!)).padStart(10)}`));
-  const ratio = (pick: (xs: number[]) => number) => (pick(samples[0]!) / pick(samples[1]!)).toFixed(3);
-  console.log(`  generated / official:              min ${ratio((xs) => Math.min(...xs))}x  median ${ratio(median)}x  (target: within 1.1x)`);
+  const last = callers.length - 1;
+  const ratio = (i: number, pick: (xs: number[]) => number) => (pick(samples[i]!) / pick(samples[last]!)).toFixed(3);
+  for (let i = 0; i < last; i++) {
+    console.log(`  ${`${callers[i]!.name} / official:`.padEnd(34)} min ${ratio(i, (xs) => Math.min(...xs))}x  median ${ratio(i, median)}x  (target: within 1.1x)`);
+  }
   for (const caller of callers) await caller.close();
 } finally {
   spinner?.kill("SIGKILL");
