@@ -1,6 +1,6 @@
 import type { CommandModule } from "yargs";
 
-export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen";
+export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -60,6 +60,11 @@ export const commandLoaders: ReadonlyArray<{
     name: "listen",
     describe: "Watch a server live: discover, open a listen stream, print each notification",
     load: async () => (await import("./listen.js")).default,
+  },
+  {
+    name: "client",
+    describe: "Generate a typed client: every request of the method maps, and the tools of the project or a running server",
+    load: async () => (await import("./client.js")).default,
   },
 ];
 

@@ -1,5 +1,6 @@
 import type { CommandModule } from "yargs";
 import { CliError } from "../errors.js";
+import { checkedHttpUrl, headersOf } from "../toolbox/http-options.js";
 import { describeCommand } from "./index.js";
 import { formatEvent } from "../listen/format.js";
 import { listen, type ListenTarget } from "../listen/listen.js";
@@ -64,31 +65,13 @@ function targetOf(args: ListenArgs): ListenTarget {
     throw new CliError("give either --url or a command after --, not both", { hint: "run `mcp-gen listen --help`", exitCode: 2 });
   }
   if (args.url !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(args.url);
-    } catch {
-      throw new CliError(`--url ${args.url} is not a URL`, { hint: "e.g. --url http://127.0.0.1:3000/mcp", exitCode: 2 });
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new CliError(`--url must be http: or https:, got ${url.protocol}`, { hint: "e.g. --url http://127.0.0.1:3000/mcp", exitCode: 2 });
-    }
+    const url = checkedHttpUrl("--url", args.url);
     return { url: url.href, headers: headersOf(args.header ?? []) };
   }
   if (command.length === 0) {
     throw new CliError("no server to listen to", { hint: "give --url URL, or a stdio server command after --, e.g. `-- node dist/server.js`", exitCode: 2 });
   }
   return { command: command[0]!, args: command.slice(1) };
-}
-
-function headersOf(lines: string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const line of lines) {
-    const colon = line.indexOf(":");
-    if (colon <= 0) throw new CliError(`--header "${line}" is not 'Name: value'`, { hint: "e.g. --header 'Authorization: Bearer abc'", exitCode: 2 });
-    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
-  }
-  return headers;
 }
 
 function filterOf(args: ListenArgs): SubscriptionFilter | undefined {

@@ -7,6 +7,12 @@
  * `notifications/cancelled` for a request whose stream is open aborts that stream instead
  * of posting the notification. A stream that ends before its request was answered is
  * delivered as an "error" event carrying an `HttpStreamClosedError` with the request id.
+ *
+ * A server that answers with `Mcp-Session-Id` (a 2025-11-25 session, opened by
+ * `initialize`) gets that id back on every later request, and `MCP-Protocol-Version` once
+ * `useProtocolVersion` names the negotiated revision; such a session's request stream that
+ * ends after an event id is resumed with a GET carrying `Last-Event-ID` after the server's
+ * `retry` (http-session.ts), and `close()` ends the session with DELETE.
  */
 import { classifyMessage, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
 import {
@@ -20,6 +26,7 @@ import {
 import { Inbox } from "./inbox.js";
 import { mcpRequestHeaders } from "./http-request.js";
 import { LineSplitter } from "./lines.js";
+import { HttpSession } from "./http-session.js";
 
 export interface HttpClientTransportOptions {
   /** Extra headers on every POST (for example `authorization`). */
@@ -31,7 +38,12 @@ export interface HttpClientTransportOptions {
    * a larger one fails that exchange and its response is cancelled. Default 16 MiB.
    */
   readonly maxMessageBytes?: number;
+  /** Headers for one message on top of the others (a tool's `Mcp-Param-*` headers). */
+  readonly messageHeaders?: MessageHeaders;
 }
+
+/** Extra headers for one outgoing message, or undefined for none. */
+export type MessageHeaders = (message: JsonRpcMessage) => Readonly<Record<string, string>> | undefined;
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
@@ -46,6 +58,17 @@ export class HttpStreamClosedError extends Error {
   }
 }
 
+/** The server refused a message with an HTTP status and no JSON-RPC answer to it. */
+export class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = "HttpStatusError";
+  }
+}
+
 export class HttpClientTransport implements Transport {
   readonly url: URL;
   readonly #headers: Readonly<Record<string, string>>;
@@ -54,6 +77,10 @@ export class HttpClientTransport implements Transport {
   readonly #inbox = new Inbox();
   /** Requests whose response is still open, by id: aborting one closes its stream. */
   readonly #open = new Map<RequestId, AbortController>();
+  readonly #session: HttpSession;
+  /** Headers for one message on top of the others; a client sets it once it knows its tools. */
+  messageHeaders: MessageHeaders | undefined;
+  #watching: AbortController | undefined;
   #closed = false;
 
   constructor(url: string | URL, options: HttpClientTransportOptions = {}) {
@@ -61,6 +88,28 @@ export class HttpClientTransport implements Transport {
     this.#headers = options.headers ?? {};
     this.#fetch = options.fetch ?? fetch;
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.messageHeaders = options.messageHeaders;
+    this.#session = new HttpSession(this.url, this.#fetch, this.#headers);
+  }
+
+  /** The session id the server gave (2025-11-25 sessions), if any. */
+  get sessionId(): string | undefined {
+    return this.#session.id;
+  }
+
+  /**
+   * Opens the session's GET stream (once the session is initialized), where a 2025-11-25
+   * server sends notifications and requests that belong to no request; read until close.
+   */
+  openSessionStream(): void {
+    if (this.#closed || this.#session.id === undefined || this.#watching !== undefined) return;
+    this.#watching = new AbortController();
+    void this.#session.watch((text) => this.#receive(text), this.#maxMessageBytes, this.#watching.signal);
+  }
+
+  /** Sends `MCP-Protocol-Version: version` on every later message that carries no `_meta` version. */
+  useProtocolVersion(version: string): void {
+    this.#session.protocolVersion = version;
   }
 
   async connect(): Promise<void> {}
@@ -82,7 +131,7 @@ export class HttpClientTransport implements Transport {
     try {
       response = await this.#fetch(this.url, {
         method: "POST",
-        headers: { ...this.#headers, ...mcpRequestHeaders(message) },
+        headers: { ...this.#headers, ...this.#session.headers(), ...mcpRequestHeaders(message), ...this.messageHeaders?.(message) },
         body: JSON.stringify(message),
         signal: abort.signal,
       });
@@ -90,6 +139,7 @@ export class HttpClientTransport implements Transport {
       if (id !== undefined) this.#open.delete(id);
       throw error;
     }
+    this.#session.observe(response);
     const type = response.headers.get("content-type") ?? "";
     if (type.startsWith("text/event-stream") && response.body !== null) {
       void this.#pump(response.body, id, abort);
@@ -104,7 +154,7 @@ export class HttpClientTransport implements Transport {
       this.#receive(text);
       return;
     }
-    if (!response.ok) throw new Error(`HTTP ${response.status} from ${this.url.href}${text ? `: ${text.slice(0, 200)}` : ""}`);
+    if (!response.ok) throw new HttpStatusError(response.status, `HTTP ${response.status} from ${this.url.href}${text ? `: ${text.slice(0, 200)}` : ""}`);
   }
 
   receiveMessage(): Promise<ReceivedMessage> {
@@ -123,12 +173,14 @@ export class HttpClientTransport implements Transport {
     return !this.#closed;
   }
 
-  /** Aborts every open response and delivers "closed". */
+  /** Aborts every open response, ends a session the server opened (DELETE), and delivers "closed". */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     for (const abort of this.#open.values()) abort.abort();
     this.#open.clear();
+    this.#watching?.abort();
+    await this.#session.end();
     this.#inbox.deliver({ type: "closed" });
   }
 
@@ -143,13 +195,23 @@ export class HttpClientTransport implements Transport {
   }
 
   async #pump(body: ReadableStream<Uint8Array>, id: RequestId | undefined, abort: AbortController): Promise<void> {
+    const cursor = this.#session.cursor();
     let failure: unknown;
-    try {
-      for await (const data of sseMessages(body, this.#maxMessageBytes)) this.#receive(data);
-    } catch (error) {
-      failure = error;
+    for (let stream: ReadableStream<Uint8Array> | undefined = body; stream !== undefined; ) {
+      try {
+        for await (const data of sseMessages(stream, this.#maxMessageBytes, cursor.fields)) {
+          cursor.carried();
+          this.#receive(data);
+        }
+      } catch (error) {
+        failure = error;
+        if (!abort.signal.aborted) void stream.cancel().catch(() => {});
+        break;
+      }
+      // A session's stream that ended before the answer, after an event id: resume it.
+      const waiting = id !== undefined && this.#open.get(id) === abort && !abort.signal.aborted;
+      stream = waiting ? await this.#session.resume(cursor, abort.signal).catch((error: unknown) => void (failure = error)) : undefined;
     }
-    if (failure !== undefined && !abort.signal.aborted) void body.cancel().catch(() => {});
     // Still open here means the stream ended without the request's answer: an abrupt close.
     if (id !== undefined && this.#open.get(id) === abort) {
       this.#open.delete(id);

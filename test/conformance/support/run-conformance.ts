@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync } from "node:fs";
-import { basename, join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { repoRoot } from "../../support/schemas.js";
 
 const CLI = join(repoRoot, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
@@ -45,14 +45,18 @@ function readChecks(dir: string): Check[] {
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (entry.isFile() && entry.name === "checks.json") {
       const folder = entry.parentPath ?? entry.path;
-      const scenario = scenarioOf(basename(folder));
+      const scenario = scenarioOf(relative(dir, folder).split(sep).join("/"));
       checks.push(...(JSON.parse(readFileSync(join(folder, entry.name), "utf8")) as Omit<Check, "scenario">[]).map((check) => ({ ...check, scenario })));
     }
   }
   return checks;
 }
 
-/** The CLI names each scenario's folder `<side>-<scenario>-<timestamp>`. */
+/**
+ * The CLI names each scenario's folder `<side>-<scenario>-<timestamp>` in a server run and
+ * `<scenario>-<timestamp>` in a client run, where a scenario such as `auth/basic-cimd` is a
+ * folder below `auth/`.
+ */
 function scenarioOf(folder: string): string {
-  return /^(?:server|client)-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(folder)?.[1] ?? folder;
+  return /^(?:server-|client-)?(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(folder)?.[1] ?? folder;
 }

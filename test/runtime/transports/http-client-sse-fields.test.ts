@@ -35,7 +35,7 @@ describe("the client's SSE reader and refusals", () => {
     try {
       await assert.rejects(
         transport.sendMessage({ jsonrpc: "2.0", id: 1, method: "server/discover", params: {} }),
-        /^Error: HTTP 400 from .*Server not initialized/,
+        /^HttpStatusError: HTTP 400 from .*Server not initialized/,
       );
     } finally {
       await transport.close();
