@@ -12,7 +12,6 @@ import {
   type Resource,
   type ResourceTemplate,
   type ServerCapabilities,
-  type Tool,
 } from "./protocol.js";
 import { Connection, DISCOVER_METHOD, LISTEN_METHOD, type ConnectionHost, type RequestContext } from "./connection.js";
 import { foldCapabilities, type DiscoverOptions } from "./discover.js";
@@ -23,7 +22,9 @@ import type { LegacySession } from "./legacy/session.js";
 import { StreamSlots } from "./subscriptions/slots.js";
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
-import { ToolRegistry, type ToolRunner } from "./tools.js";
+import { ToolRegistry, TOOLS_CALL, TOOLS_LIST } from "./tools.js";
+import type { ToolArguments, ToolDefinition, ToolInputSchema, ToolOutputSchema, ToolRunner, ToolStructured } from "./tool-schemas.js";
+import type { JsonSchemaConverter } from "./schema.js";
 import { Primitives } from "./primitives/index.js";
 import type { ListsOptions } from "./primitives/pagination.js";
 import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
@@ -67,8 +68,10 @@ export interface ServerOptions {
   supportedVersions?: readonly string[];
   limits?: ServerLimits;
   discover?: DiscoverOptions;
-  /** Checks tool arguments and results against their schemas (see validation.ts); without one nothing is checked. */
+  /** Checks tool arguments and results against their JSON Schemas (see validation.ts); without one those are not checked (Standard Schemas check themselves). */
   validator?: SchemaValidator;
+  /** Lists a Standard Schema that does not convert itself to JSON Schema (valibot: `toJsonSchema` from @valibot/to-json-schema). */
+  toJsonSchema?: JsonSchemaConverter;
   /** The key that seals input-required request state; default MCP_STATE_KEY, else one per process. */
   stateKey?: string | Uint8Array;
   /** Page size and cache hints per list (tools, resources, resourceTemplates, prompts). */
@@ -164,11 +167,18 @@ export class Server {
     return this;
   }
 
-  /** Adds (or replaces) a tool served by the built-in tools/list and tools/call. */
-  addTool(tool: Tool, run: ToolRunner): this {
+  /**
+   * Adds (or replaces) a tool served by the built-in tools/list and tools/call. Each schema is
+   * a JSON Schema literal or a Standard Schema (zod, valibot, ...): `run` gets the arguments
+   * typed from `inputSchema`, and must answer structured content of `outputSchema`'s type.
+   */
+  addTool<const I extends ToolInputSchema, const O extends ToolOutputSchema | undefined = undefined>(
+    tool: ToolDefinition<I, O>,
+    run: ToolRunner<ToolArguments<I>, ToolStructured<O>>,
+  ): this {
     this.#tools.add(tool, run);
-    if (!this.#handlers.has("tools/list")) this.#handlers.set("tools/list", (params) => this.#tools.list(params?.cursor, this.#options.lists?.tools));
-    if (!this.#handlers.has("tools/call")) this.#handlers.set("tools/call", (params, context) => this.#tools.call(params ?? {}, context));
+    if (!this.#handlers.has(TOOLS_LIST)) this.#handlers.set(TOOLS_LIST, (params) => this.#tools.list(params?.cursor, this.#options.lists?.tools));
+    if (!this.#handlers.has(TOOLS_CALL)) this.#handlers.set(TOOLS_CALL, (params, context) => this.#tools.call(params ?? {}, context));
     return this;
   }
 
