@@ -133,6 +133,7 @@ export class Server {
   );
   readonly #host: ConnectionHost;
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(options: ServerOptions) {
     if (typeof options?.name !== "string" || typeof options.version !== "string") {
@@ -254,8 +255,16 @@ export class Server {
     });
   }
 
-  /** Ends every open stream with its complete result (handleClose runs), then closes the transports. */
-  async close(): Promise<void> {
+  /**
+   * Ends every open stream with its complete result (handleClose runs), then closes the
+   * transports and the task store. Idempotent: a later call returns the first call's promise,
+   * so the shutdown runs once however many owners (a signal handler, a test) ask for it.
+   */
+  close(): Promise<void> {
+    return (this.#closing ??= this.#shutdown());
+  }
+
+  async #shutdown(): Promise<void> {
     this.#closed = true;
     await this.#host.legacy.close("shutdown");
     await Promise.all([...this.#connections].map((connection) => connection.shutdown()));
