@@ -372,5 +372,5 @@ const REFUSED: SendResult = Object.freeze({ ok: false, reason: "closed" });
 
 /** The channel subscriptionCapabilities sees while server/discover is built: meta only. */
 function discoveryChannel(meta: Readonly<Record<string, unknown>>): Channel {
-  return { requestId: "server/discover", meta, honored: {}, closed: true, sendNotification: () => REFUSED, post: () => false };
+  return { requestId: DISCOVER_METHOD, meta, honored: {}, closed: true, sendNotification: () => REFUSED, post: () => false };
 }

@@ -5,7 +5,7 @@
  * capabilities like any handler: `resources` and `prompts` once one is registered,
  * `completions` only once a completer is.
  */
-import type { Resource, ResourceTemplate } from "../protocol.js";
+import type { ClientRequestMethod, Resource, ResourceTemplate } from "../protocol.js";
 import type { RequestContext } from "../connection.js";
 import type { Awaitable } from "../subscriptions/types.js";
 import { complete } from "./completion.js";
@@ -21,7 +21,7 @@ export interface PrimitivesSettings {
 }
 
 /** Installs a handler for a method unless one is already registered. */
-export type InstallHandler = (method: string, handler: (params: any, context: RequestContext) => Awaitable<object>) => void;
+export type InstallHandler = (method: ClientRequestMethod, handler: (params: any, context: RequestContext) => Awaitable<object>) => void;
 
 export class Primitives {
   readonly #resources = new ResourceRegistry(() => this.#sealer());

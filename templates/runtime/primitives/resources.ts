@@ -3,7 +3,7 @@
  * `resources/list`, `resources/templates/list` and `resources/read`. A template's reader
  * receives the variables typed from its `uriTemplate` literal.
  */
-import type { BlobResourceContents, ReadResourceResult, Resource, ResourceTemplate, TextResourceContents } from "../protocol.js";
+import type { BlobResourceContents, ClientRequestMethod, ReadResourceResult, Resource, ResourceTemplate, TextResourceContents } from "../protocol.js";
 import type { RequestContext } from "../connection.js";
 import { INVALID_PARAMS, McpError } from "../jsonrpc.js";
 import type { Awaitable } from "../subscriptions/types.js";
@@ -100,7 +100,7 @@ export class ResourceRegistry {
   async read(params: { uri?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
     const uri = params?.uri;
     if (typeof uri !== "string") throw new McpError(INVALID_PARAMS, "resources/read needs a uri string");
-    const input = () => inputRound(this.sealer(), bindingOf("resources/read", uri, {}), params);
+    const input = () => inputRound(this.sealer(), bindingOf("resources/read" satisfies ClientRequestMethod, uri, {}), params);
     const fixed = this.#resources.get(uri);
     if (fixed !== undefined) return toResult(uri, fixed.resource.mimeType, await fixed.read(uri, context, input()), fixed.hints);
     for (const entry of this.#templates.values()) {

@@ -84,7 +84,10 @@ for (const { form, flags, dependsOnZod, schemaLine, wrongSchema } of FORMS) {
         const check = tsc(app);
         assert.notEqual(check.status, 0, "a number argument spread as a string must not compile");
         const use = lineOf(source, "[...text]");
-        assert.match(check.stdout, new RegExp(`^src/tools/weather\\.ts\\(${use},\\d+\\): error TS2488: Type 'number' must have a '\\[Symbol\\.iterator\\]\\(\\)' method`, "m"));
+        assert.match(
+          check.stdout,
+          new RegExp(`^src/tools/weather\\.ts\\(${use},\\d+\\): error TS2488: Type 'number' must have a '\\[Symbol\\.iterator\\]\\(\\)' method`, "m"),
+        );
       } finally {
         writeFileSync(path, source);
       }

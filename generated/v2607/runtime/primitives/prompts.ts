@@ -5,7 +5,7 @@
  * `as const`; a `prompts/get` missing a required argument is refused with -32602 before
  * `get` runs, and only declared arguments reach it.
  */
-import type { GetPromptResult, Prompt, PromptArgument } from "../protocol.js";
+import type { ClientRequestMethod, GetPromptResult, Prompt, PromptArgument } from "../protocol.js";
 import type { RequestContext } from "../connection.js";
 import { INVALID_PARAMS, McpError } from "../jsonrpc.js";
 import type { Awaitable } from "../subscriptions/types.js";
@@ -87,7 +87,7 @@ export class PromptRegistry {
     const entry = typeof params?.name === "string" ? this.#prompts.get(params.name) : undefined;
     if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${String(params?.name)}`);
     const args = checkedArguments(entry.prompt, params.arguments);
-    return entry.get(args, context, inputRound(this.sealer(), bindingOf("prompts/get", entry.prompt.name, args), params));
+    return entry.get(args, context, inputRound(this.sealer(), bindingOf("prompts/get" satisfies ClientRequestMethod, entry.prompt.name, args), params));
   }
 }
 

@@ -10,6 +10,7 @@
  * delivered as an "error" event carrying an `HttpStreamClosedError` with the request id.
  */
 import { classifyMessage, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
+import type { ClientNotificationMethod } from "../protocol.js";
 import {
   registerTransport,
   TransportClosedError,
@@ -68,7 +69,7 @@ export class HttpClientTransport implements Transport {
 
   async sendMessage(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) throw new TransportClosedError();
-    if ("method" in message && message.method === "notifications/cancelled") {
+    if ("method" in message && message.method === ("notifications/cancelled" satisfies ClientNotificationMethod)) {
       const target = (message.params as { requestId?: RequestId } | undefined)?.requestId;
       const open = target === undefined ? undefined : this.#open.get(target);
       if (open !== undefined) {
