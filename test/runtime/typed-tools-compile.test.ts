@@ -117,6 +117,23 @@ server.addTool({ name: "c", inputSchema: { type: "object", properties: { days: {
     assert.match(errors[1]!, new RegExp(`json_wrong\\.ts\\(${lineOf(body, "WRONG-OPTIONAL")},\\d+\\): error TS18048: 'city' is possibly 'undefined'`));
   });
 
+  it("a prompt's and a resource template's Standard Schema types what get and read receive", () => {
+    const body = `
+server.addPrompt({ name: "p", arguments: z.object({ place: z.string(), style: z.string().optional() }) }, ({ place, style }) => ({
+  messages: [{ role: "user", content: { type: "text", text: place + style.length } }], // WRONG-PROMPT
+}));
+server.addResourceTemplate({ uriTemplate: "o://{id}", name: "o", variables: v.object({ id: v.pipe(v.string(), v.transform(Number)) }) }, (_uri, { id }) =>
+  id.toUpperCase(), // WRONG-TEMPLATE
+);`;
+    const errors = compile("primitives_wrong", body);
+    assert.equal(errors.length, 2, errors.join("\n"));
+    assert.match(errors[0]!, new RegExp(`primitives_wrong\\.ts\\(${lineOf(body, "WRONG-PROMPT")},\\d+\\): error TS18048: 'style' is possibly 'undefined'`));
+    assert.match(
+      errors[1]!,
+      new RegExp(`primitives_wrong\\.ts\\(${lineOf(body, "WRONG-TEMPLATE")},\\d+\\): error TS2339: Property 'toUpperCase' does not exist on type 'number'`),
+    );
+  });
+
   it("structured content of the wrong type for the output schema is a compile error, in either form", () => {
     const body = `
 server.addTool({ name: "d", inputSchema: z.object({}), outputSchema: z.object({ n: z.number() }) }, () => ({

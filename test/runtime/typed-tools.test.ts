@@ -134,6 +134,38 @@ describe("tools typed from one schema", () => {
     assert.equal((await peer.request("tools/call", { name: "json_len", arguments: { mode: "words" } })).result.isError, true);
   });
 
+  it("a prompt's arguments as a zod schema are listed from it, checked by it, and get receives its output", T, async () => {
+    const server = createServer({ name: "typed", version: "1" });
+    server.addPrompt(
+      { name: "report", arguments: z.object({ place: z.string().min(2).describe("where"), style: z.enum(["brief", "long"]).optional() }) },
+      ({ place, style }) => ({ messages: [{ role: "user", content: { type: "text", text: `${place.toUpperCase()} ${style ?? "brief"}` } }] }),
+    );
+    const peer = await Peer.connect(server, "test");
+    const { prompts } = (await peer.request("prompts/list", {})).result;
+    assert.deepEqual(prompts[0].arguments, [{ name: "place", description: "where", required: true }, { name: "style" }]);
+    const got = (await peer.request("prompts/get", { name: "report", arguments: { place: "Oslo", style: "long" } })).result;
+    assert.equal(got.messages[0].content.text, "OSLO long");
+    const refused = await peer.request("prompts/get", { name: "report", arguments: { place: "Oslo", style: "epic" } });
+    assert.equal(refused.error?.code, -32602);
+    assert.match(refused.error.message, /^Prompt report: invalid arguments: \/style /);
+  });
+
+  it("a resource template's variables checked and coerced by a valibot schema reach the reader as its output", T, async () => {
+    const server = createServer({ name: "typed", version: "1" });
+    server.addResourceTemplate(
+      { uriTemplate: "orders://{id}", name: "order", variables: v.object({ id: v.pipe(v.string(), v.digits(), v.transform(Number)) }) },
+      (_uri, { id }) => JSON.stringify({ next: id + 1 }),
+    );
+    const peer = await Peer.connect(server, "test");
+    const read = (await peer.request("resources/read", { uri: "orders://41" })).result;
+    assert.equal(read.contents[0].text, '{"next":42}');
+    const { resourceTemplates } = (await peer.request("resources/templates/list", {})).result;
+    assert.equal("variables" in resourceTemplates[0], false, "the schema is not listed");
+    const refused = await peer.request("resources/read", { uri: "orders://abc" });
+    assert.equal(refused.error?.code, -32602);
+    assert.match(refused.error.message, /^Resource orders:\/\/abc: invalid template variables: \/id /);
+  });
+
   it("the official 2.x client (default options) lists the zod tool's converted schemas and accepts its checked structured content", T, async () => {
     const handle = await serveHttp(typedServer(), { host: "127.0.0.1", port: 0 });
     const client = new Client({ name: "typed-tools-test", version: "1.0.0" });

@@ -31,7 +31,16 @@ export type { TemplateVariables } from "./primitives/uri-template.js";
 export type { CacheHints, CacheScope, ListSettings, ListsOptions } from "./primitives/pagination.js";
 export type { Completer, Completers, CompletionContext } from "./primitives/completion.js";
 export type { PromptArguments, PromptDefinition, PromptGetter, PromptOptions, PromptResult } from "./primitives/prompts.js";
-export type { ResourceBody, ResourceContents, ResourceOptions, ResourceReader, TemplateOptions, TemplateReader } from "./primitives/resources.js";
+export type {
+  ReaderVariables,
+  ResourceBody,
+  ResourceContents,
+  ResourceOptions,
+  ResourceReader,
+  TemplateDefinition,
+  TemplateOptions,
+  TemplateReader,
+} from "./primitives/resources.js";
 export type { EventHook, RuntimeEvent, StreamEndCause } from "./hooks.js";
 export { classifyMessage, errorResponse, McpError, parseMessage } from "./jsonrpc.js";
 export type {

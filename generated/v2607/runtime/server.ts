@@ -10,7 +10,6 @@ import {
   type ClientRequests,
   type Implementation,
   type Resource,
-  type ResourceTemplate,
   type ServerCapabilities,
 } from "./protocol.js";
 import { Connection, DISCOVER_METHOD, LISTEN_METHOD, type ConnectionHost, type RequestContext } from "./connection.js";
@@ -24,11 +23,11 @@ import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
 import { ToolRegistry, TOOLS_CALL, TOOLS_LIST } from "./tools.js";
 import type { ToolArguments, ToolDefinition, ToolInputSchema, ToolOutputSchema, ToolRunner, ToolStructured } from "./tool-schemas.js";
-import type { JsonSchemaConverter } from "./schema.js";
+import type { JsonSchemaConverter, StandardSchema } from "./schema.js";
 import { Primitives } from "./primitives/index.js";
 import type { ListsOptions } from "./primitives/pagination.js";
 import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
-import type { ResourceOptions, ResourceReader, TemplateOptions, TemplateReader } from "./primitives/resources.js";
+import type { ResourceOptions, ResourceReader, TemplateDefinition, TemplateOptions, TemplateReader } from "./primitives/resources.js";
 import { SENT, type Transport } from "./transport.js";
 import type { SchemaValidator } from "./validation.js";
 import type { ParamHeader } from "./transports/param-headers.js";
@@ -193,8 +192,12 @@ export class Server {
     return (this.#primitives.addResource(resource, read, options), this);
   }
 
-  /** Adds a resource template; `read` gets the variables typed from the `uriTemplate` literal. */
-  addResourceTemplate<const T extends string>(template: ResourceTemplate & { uriTemplate: T }, read: TemplateReader<T>, options?: TemplateOptions<T>): this {
+  /** Adds a resource template; `read` gets the variables typed from the `uriTemplate` literal, or the output of its `variables` schema. */
+  addResourceTemplate<const T extends string, V extends StandardSchema | undefined = undefined>(
+    template: TemplateDefinition<T, V>,
+    read: TemplateReader<T, V>,
+    options?: TemplateOptions<T>,
+  ): this {
     return (this.#primitives.addResourceTemplate(template, read, options), this);
   }
 
