@@ -4,6 +4,7 @@ export * from "./v2607/types.js";
 export * from "./v2607/methods.js";
 export * from "./v2607/capabilities.js";
 export * from "./v2607/runtime/index.js";
+export * from "./v2607/runtime/transports/index.js";
 // A name both export is the runtime's here, the type its API takes (RequestId is the same
 // in both; ResourceContents is the runtime's union of the schema's text and blob contents).
 export type { RequestId, ResourceContents } from "./v2607/runtime/index.js";

@@ -6,7 +6,9 @@
  * runtime's client with them. Everything else of the runtime's client entry is re-exported.
  */
 import { createRequire } from "node:module";
-import { readParamHeaders, type Tool } from "../../generated/index.js";
+import type { Tool } from "../../generated/index.js";
+// The runtime's own reader of x-mcp-header annotations, an internal no entry exports.
+import { readParamHeaders } from "../../generated/v2607/runtime/transports/param-headers.js";
 import { loadFormatter } from "../generate/format.js";
 
 const require = createRequire(import.meta.url);

@@ -101,6 +101,7 @@ export * from ${from("types.js")};
 export * from ${from("methods.js")};
 export * from ${from("capabilities.js")};
 export * from ${from("runtime/index.js")};
+export * from ${from("runtime/transports/index.js")};
 // A name both export is the runtime's here, the type its API takes (RequestId is the same
 // in both; ResourceContents is the runtime's union of the schema's text and blob contents).
 export type { RequestId, ResourceContents } from ${from("runtime/index.js")};

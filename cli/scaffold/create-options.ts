@@ -5,6 +5,7 @@ import { EVENT_SOURCES, type EventSourceChoice } from "./event-source.js";
 import { DEFAULT_REVISIONS, projectConfigFor } from "./generated.js";
 import { validateName, type NameForms } from "./names.js";
 import { projectPackageName, type PackageManager, type TransportChoice } from "./project.js";
+import { SCHEMA_LIBRARIES, type SchemaLibrary } from "./schema-library.js";
 
 export interface CreateOptions {
   dir: string;
@@ -12,6 +13,8 @@ export interface CreateOptions {
   handler: NameForms;
   pm: PackageManager;
   eventSource: EventSourceChoice;
+  /** How tool schemas are written: JSON Schema literals, or zod (then a dependency). */
+  schemaLibrary: SchemaLibrary;
   /** The protocol revisions the project lists, oldest first. */
   revisions: string[];
   install: boolean;
@@ -95,6 +98,14 @@ export const CREATE_OPTIONS: readonly OptionSpec[] = [
     choices: EVENT_SOURCES,
     default: "memory",
     describe: "what `npm start` publishes events through; redis shares them between server processes",
+  },
+  {
+    key: "schemaLibrary",
+    flag: "schema-library",
+    kind: "choice",
+    choices: SCHEMA_LIBRARIES,
+    default: "json-schema",
+    describe: "what `mcp-gen tool` writes tool schemas with: JSON Schema literals, or zod (added as a dependency); either types the handler",
   },
   {
     key: "revisions",

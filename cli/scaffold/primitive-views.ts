@@ -7,6 +7,7 @@ import { UriTemplate } from "../../generated/index.js";
 import { CliError } from "../errors.js";
 import { isReservedWord, type NameForms } from "./names.js";
 import type { RegisteringCall } from "./registered.js";
+import type { SchemaLibrary } from "./schema-library.js";
 
 export type PrimitiveKind = "tool" | "resource" | "prompt";
 
@@ -44,9 +45,10 @@ function sampleValue(name: string): string {
 
 const renamed = (what: string) => `choose another name, or rename the existing ${what}`;
 
-export function toolView(names: NameForms): PrimitiveView {
+/** A tool's view; `library` chooses the schema form its template writes (zod, or JSON Schema literals). */
+export function toolView(names: NameForms, library: SchemaLibrary): PrimitiveView {
   return {
-    view: { names, functionName: registrationName("tool", names), title: titleOf(names) },
+    view: { names, functionName: registrationName("tool", names), title: titleOf(names), zod: library === "zod" },
     claims: [{ calls: ["addTool"], field: "name", value: names.snake, describe: `a tool named ${JSON.stringify(names.snake)}`, hint: renamed("tool") }],
   };
 }

@@ -27,6 +27,7 @@ import {
 } from "./primitive-views.js";
 import { registeredPrimitives } from "./registered.js";
 import { addListEntry } from "./register.js";
+import { projectSchemaLibrary } from "./schema-library.js";
 import { renderTemplateTree } from "./render.js";
 
 /** Where each kind's modules and their list live in a project. */
@@ -100,19 +101,22 @@ export interface PrimitiveOptions extends ApplyOptions {
 }
 
 /** Validates the name, plans against the project on disk, and writes all or nothing. */
-async function generate(kind: PrimitiveKind, options: PrimitiveOptions, viewOf: (names: NameForms) => PrimitiveView): Promise<ApplyResult> {
+async function generate(kind: PrimitiveKind, options: PrimitiveOptions, viewOf: (names: NameForms, root: string) => PrimitiveView): Promise<ApplyResult> {
   const names = validateName(options.name, kind);
-  const view = viewOf(names);
   const root = requireProject(options.project);
+  const view = viewOf(names, root);
   const read: ProjectReader = (path) => (existsSync(join(root, path)) ? readFileSync(join(root, path), "utf8") : undefined);
   const sources = () => listFiles(join(root, "src"), "src/").filter((path) => path.endsWith(".ts"));
   const { created, edited } = await planPrimitive(kind, names, view, read, sources);
   return applyFiles(root, created, edited, options);
 }
 
-/** `mcp-gen tool <Name>`: a tool with input and output schemas, its test, its entry in src/tools/index.ts. */
+/**
+ * `mcp-gen tool <Name>`: a tool with input and output schemas (zod when the project depends
+ * on zod, else JSON Schema literals), its test, its entry in src/tools/index.ts.
+ */
 export function generateTool(options: PrimitiveOptions): Promise<ApplyResult> {
-  return generate("tool", options, toolView);
+  return generate("tool", options, (names, root) => toolView(names, projectSchemaLibrary(root)));
 }
 
 /** `mcp-gen resource <Name> [--uri <uri> | --template <uriTemplate>]`. */

@@ -17,6 +17,7 @@ import { renderPrimitive } from "./primitive.js";
 import { parsePromptArguments, promptView, resourceView, type PrimitiveKind, type PrimitiveView } from "./primitive-views.js";
 import { renderTemplateTree } from "./render.js";
 import { DEFAULT_REVISIONS, planGenerated, projectConfigFor } from "./generated.js";
+import { zodDependencySpec, type SchemaLibrary } from "./schema-library.js";
 
 export type TransportChoice = "stdio" | "http" | "both";
 export type PackageManager = "npm" | "pnpm" | "yarn";
@@ -32,6 +33,8 @@ export interface ProjectOptions {
   eventSource?: EventSourceChoice;
   /** The protocol revisions the project lists (package.json "mcp-gen"); default DEFAULT_REVISIONS. */
   revisions?: readonly string[];
+  /** How its tool schemas are written; zod adds the dependency. Default json-schema. */
+  schemaLibrary?: SchemaLibrary;
 }
 
 /** Handler names up to this length render already formatted by the project's prettier config. */
@@ -83,6 +86,8 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     extensions: Object.entries(listed.extensions).map(([revision, names]) => ({ revision, names })),
     pm: options.pm,
     redis: options.eventSource === "redis",
+    zod: options.schemaLibrary === "zod",
+    zodSpec: options.schemaLibrary === "zod" ? zodDependencySpec(root) : undefined,
     run: options.pm === "npm" ? "npm run" : options.pm,
   };
   const rendered = await renderTemplateTree(join(root, "templates", "project"), view, {

@@ -13,6 +13,7 @@ import {
   type ProgressNotificationParams,
   type ProgressToken,
   type RequestMetaObject,
+  type ServerNotificationMethod,
 } from "./protocol.js";
 import type { JsonObject, JsonRpcMessage, RequestId } from "./jsonrpc.js";
 import type { HandlerMeta } from "./meta.js";
@@ -154,7 +155,11 @@ export class RequestScope implements RequestContext {
     if (token === undefined) return NOT_REQUESTED;
     if (!(update.progress > this.#lastProgress)) return NOT_INCREASING;
     this.#lastProgress = update.progress;
-    this.#sink.send({ jsonrpc: "2.0", method: "notifications/progress", params: { ...update, progressToken: token } as JsonObject });
+    this.#sink.send({
+      jsonrpc: "2.0",
+      method: "notifications/progress" satisfies ServerNotificationMethod,
+      params: { ...update, progressToken: token } as JsonObject,
+    });
     return SENT;
   }
 
@@ -164,7 +169,7 @@ export class RequestScope implements RequestContext {
     const requested = this.meta[LOG_LEVEL_KEY];
     if (!isLoggingLevel(requested)) return NOT_REQUESTED;
     if (LOG_LEVEL_SEVERITY[message.level] < LOG_LEVEL_SEVERITY[requested]) return BELOW_LEVEL;
-    this.#sink.send({ jsonrpc: "2.0", method: "notifications/message", params: { ...message } as JsonObject });
+    this.#sink.send({ jsonrpc: "2.0", method: "notifications/message" satisfies ServerNotificationMethod, params: { ...message } as JsonObject });
     return SENT;
   }
 

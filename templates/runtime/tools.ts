@@ -1,34 +1,36 @@
 /**
  * `addTool` / `removeTool`: a tool list kept by the runtime, served through `tools/list`
- * and `tools/call` unless the application registers those handlers itself. With a
- * `SchemaValidator`, arguments are checked against `inputSchema` before `run` (a violation
- * is a tool execution error, `isError: true`, and `run` never starts: the spec's tools page
- * lists input validation among the errors a model can correct), and a result is checked
- * against `outputSchema` after it (a violation is the server's own fault, so the client
- * gets a protocol error, -32603, never the invalid structured content).
+ * and `tools/call` unless the application registers those handlers itself. Arguments are
+ * checked against `inputSchema` before `run` (a violation is a tool execution error,
+ * `isError: true`, and `run` never starts: the spec's tools page lists input validation
+ * among the errors a model can correct), and a result against `outputSchema` after it (a
+ * violation is the server's own fault, so the client gets a protocol error, -32603, never
+ * the invalid structured content). A Standard Schema checks itself; a JSON Schema is
+ * checked by the server's `SchemaValidator`, and not at all without one (tool-schemas.ts).
  */
-import type { CallToolResult, Tool } from "./protocol.js";
+import type { ClientRequestMethod, Tool } from "./protocol.js";
 import type { RequestContext } from "./connection.js";
 import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from "./jsonrpc.js";
 import type { EventHook } from "./hooks.js";
 import type { Awaitable } from "./subscriptions/types.js";
 import { cacheFields, paginate, type ListSettings } from "./primitives/pagination.js";
-import type { CompiledSchema, SchemaValidator } from "./validation.js";
+import type { SchemaValidator } from "./validation.js";
+import type { JsonSchemaConverter } from "./schema.js";
 import { readParamHeaders, type ParamHeader } from "./transports/param-headers.js";
 import { bindingOf, inputRound, RequestStateSealer, type InputRequiredAnswer, type InputRound } from "./input-required.js";
-import { TaskStart, type TaskService } from "./tasks/service.js";
+import { TaskStart, type TaskOutcome, type TaskService } from "./tasks/service.js";
 import { claimingExtension, offeredTo } from "./extensions.js";
+import { toolSide, type ToolDefinition, type ToolInputSchema, type ToolOutputSchema, type ToolSide } from "./tool-schemas.js";
 
-/**
- * A tool's answer: its result (`resultType` may be left out), a request for input (see
- * input-required.ts), or `runAsTask(work)` to run as a task (see tasks/service.ts).
- */
-export type ToolAnswer = (Omit<CallToolResult, "resultType"> & { resultType?: "complete" }) | InputRequiredAnswer | TaskStart;
-export type ToolRunner = (args: Record<string, unknown>, context: RequestContext, input: InputRound) => Awaitable<ToolAnswer>;
+/** The methods a tool registry serves, pinned to the generated map: a renamed method fails to compile here. */
+export const TOOLS_LIST = "tools/list" satisfies ClientRequestMethod;
+export const TOOLS_CALL = "tools/call" satisfies ClientRequestMethod;
 
 /** The server options a registry reads (after the server is made). */
 export interface RegistrySettings {
   readonly validator?: SchemaValidator;
+  /** Lists a Standard Schema that does not convert itself (see schema.ts). */
+  readonly toJsonSchema?: JsonSchemaConverter;
   readonly stateKey?: string | Uint8Array;
   /** The server's tasks, for tools that answer `runAsTask(...)`. */
   readonly tasks?: TaskService;
@@ -36,11 +38,17 @@ export interface RegistrySettings {
   readonly onEvent?: EventHook;
 }
 
+/** A tool's handler as the registry holds it: its argument and result types were checked at `addTool`. */
+type StoredRunner = (args: never, context: RequestContext, input: InputRound) => Awaitable<StoredAnswer>;
+type StoredAnswer = TaskOutcome | InputRequiredAnswer | TaskStart;
+type AnyDefinition = ToolDefinition<ToolInputSchema, ToolOutputSchema | undefined>;
+
 interface ToolEntry {
+  /** The tool as listed: both schemas in JSON Schema form. */
   readonly tool: Tool;
-  readonly run: ToolRunner;
-  readonly checkInput: CompiledSchema | undefined;
-  readonly checkOutput: CompiledSchema | undefined;
+  readonly run: (args: unknown, context: RequestContext, input: InputRound) => Awaitable<StoredAnswer>;
+  readonly input: ToolSide;
+  readonly output: ToolSide | undefined;
   readonly paramHeaders: readonly ParamHeader[];
   /** The extension its `_meta` ties it to (extensions.ts `claimingExtension`): listed and called only for clients declaring it. */
   readonly extension: string | undefined;
@@ -69,13 +77,17 @@ export class ToolRegistry {
     return this.#tools.size;
   }
 
-  add(tool: Tool, run: ToolRunner): void {
-    if (typeof tool?.name !== "string" || tool.name.length === 0) throw new TypeError("addTool: the tool needs a non-empty name");
-    const paramHeaders = readParamHeaders(tool.name, tool.inputSchema);
-    const validator = this.settings().validator;
-    const checkInput = validator === undefined ? undefined : compile(validator, tool, "inputSchema");
-    const checkOutput = validator === undefined ? undefined : compile(validator, tool, "outputSchema");
-    this.#tools.set(tool.name, { tool, run, checkInput, checkOutput, paramHeaders, extension: claimingExtension(tool._meta) });
+  add(definition: AnyDefinition, run: StoredRunner): void {
+    const name = definition?.name;
+    if (typeof name !== "string" || name.length === 0) throw new TypeError("addTool: the tool needs a non-empty name");
+    const settings = this.settings();
+    const input = toolSide(name, "inputSchema", definition.inputSchema, settings);
+    const output = definition.outputSchema === undefined ? undefined : toolSide(name, "outputSchema", definition.outputSchema, settings);
+    const { outputSchema: _given, ...fields } = definition;
+    const tool: Tool = { ...fields, inputSchema: { ...input.json, type: "object" }, ...(output === undefined ? {} : { outputSchema: output.json }) };
+    const paramHeaders = readParamHeaders(name, tool.inputSchema);
+    // The handler's parameter type is what the input check yields, so it is called only with checked arguments.
+    this.#tools.set(name, { tool, run: run as ToolEntry["run"], input, output, paramHeaders, extension: claimingExtension(tool._meta) });
   }
 
   /** The tool's `x-mcp-header` parameters, for the HTTP transport's check; undefined for an unknown tool. */
@@ -106,13 +118,13 @@ export class ToolRegistry {
     const entry = found !== undefined && offeredTo(found.extension, context.meta) ? found : undefined;
     if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown tool: ${String(params.name)}`);
     const args = (params.arguments ?? {}) as Record<string, unknown>;
-    const checked = entry.checkInput?.(args);
-    if (checked !== undefined && !checked.valid) return failure(`Invalid arguments for tool ${entry.tool.name}: ${checked.errors.join("; ")}`);
+    const checked = entry.input.check === undefined ? { valid: true as const, value: args } : await entry.input.check(args);
+    if (!checked.valid) return failure(`Invalid arguments for tool ${entry.tool.name}: ${checked.errors.join("; ")}`);
     this.#sealer ??= new RequestStateSealer(this.settings().stateKey);
-    const input = inputRound(this.#sealer, bindingOf("tools/call", entry.tool.name, args), params);
+    const input = inputRound(this.#sealer, bindingOf(TOOLS_CALL, entry.tool.name, args), params);
     let result;
     try {
-      result = await entry.run(args, context, input);
+      result = await entry.run(checked.value, context, input);
     } catch (error) {
       if (error instanceof McpError) throw error;
       return failure(error instanceof Error ? error.message : String(error));
@@ -123,9 +135,7 @@ export class ToolRegistry {
       return tasks.begin(this.#checkedTask(entry, result, context), context);
     }
     if (result?.resultType === "input_required") return result;
-    const violation = outputViolation(entry, result);
-    if (violation !== undefined) throw violation;
-    return result;
+    return checkedOutput(entry, result);
   }
 
   /**
@@ -133,40 +143,37 @@ export class ToolRegistry {
    * violation is reported and answered -32603 (the task fails with it), never stored as valid.
    */
   #checkedTask(entry: ToolEntry, start: TaskStart, context: RequestContext): TaskStart {
-    if (entry.checkOutput === undefined) return start;
+    if (entry.output?.check === undefined) return start;
     return new TaskStart(async (task) => {
-      const outcome = await start.work(task);
-      const violation = outputViolation(entry, outcome);
-      if (violation === undefined) return outcome;
       try {
-        this.settings().onEvent?.({ type: "handler-error", id: context.requestId, callback: "tools/call", error: violation });
-      } catch {
-        // A failing hook must not change the answer.
+        return await checkedOutput(entry, await start.work(task));
+      } catch (error) {
+        if (!(error instanceof ToolOutputError)) throw error;
+        try {
+          this.settings().onEvent?.({ type: "handler-error", id: context.requestId, callback: TOOLS_CALL, error });
+        } catch {
+          // A failing hook must not change the answer.
+        }
+        throw new McpError(INTERNAL_ERROR, `Internal error while handling ${TOOLS_CALL}`);
       }
-      throw new McpError(INTERNAL_ERROR, "Internal error while handling tools/call");
     }, start.options);
   }
 }
 
-/** Why a result breaks its tool's outputSchema, or undefined (no schema, a validator-less server, or an isError result). */
-function outputViolation(entry: ToolEntry, result: { isError?: boolean; structuredContent?: unknown } | undefined): ToolOutputError | undefined {
-  if (entry.checkOutput === undefined || result?.isError === true) return undefined;
+/**
+ * The result with its structured content checked against the outputSchema (a Standard
+ * Schema's output replacing it); a violation throws ToolOutputError. Unchecked: no schema,
+ * a JSON Schema on a validator-less server, or an isError result.
+ */
+async function checkedOutput<R extends TaskOutcome>(entry: ToolEntry, result: R): Promise<R> {
+  const check = entry.output?.check;
+  if (check === undefined || result?.isError === true) return result;
   const output =
-    result?.structuredContent === undefined ? { valid: false as const, errors: ["structuredContent is missing"] } : entry.checkOutput(result.structuredContent);
-  return output.valid ? undefined : new ToolOutputError(entry.tool.name, output.errors);
+    result?.structuredContent === undefined ? { valid: false as const, errors: ["structuredContent is missing"] } : await check(result.structuredContent);
+  if (!output.valid) throw new ToolOutputError(entry.tool.name, output.errors);
+  return output.value === result.structuredContent ? result : { ...result, structuredContent: output.value };
 }
 
 function failure(text: string) {
   return { content: [{ type: "text" as const, text }], isError: true };
-}
-
-function compile(validator: SchemaValidator, tool: Tool, key: "inputSchema" | "outputSchema"): CompiledSchema | undefined {
-  const schema = tool[key];
-  if (schema === undefined) return undefined;
-  try {
-    return validator.compile(schema);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new TypeError(`addTool ${tool.name}: its ${key} cannot be used (${reason}); fix the schema (local $refs only, valid JSON Schema 2020-12)`);
-  }
 }

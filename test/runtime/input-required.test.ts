@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, inputRequest, RequestStateSealer, STATE_TTL_MS, type InputRequiredMethod } from "../../templates/runtime/index.js";
+import { createServer, inputRequest, type InputRequiredMethod } from "../../templates/runtime/index.js";
+import { RequestStateSealer, STATE_TTL_MS } from "../../templates/runtime/input-required.js";
 import { Peer } from "../support/runtime-peer.js";
 
 const T = { timeout: 20_000 };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, type MessageContext, type Server } from "../../templates/runtime/index.js";
+import { createServer, type Server } from "../../templates/runtime/index.js";
+import { type MessageContext } from "../../templates/runtime/transports/index.js";
 import { serveHttp } from "../../templates/runtime/transports/http-server.js";
 import { LEGACY_INITIALIZE, LegacyPeer, openLegacySession, SseMessages } from "../support/legacy-peer.js";
 import { MEMORY_KINDS, Peer, REQUEST_META } from "../support/runtime-peer.js";

@@ -67,6 +67,7 @@ describe("a runtime regenerated from the draft schema", { timeout: 120_000 }, ()
 
   it("accepts and enforces elicitationComplete on a listen stream", async () => {
     const runtime = await import(pathToFileURL(join(runtimeDir, "index.ts")).href);
+    const transports = await import(pathToFileURL(join(runtimeDir, "transports", "index.ts")).href);
     const { PROTOCOL_VERSION } = await import(pathToFileURL(join(runtimeDir, "..", "capabilities.ts")).href);
     const meta = { "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION, "io.modelcontextprotocol/clientCapabilities": {} };
     const server = runtime.createServer({ name: "draft", version: "1" });
@@ -77,7 +78,7 @@ describe("a runtime regenerated from the draft schema", { timeout: 120_000 }, ()
       subscribe: (_filter: unknown, channel: unknown) => (channels.push(channel), { stream: null }),
       handleMessage: (message: any, channel: any) => (sends.push(channel.sendNotification(message)), { stream: null }),
     });
-    const { client, server: end } = runtime.createInProcessTransportPair();
+    const { client, server: end } = transports.createInProcessTransportPair();
     const received: any[] = [];
     client.subscribe((event: any) => event.type === "message" && received.push(event.message));
     await server.connect(end);

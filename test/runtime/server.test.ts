@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, McpError, type RequestContext, type RuntimeEvent, type TestTransport, type Transport } from "../../templates/runtime/index.js";
-import { createTestTransportPair } from "../../templates/runtime/index.js";
+import { createServer, McpError, MemoryTaskStore, type RequestContext, type RuntimeEvent } from "../../templates/runtime/index.js";
+import { type TestTransport, type Transport, createTestTransportPair } from "../../templates/runtime/transports/index.js";
 import { MEMORY_KINDS, Peer, PROTOCOL_VERSION, until } from "../support/runtime-peer.js";
 import { recordingHandler } from "../support/recording-handler.js";
 
@@ -255,5 +255,35 @@ describe("capabilities follow what the server uses", () => {
     assert.deepEqual((await peer.request("server/discover")).result.capabilities.logging, {});
     await bare.close();
     await quiet.close();
+  });
+});
+
+describe("Server.close() is one idempotent shutdown", () => {
+  it("a second close, at once or later, awaits the first and never runs teardown twice", T, async () => {
+    let storeCloses = 0;
+    class CountingStore extends MemoryTaskStore {
+      async close(): Promise<void> {
+        storeCloses += 1;
+        await new Promise((resolve) => setTimeout(resolve, 20)); // a teardown that takes a moment
+        // The memory store holds nothing to release.
+      }
+    }
+    const server = createServer({ name: "s", version: "1", tasks: { store: new CountingStore() } });
+    const { handler, log } = recordingHandler();
+    server.addSubscriptionHandler(handler);
+    const peer = await Peer.connect(server, "test");
+    peer.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, "sub");
+    await peer.waitFor((m) => m.id === undefined && m.params?._meta?.["io.modelcontextprotocol/subscriptionId"] === "sub", "the ack");
+    const first = server.close();
+    const second = server.close();
+    let firstDone = false;
+    void first.then(() => (firstDone = true));
+    await second;
+    assert.equal(firstDone, true, "the second call resolves only once the first shutdown has finished");
+    await server.close();
+    assert.equal(storeCloses, 1, "the task store is closed once");
+    assert.equal(log.closes, 1, "handleClose runs once for the open stream");
+    const completes = peer.messages.filter((m) => m.id === "sub" && m.result !== undefined);
+    assert.equal(completes.length, 1, "the client gets one complete result");
   });
 });

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { StdioServerTransport } from "../../templates/runtime/index.js";
 import {
   getTransport,
   HttpClientTransport,
   InProcessTransport,
   StdioClientTransport,
-  StdioServerTransport,
   supportsPush,
   TestTransport,
   type ReceivedMessage,
   type Transport,
-} from "../../templates/runtime/index.js";
+} from "../../templates/runtime/transports/index.js";
 
 class PullOnly implements Transport {
   async connect() {}

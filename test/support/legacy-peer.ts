@@ -3,7 +3,8 @@
  * pair (plain params, no per-request `_meta`), and over Streamable HTTP with a session id,
  * reading a POST's SSE answer frame by frame. Waits are bounded, never timed assertions.
  */
-import { createTestTransportPair, type Server } from "../../templates/runtime/index.js";
+import { type Server } from "../../templates/runtime/index.js";
+import { createTestTransportPair } from "../../templates/runtime/transports/index.js";
 import type { HttpServerHandle } from "../../templates/runtime/transports/http-server.js";
 import { Peer } from "./runtime-peer.js";
 

@@ -3,16 +3,14 @@
  * and records every message the server writes, so a test can assert on the exact wire
  * order. Waits are bounded (they fail instead of hanging) but never assert on time.
  */
+import { type JsonRpcMessage, type RequestId, type Server } from "../../templates/runtime/index.js";
 import {
   createInProcessTransportPair,
   createTestTransportPair,
   parseMessage,
-  type JsonRpcMessage,
   type MessageContext,
-  type RequestId,
-  type Server,
   type Transport,
-} from "../../templates/runtime/index.js";
+} from "../../templates/runtime/transports/index.js";
 import { PROTOCOL_VERSION } from "../../templates/runtime/protocol.js";
 
 /** The revision the runtime source is bound to (the newest this repository lists with a runtime). */

@@ -4,7 +4,7 @@
  * requests, runs the listen streams opened on it, and tears them down when the client
  * cancels one or the transport goes away. Cheap to create: one per HTTP request is fine.
  */
-import { ERROR_CODES, META_KEYS, type SubscriptionFilter } from "./protocol.js";
+import { ERROR_CODES, META_KEYS, type ClientNotificationMethod, type ClientRequestMethod, type SubscriptionFilter } from "./protocol.js";
 import { undeclaredFilterKey } from "./extensions.js";
 import type { EventHook } from "./hooks.js";
 import {
@@ -43,12 +43,12 @@ import {
   type TransportEvent,
 } from "./transport.js";
 
-export const LISTEN_METHOD = "subscriptions/listen";
+export const LISTEN_METHOD = "subscriptions/listen" satisfies ClientRequestMethod;
 /** A probe a client may send before it falls back to `initialize`: it does not fix the connection's era. */
-export const DISCOVER_METHOD = "server/discover";
+export const DISCOVER_METHOD = "server/discover" satisfies ClientRequestMethod;
 /** -32021; absent from revisions without it, where no extension adds filter keys either. */
 const MISSING_CAPABILITY: number = (ERROR_CODES as Readonly<Record<string, number>>)["MissingRequiredClientCapabilityError"] ?? -32021;
-const CANCELLED_METHOD = "notifications/cancelled";
+const CANCELLED_METHOD = "notifications/cancelled" satisfies ClientNotificationMethod;
 const SUBSCRIPTION_ID_KEY: string = META_KEYS.subscriptionId;
 /** The message-context key a transport vouches for the caller with (HTTP authentication). */
 const PRINCIPAL_KEY = "principal";

@@ -29,7 +29,7 @@ const LOGGING = "logging" satisfies keyof ServerCapabilities;
 const FEATURE_GROUPS: ReadonlyMap<string, string> = new Map([
   ...KINDS.flatMap((kind) => (kind.serverCapability === null ? [] : [[kind.serverCapability[0], kind.serverCapability[0]] as const])),
   // The one feature whose method prefix differs from its capability name.
-  ["completion", "completions"],
+  ["completion", "completions" satisfies keyof ServerCapabilities],
 ]);
 
 export function foldCapabilities(

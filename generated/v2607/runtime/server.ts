@@ -10,9 +10,7 @@ import {
   type ClientRequests,
   type Implementation,
   type Resource,
-  type ResourceTemplate,
   type ServerCapabilities,
-  type Tool,
 } from "./protocol.js";
 import { Connection, DISCOVER_METHOD, LISTEN_METHOD, type ConnectionHost, type RequestContext } from "./connection.js";
 import { foldCapabilities, type DiscoverOptions } from "./discover.js";
@@ -23,11 +21,13 @@ import type { LegacySession } from "./legacy/session.js";
 import { StreamSlots } from "./subscriptions/slots.js";
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
-import { ToolRegistry, type ToolRunner } from "./tools.js";
+import { ToolRegistry, TOOLS_CALL, TOOLS_LIST } from "./tools.js";
+import type { ToolArguments, ToolDefinition, ToolInputSchema, ToolOutputSchema, ToolRunner, ToolStructured } from "./tool-schemas.js";
+import type { JsonSchemaConverter, StandardSchema } from "./schema.js";
 import { Primitives } from "./primitives/index.js";
 import type { ListsOptions } from "./primitives/pagination.js";
 import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
-import type { ResourceOptions, ResourceReader, TemplateOptions, TemplateReader } from "./primitives/resources.js";
+import type { ResourceOptions, ResourceReader, TemplateDefinition, TemplateOptions, TemplateReader } from "./primitives/resources.js";
 import { SENT, type Transport } from "./transport.js";
 import type { SchemaValidator } from "./validation.js";
 import type { ParamHeader } from "./transports/param-headers.js";
@@ -84,8 +84,10 @@ export interface ServerOptions {
   supportedVersions?: readonly string[];
   limits?: ServerLimits;
   discover?: DiscoverOptions;
-  /** Checks tool arguments and results against their schemas (see validation.ts); without one nothing is checked. */
+  /** Checks tool arguments and results against their JSON Schemas (see validation.ts); without one those are not checked (Standard Schemas check themselves). */
   validator?: SchemaValidator;
+  /** Lists a Standard Schema that does not convert itself to JSON Schema (valibot: `toJsonSchema` from @valibot/to-json-schema). */
+  toJsonSchema?: JsonSchemaConverter;
   /** The key that seals input-required request state; default MCP_STATE_KEY, else one per process. */
   stateKey?: string | Uint8Array;
   /** Page size and cache hints per list (tools, resources, resourceTemplates, prompts). */
@@ -147,6 +149,7 @@ export class Server {
   );
   readonly #host: ConnectionHost;
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(options: ServerOptions) {
     if (typeof options?.name !== "string" || typeof options.version !== "string") {
@@ -181,12 +184,19 @@ export class Server {
     return this;
   }
 
-  /** Adds (or replaces) a tool served by the built-in tools/list and tools/call. */
-  addTool(tool: Tool, run: ToolRunner): this {
+  /**
+   * Adds (or replaces) a tool served by the built-in tools/list and tools/call. Each schema is
+   * a JSON Schema literal or a Standard Schema (zod, valibot, ...): `run` gets the arguments
+   * typed from `inputSchema`, and must answer structured content of `outputSchema`'s type.
+   */
+  addTool<const I extends ToolInputSchema, const O extends ToolOutputSchema | undefined = undefined>(
+    tool: ToolDefinition<I, O>,
+    run: ToolRunner<ToolArguments<I>, ToolStructured<O>>,
+  ): this {
     this.#tools.add(tool, run);
-    if (!this.#handlers.has("tools/list"))
-      this.#handlers.set("tools/list", (params, context) => this.#tools.list(params?.cursor, this.#options.lists?.tools, context.meta));
-    if (!this.#handlers.has("tools/call")) this.#handlers.set("tools/call", (params, context) => this.#tools.call(params ?? {}, context));
+    if (!this.#handlers.has(TOOLS_LIST))
+      this.#handlers.set(TOOLS_LIST, (params, context) => this.#tools.list(params?.cursor, this.#options.lists?.tools, context.meta));
+    if (!this.#handlers.has(TOOLS_CALL)) this.#handlers.set(TOOLS_CALL, (params, context) => this.#tools.call(params ?? {}, context));
     return this;
   }
 
@@ -200,8 +210,12 @@ export class Server {
     return (this.#primitives.addResource(resource, read, options), this);
   }
 
-  /** Adds a resource template; `read` gets the variables typed from the `uriTemplate` literal. */
-  addResourceTemplate<const T extends string>(template: ResourceTemplate & { uriTemplate: T }, read: TemplateReader<T>, options?: TemplateOptions<T>): this {
+  /** Adds a resource template; `read` gets the variables typed from the `uriTemplate` literal, or the output of its `variables` schema. */
+  addResourceTemplate<const T extends string, V extends StandardSchema | undefined = undefined>(
+    template: TemplateDefinition<T, V>,
+    read: TemplateReader<T, V>,
+    options?: TemplateOptions<T>,
+  ): this {
     return (this.#primitives.addResourceTemplate(template, read, options), this);
   }
 
@@ -262,8 +276,16 @@ export class Server {
     });
   }
 
-  /** Ends every open stream with its complete result (handleClose runs), then closes the transports. */
-  async close(): Promise<void> {
+  /**
+   * Ends every open stream with its complete result (handleClose runs), then closes the
+   * transports and the task store. Idempotent: a later call returns the first call's promise,
+   * so the shutdown runs once however many owners (a signal handler, a test) ask for it.
+   */
+  close(): Promise<void> {
+    return (this.#closing ??= this.#shutdown());
+  }
+
+  async #shutdown(): Promise<void> {
     this.#closed = true;
     await this.#host.legacy.close("shutdown");
     await Promise.all([...this.#connections].map((connection) => connection.shutdown()));
@@ -380,5 +402,5 @@ const REFUSED: SendResult = Object.freeze({ ok: false, reason: "closed" });
 
 /** The channel subscriptionCapabilities sees while server/discover is built: meta only. */
 function discoveryChannel(meta: Readonly<Record<string, unknown>>): Channel {
-  return { requestId: "server/discover", meta, honored: {}, closed: true, sendNotification: () => REFUSED, post: () => false };
+  return { requestId: DISCOVER_METHOD, meta, honored: {}, closed: true, sendNotification: () => REFUSED, post: () => false };
 }

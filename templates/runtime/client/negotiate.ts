@@ -9,7 +9,7 @@
 import { McpError } from "../jsonrpc.js";
 import { CLIENT_REQUEST_METHODS as LEGACY_METHODS, PROTOCOL_VERSION as LEGACY_PROTOCOL_VERSION } from "../legacy/protocol.js";
 import { LEGACY_REVISIONS } from "../legacy/revisions.js";
-import { ERROR_CODES, META_KEYS, PROTOCOL_VERSION, type DiscoverResult, type Implementation, type ServerCapabilities } from "../protocol.js";
+import { ERROR_CODES, META_KEYS, PROTOCOL_VERSION, type ClientRequestMethod, type DiscoverResult, type Implementation, type ServerCapabilities } from "../protocol.js";
 import { HttpStatusError } from "../transports/http-client.js";
 import type { McpClient, ServerIdentity } from "./client.js";
 import type { ToolMap } from "./tools.js";
@@ -35,7 +35,7 @@ export async function negotiate<Tools extends ToolMap>(client: McpClient<Tools>,
 async function discover<Tools extends ToolMap>(client: McpClient<Tools>, required: boolean): Promise<ServerIdentity | undefined> {
   let result: Partial<DiscoverResult> | undefined;
   try {
-    result = (await retriedOnce(() => client.exchange("server/discover", {}))) as Partial<DiscoverResult>;
+    result = (await retriedOnce(() => client.exchange("server/discover" satisfies ClientRequestMethod, {}))) as Partial<DiscoverResult>;
   } catch (error) {
     if (required || !notSpoken(error)) throw error;
     return undefined;

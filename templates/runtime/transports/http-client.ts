@@ -15,6 +15,7 @@
  * `retry` (http-session.ts), and `close()` ends the session with DELETE.
  */
 import { classifyMessage, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
+import type { ClientNotificationMethod } from "../protocol.js";
 import {
   registerTransport,
   TransportClosedError,
@@ -116,7 +117,7 @@ export class HttpClientTransport implements Transport {
 
   async sendMessage(message: JsonRpcMessage): Promise<void> {
     if (this.#closed) throw new TransportClosedError();
-    if ("method" in message && message.method === "notifications/cancelled") {
+    if ("method" in message && message.method === ("notifications/cancelled" satisfies ClientNotificationMethod)) {
       const target = (message.params as { requestId?: RequestId } | undefined)?.requestId;
       const open = target === undefined ? undefined : this.#open.get(target);
       if (open !== undefined) {

@@ -90,7 +90,7 @@ test("the prompt skeleton shows optional arguments with a default, and its test 
 
 test("each kind claims the names it registers under, and its function name does not repeat the kind", () => {
   assert.deepEqual(
-    toolView(validateName("LookupOrder", "tool")).claims.map((claim) => [claim.calls, claim.field, claim.value]),
+    toolView(validateName("LookupOrder", "tool"), "json-schema").claims.map((claim) => [claim.calls, claim.field, claim.value]),
     [[["addTool"], "name", "lookup_order"]],
   );
   assert.deepEqual(

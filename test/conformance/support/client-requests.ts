@@ -5,7 +5,7 @@
  * retries, a legacy session is sent the server-to-client request by the runtime. Each
  * answer is what the scenario's own description asks for.
  */
-import { inputRequest, type InputRound, type Server } from "../../../templates/runtime/index.js";
+import { inputRequest, type InputRound, type Server, type ToolRunner } from "../../../templates/runtime/index.js";
 import type { ElicitRequestFormParams } from "../../../generated/index.js";
 import { text } from "./everything.js";
 
@@ -58,7 +58,7 @@ function elicited(input: InputRound, key: string, prefix: string) {
 }
 
 export function addClientRequestTools(server: Server): void {
-  const tool = (name: string, description: string, run: Parameters<Server["addTool"]>[1], properties: Record<string, unknown> = {}) =>
+  const tool = (name: string, description: string, run: ToolRunner, properties: Record<string, unknown> = {}) =>
     server.addTool({ name, description, inputSchema: { type: "object", properties: properties as never } }, run);
   tool(
     "test_sampling",

@@ -26,7 +26,7 @@ import {
   InProcessEventSource,
   inputRequest,
   McpError,
-  type Server,
+  type Server, type ToolRunner,
   type SubscriptionHandler,
   type Unsubscribe,
 } from "../../../templates/runtime/index.js";
@@ -59,7 +59,7 @@ function listChangedHandler(events: InProcessEventSource<Topics>): SubscriptionH
 }
 
 function addDiagnostics(server: Server, events: InProcessEventSource<Topics>): void {
-  const tool = (name: string, description: string, run: Parameters<Server["addTool"]>[1]) =>
+  const tool = (name: string, description: string, run: ToolRunner) =>
     server.addTool({ name, description, inputSchema: { type: "object" } }, run);
   const capabilitiesOf = (meta: Readonly<Record<string, unknown>>) => (meta[META_KEYS.clientCapabilities] ?? {}) as Record<string, unknown>;
   const missing = (capability: string) =>

@@ -5,7 +5,7 @@
  * addResourceTemplate). Each answer is what the scenario's own description asks for.
  */
 import { deflateSync } from "node:zlib";
-import type { CacheHints, Server } from "../../../templates/runtime/index.js";
+import type { CacheHints, Server, ToolRunner } from "../../../templates/runtime/index.js";
 import type { Tool } from "../../../generated/index.js";
 
 export const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
@@ -86,7 +86,7 @@ const SCHEMA_2020_12: Tool["inputSchema"] = {
 };
 
 function addTools(server: Server): void {
-  const tool = (name: string, description: string, run: Parameters<Server["addTool"]>[1], inputSchema = object) =>
+  const tool = (name: string, description: string, run: ToolRunner, inputSchema = object) =>
     server.addTool({ name, description, inputSchema }, run);
   tool("test_simple_text", "Returns one text block", () => text("This is a simple text response for testing."));
   tool("test_image_content", "Returns an image", () => ({ content: [{ type: "image", data: PNG_1X1, mimeType: "image/png" }] }));

@@ -5,7 +5,7 @@
  * has verified (sealed with the server key) before the tool runs; missing answers are
  * asked for again.
  */
-import { inputRequest, type InputRound, type RequestContext, type Server } from "../../../templates/runtime/index.js";
+import { inputRequest, type InputRound, type RequestContext, type Server, type ToolRunner } from "../../../templates/runtime/index.js";
 import { META_KEYS } from "../../../generated/index.js";
 import { text } from "./everything.js";
 
@@ -27,7 +27,7 @@ function oneRound(requests: Requests, state: string | undefined, done: (input: I
 }
 
 export function addInputRequired(server: Server): void {
-  const tool = (name: string, description: string, run: Parameters<Server["addTool"]>[1]) =>
+  const tool = (name: string, description: string, run: ToolRunner) =>
     server.addTool({ name, description, inputSchema: { type: "object" } }, run);
   tool(
     "test_input_required_result_elicitation",

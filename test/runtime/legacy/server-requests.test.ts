@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";
-import { createServer, inputRequest, MAX_INPUT_ROUNDS, NdjsonTransport, type LegacyOptions, type Server } from "../../../templates/runtime/index.js";
+import { createServer, inputRequest, MAX_INPUT_ROUNDS, type LegacyOptions, type Server, type ToolRunner } from "../../../templates/runtime/index.js";
+import { NdjsonTransport } from "../../../templates/runtime/transports/index.js";
 import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
 import { LegacyPeer, LEGACY_INITIALIZE, openLegacySession, postLegacy, SseMessages } from "../../support/legacy-peer.js";
 import { deferred, until } from "../../support/runtime-peer.js";
@@ -31,7 +32,7 @@ interface Observed {
 function askingServer(legacy: LegacyOptions = {}): { server: Server; observed: Observed } {
   const observed: Observed = { runs: 0, aborted: false, started: deferred<void>() };
   const server = createServer({ name: "asking", version: "1", legacy });
-  const tool = (name: string, run: Parameters<Server["addTool"]>[1]) => server.addTool({ name, inputSchema: { type: "object" } }, run);
+  const tool = (name: string, run: ToolRunner) => server.addTool({ name, inputSchema: { type: "object" } }, run);
   tool("ask_name", (_args, _context, input) => {
     observed.runs++;
     const answer = input.response("name", "elicitation/create");

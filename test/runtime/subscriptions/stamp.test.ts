@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, createTestTransportPair, type Channel } from "../../../templates/runtime/index.js";
+import { createServer, type Channel } from "../../../templates/runtime/index.js";
+import { createTestTransportPair } from "../../../templates/runtime/transports/index.js";
 import { stampedJson, stampNotification } from "../../../templates/runtime/subscriptions/stamp.js";
 import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
 import { Peer, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";

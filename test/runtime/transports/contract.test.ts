@@ -1,6 +1,6 @@
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
-import { createInProcessTransportPair, createTestTransportPair, NdjsonTransport } from "../../../templates/runtime/index.js";
+import { createInProcessTransportPair, createTestTransportPair, NdjsonTransport } from "../../../templates/runtime/transports/index.js";
 import { transportContractSuite } from "../../../templates/runtime/testing/index.js";
 
 transportContractSuite("test", () => createTestTransportPair());

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { getTransport, supportsPush, type JsonRpcMessage, type TransportEvent } from "../../../templates/runtime/index.js";
+import { type JsonRpcMessage } from "../../../templates/runtime/index.js";
+import { getTransport, supportsPush, type TransportEvent } from "../../../templates/runtime/transports/index.js";
 import { HttpClientTransport, HttpStreamClosedError } from "../../../templates/runtime/transports/http-client.js";
 import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
 import { countingApp, meta, type CountingApp } from "./http-helpers.js";

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { createServer, readParamHeaders } from "../../../templates/runtime/index.js";
+import { createServer } from "../../../templates/runtime/index.js";
+import { readParamHeaders } from "../../../templates/runtime/transports/param-headers.js";
 import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
 import { post, request } from "./http-helpers.js";
 

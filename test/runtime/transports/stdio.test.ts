@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { StdioClientTransport } from "../../../templates/runtime/index.js";
+import { StdioClientTransport } from "../../../templates/runtime/transports/index.js";
 import { Peer, REQUEST_META, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";
 import { repoRoot } from "../../support/schemas.js";
 

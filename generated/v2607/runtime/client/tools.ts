@@ -8,7 +8,7 @@
  * tool's schemas.
  */
 import type { JsonRpcMessage } from "../jsonrpc.js";
-import type { CallToolResult, Tool } from "../protocol.js";
+import type { CallToolResult, ClientRequestMethod, Tool } from "../protocol.js";
 import { encodeHeaderValue } from "../transports/http-request.js";
 import { readParamHeaders, type ParamHeader } from "../transports/param-headers.js";
 
@@ -75,7 +75,7 @@ export class ToolDirectory {
 
   /** `Mcp-Param-*` for a `tools/call` message: each annotated parameter that has a value (null and absent are left out). */
   headersFor(message: JsonRpcMessage): Record<string, string> | undefined {
-    if (!("method" in message) || message.method !== "tools/call") return undefined;
+    if (!("method" in message) || message.method !== ("tools/call" satisfies ClientRequestMethod)) return undefined;
     const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
     const headers = typeof params?.name === "string" ? this.#headers.get(params.name) : undefined;
     if (headers === undefined || headers.length === 0) return undefined;

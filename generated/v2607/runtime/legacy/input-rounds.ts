@@ -114,13 +114,13 @@ function undeclaredCapability(requests: readonly Asked[string][], declared: Read
 
 /** The part of a declared capability a request's shape needs (2025-11-25: elicitation modes; sampling with tools or context). */
 function subCapability(method: string, params: JsonObject, capability: JsonObject): string | undefined {
-  if (method === "elicitation/create") {
+  if (method === ("elicitation/create" satisfies InputMethod)) {
     const mode = params["mode"] === "url" ? "url" : "form";
     // An empty elicitation capability means form mode only.
     const declaresModes = "form" in capability || "url" in capability;
     if (mode === "url" ? !isObject(capability["url"]) : declaresModes && !isObject(capability["form"])) return mode;
   }
-  if (method === "sampling/createMessage") {
+  if (method === ("sampling/createMessage" satisfies InputMethod)) {
     if (params["tools"] !== undefined && !isObject(capability["tools"])) return "tools";
     // Without sampling.context a server only uses includeContext "none" (the capability's own description).
     if (params["includeContext"] !== undefined && params["includeContext"] !== "none" && !isObject(capability["context"])) return "context";

@@ -10,8 +10,10 @@
  */
 import { unrefTimer } from "../transports/http-io.js";
 import { isObject, type JsonObject, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc.js";
+import type * as Legacy from "./protocol.js";
 
-const CANCELLED_METHOD = "notifications/cancelled";
+/** Sent to the client when a wait for its answer ends early. */
+const CANCELLED_METHOD = "notifications/cancelled" satisfies Legacy.ServerNotificationMethod;
 
 /** Why waiting for a client's answer failed; the request that asked gets an error naming it. */
 export class ClientRequestFailed extends Error {

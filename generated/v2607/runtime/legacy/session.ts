@@ -10,6 +10,7 @@
  * server-to-client requests (input-rounds.ts), whose answers only this session takes.
  */
 import { META_KEYS, type Implementation, type ServerCapabilities, type SubscriptionFilter } from "../protocol.js";
+import type * as Legacy from "./protocol.js";
 import type { EventHook } from "../hooks.js";
 import {
   droppedAnswer,
@@ -43,7 +44,7 @@ import { ImplicitStream, listChangedFilter, URI_KIND, type ImplicitStreamOwner }
 import { INITIALIZED_METHOD, initializeResult, isSharedMethod, SESSION_METHODS, toLegacyResponse, toModernParams } from "./translate.js";
 import type { RevisionCodec } from "./codec.js";
 
-const CANCELLED_METHOD = "notifications/cancelled";
+const CANCELLED_METHOD = "notifications/cancelled" satisfies Legacy.ClientNotificationMethod;
 const NO_META: Readonly<JsonObject> = Object.freeze({});
 const LOWEST_LOG_LEVEL = Object.entries(LOG_LEVEL_SEVERITY).reduce((lowest, entry) => (entry[1] < lowest[1] ? entry : lowest))[0];
 

@@ -6,27 +6,39 @@
  * capabilities like any handler: `resources` and `prompts` once one is registered,
  * `completions` only once a completer is.
  */
-import type { Resource, ResourceTemplate } from "../protocol.js";
+import type { ClientRequestMethod, Resource } from "../protocol.js";
 import type { RequestContext } from "../connection.js";
 import type { Awaitable } from "../subscriptions/types.js";
 import { complete } from "./completion.js";
 import type { ListsOptions } from "./pagination.js";
 import { RequestStateSealer } from "../input-required.js";
+import type { JsonSchemaConverter, StandardSchema } from "../schema.js";
 import { PromptRegistry, type PromptDefinition, type PromptGetter, type PromptOptions } from "./prompts.js";
-import { ResourceRegistry, type ResourceOptions, type ResourceReader, type TemplateOptions, type TemplateReader } from "./resources.js";
+import {
+  ResourceRegistry,
+  type ResourceOptions,
+  type ResourceReader,
+  type TemplateDefinition,
+  type TemplateOptions,
+  type TemplateReader,
+} from "./resources.js";
 
 /** The server options the primitives read, on use. */
 export interface PrimitivesSettings {
   readonly lists?: ListsOptions;
   readonly stateKey?: string | Uint8Array;
+  readonly toJsonSchema?: JsonSchemaConverter;
 }
 
 /** Installs a handler for a method unless one is already registered. */
-export type InstallHandler = (method: string, handler: (params: any, context: RequestContext) => Awaitable<object>) => void;
+export type InstallHandler = (method: ClientRequestMethod, handler: (params: any, context: RequestContext) => Awaitable<object>) => void;
 
 export class Primitives {
   readonly #resources = new ResourceRegistry(() => this.#sealer());
-  readonly #prompts = new PromptRegistry(() => this.#sealer());
+  readonly #prompts = new PromptRegistry(
+    () => this.#sealer(),
+    () => this.settings().toJsonSchema,
+  );
   #sealed: RequestStateSealer | undefined;
 
   constructor(
@@ -47,7 +59,11 @@ export class Primitives {
     this.#installResources();
   }
 
-  addResourceTemplate<T extends string>(template: ResourceTemplate & { uriTemplate: T }, read: TemplateReader<T>, options?: TemplateOptions<T>): void {
+  addResourceTemplate<T extends string, V extends StandardSchema | undefined>(
+    template: TemplateDefinition<T, V>,
+    read: TemplateReader<T, V>,
+    options?: TemplateOptions<T>,
+  ): void {
     this.#resources.addTemplate(template, read, options);
     this.#installResources();
     if (options?.complete !== undefined) this.#installCompletion();

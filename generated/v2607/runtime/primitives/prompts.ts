@@ -3,28 +3,34 @@
  * Prompts served by `prompts/list` and `prompts/get`. The arguments a prompt declares type
  * what its `get` receives (required ones as `string`, the others optional) without
  * `as const`; a `prompts/get` missing a required argument is refused with -32602 before
- * `get` runs, and only declared arguments reach it.
+ * `get` runs, and only declared arguments reach it. The arguments may instead be one
+ * Standard Schema of an object of strings (zod, valibot): listed from the JSON Schema it
+ * converts to (each property an argument, `required` and `description` from it), checked
+ * by the schema (-32602 naming the issues), and `get` receives the schema's output.
  */
-import type { GetPromptResult, Prompt, PromptArgument } from "../protocol.js";
+import type { ClientRequestMethod, GetPromptResult, Prompt, PromptArgument } from "../protocol.js";
 import type { RequestContext } from "../connection.js";
 import { INVALID_PARAMS, McpError } from "../jsonrpc.js";
 import type { Awaitable } from "../subscriptions/types.js";
 import type { Completers } from "./completion.js";
 import { cacheFields, paginate, type ListSettings } from "./pagination.js";
 import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
+import { isStandardSchema, jsonSchemaOf, standardCheck, type JsonSchemaConverter, type StandardOutput, type StandardSchema } from "../schema.js";
 
 /** A prompt as registered: the wire `Prompt`, its argument list possibly read-only (a `const` inference). */
-export type PromptDefinition = Omit<Prompt, "arguments"> & { arguments?: readonly PromptArgument[] };
+export type PromptDefinition = Omit<Prompt, "arguments"> & { arguments?: readonly PromptArgument[] | StandardSchema };
 
 type Flatten<T> = { [K in keyof T]: T[K] };
 type ArgumentList<P extends PromptDefinition> = P["arguments"] extends readonly PromptArgument[] ? P["arguments"][number] : never;
 
 /** `PromptArguments<{ name: "p", arguments: [{ name: "a", required: true }, { name: "b" }] }>` is `{ a: string; b?: string }`. */
-export type PromptArguments<P extends PromptDefinition> = Flatten<
-  { [A in ArgumentList<P> as A extends { required: true } ? A["name"] : never]: string } & {
-    [A in ArgumentList<P> as A extends { required: true } ? never : A["name"]]?: string;
-  }
->;
+export type PromptArguments<P extends PromptDefinition> = P["arguments"] extends StandardSchema
+  ? StandardOutput<P["arguments"]>
+  : Flatten<
+      { [A in ArgumentList<P> as A extends { required: true } ? A["name"] : never]: string } & {
+        [A in ArgumentList<P> as A extends { required: true } ? never : A["name"]]?: string;
+      }
+    >;
 
 /** What `get` answers; `resultType` may be left out (the runtime adds "complete"). */
 export type PromptResult = Omit<GetPromptResult, "resultType"> & { resultType?: "complete" };
@@ -41,24 +47,33 @@ export interface PromptOptions<P extends PromptDefinition> {
 
 interface PromptEntry {
   readonly prompt: Prompt;
-  readonly get: (args: Record<string, string>, context: RequestContext, input: InputRound) => Awaitable<PromptResult | InputRequiredAnswer>;
+  /** The Standard Schema the arguments are checked with, when the prompt was given one. */
+  readonly schema: StandardSchema | undefined;
+  readonly get: (args: unknown, context: RequestContext, input: InputRound) => Awaitable<PromptResult | InputRequiredAnswer>;
   readonly complete: Completers<Record<string, string | undefined>> | undefined;
 }
 
 export class PromptRegistry {
   readonly #prompts = new Map<string, PromptEntry>();
 
-  constructor(private readonly sealer: () => RequestStateSealer) {}
+  constructor(
+    private readonly sealer: () => RequestStateSealer,
+    private readonly toJsonSchema: () => JsonSchemaConverter | undefined = () => undefined,
+  ) {}
 
   add<P extends PromptDefinition>(prompt: P, get: PromptGetter<P>, options: PromptOptions<P> = {}): void {
     if (typeof prompt?.name !== "string" || prompt.name.length === 0) throw new TypeError("addPrompt: the prompt needs a non-empty name");
-    const names = (prompt.arguments ?? []).map((argument) => argument.name);
+    const given = prompt.arguments;
+    const schema = isStandardSchema(given) ? given : undefined;
+    const declared = isStandardSchema(given) ? schemaArguments(prompt.name, given, this.toJsonSchema()) : given;
+    const names = (declared ?? []).map((argument) => argument.name);
     for (const name of Object.keys(options.complete ?? {})) {
       if (!names.includes(name)) throw new TypeError(`addPrompt ${prompt.name}: a completer for "${name}", which is not one of its arguments`);
     }
-    const listed = { ...prompt, arguments: prompt.arguments === undefined ? undefined : [...prompt.arguments] } as Prompt;
-    if (listed.arguments === undefined) delete listed.arguments;
-    this.#prompts.set(prompt.name, { prompt: listed, get: get as PromptEntry["get"], complete: options.complete as PromptEntry["complete"] });
+    const { arguments: _given, ...fields } = prompt;
+    // The definition is a Prompt apart from its argument list, which is replaced by the listed one.
+    const listed = (declared === undefined ? fields : { ...fields, arguments: [...declared] }) as Prompt;
+    this.#prompts.set(prompt.name, { prompt: listed, schema, get: get as PromptEntry["get"], complete: options.complete as PromptEntry["complete"] });
   }
 
   remove(name: string): boolean {
@@ -87,8 +102,37 @@ export class PromptRegistry {
     const entry = typeof params?.name === "string" ? this.#prompts.get(params.name) : undefined;
     if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${String(params?.name)}`);
     const args = checkedArguments(entry.prompt, params.arguments);
-    return entry.get(args, context, inputRound(this.sealer(), bindingOf("prompts/get", entry.prompt.name, args), params));
+    const checked = entry.schema === undefined ? { valid: true as const, value: args } : await standardCheck(entry.schema, args);
+    if (!checked.valid) throw new McpError(INVALID_PARAMS, `Prompt ${entry.prompt.name}: invalid arguments: ${checked.errors.join("; ")}`);
+    return entry.get(
+      checked.value,
+      context,
+      inputRound(this.sealer(), bindingOf("prompts/get" satisfies ClientRequestMethod, entry.prompt.name, args), params),
+    );
   }
+}
+
+/** A Standard Schema's object properties as the prompt's argument list; a schema that cannot be listed fails addPrompt. */
+function schemaArguments(name: string, schema: StandardSchema, convert: JsonSchemaConverter | undefined): PromptArgument[] {
+  const json = jsonSchemaOf(schema, "input", convert);
+  if (json === undefined) {
+    throw new TypeError(
+      `addPrompt ${name}: its arguments are a ${schema["~standard"].vendor} schema that does not convert itself to JSON Schema; pass createServer({ toJsonSchema })`,
+    );
+  }
+  const properties = json["properties"];
+  if (json["type"] !== "object" || typeof properties !== "object" || properties === null) {
+    throw new TypeError(`addPrompt ${name}: its arguments schema must describe an object whose properties are the arguments`);
+  }
+  const required = Array.isArray(json["required"]) ? json["required"] : [];
+  return Object.entries(properties).map(([argument, property]) => {
+    const description = (property as { description?: unknown }).description;
+    return {
+      name: argument,
+      ...(typeof description === "string" ? { description } : {}),
+      ...(required.includes(argument) ? { required: true } : {}),
+    };
+  });
 }
 
 /** The declared arguments the request gives; a missing required one, or a value that is not a string, is -32602. */

@@ -2,9 +2,11 @@
 /**
  * Resources: static ones by URI and templated ones matched through RFC 6570, served by
  * `resources/list`, `resources/templates/list` and `resources/read`. A template's reader
- * receives the variables typed from its `uriTemplate` literal.
+ * receives the variables typed from its `uriTemplate` literal, or, when the template is
+ * given a `variables` Standard Schema (zod, valibot), that schema's output: the matched
+ * variables are checked by it (-32602 naming the issues), coerced as it says.
  */
-import type { BlobResourceContents, ReadResourceResult, Resource, ResourceTemplate, TextResourceContents } from "../protocol.js";
+import type { BlobResourceContents, ClientRequestMethod, ReadResourceResult, Resource, ResourceTemplate, TextResourceContents } from "../protocol.js";
 import type { RequestContext } from "../connection.js";
 import { INVALID_PARAMS, McpError } from "../jsonrpc.js";
 import type { Awaitable } from "../subscriptions/types.js";
@@ -13,15 +15,20 @@ import { cacheFields, paginate, type CacheHints, type ListSettings } from "./pag
 import { UriTemplate, type TemplateVariables } from "./uri-template.js";
 import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
 import { claimingExtension, offeredTo } from "../extensions.js";
+import { standardCheck, type StandardOutput, type StandardSchema } from "../schema.js";
 
 export type ResourceContents = TextResourceContents | BlobResourceContents;
 /** A read's answer: text (the resource's URI and mimeType added), bytes (sent base64), or the full contents with optional cache hints. */
 export type ResourceBody = string | Uint8Array | ({ contents: ResourceContents[]; _meta?: ReadResourceResult["_meta"] } & CacheHints);
 
 export type ResourceReader = (uri: string, context: RequestContext, input: InputRound) => Awaitable<ResourceBody | InputRequiredAnswer>;
-export type TemplateReader<T extends string> = (
+/** A resource template as registered: the wire `ResourceTemplate`, and optionally a schema for its variables (not listed). */
+export type TemplateDefinition<T extends string, V extends StandardSchema | undefined = undefined> = ResourceTemplate & { uriTemplate: T; variables?: V };
+/** What a reader's variables are: the `variables` schema's output, else typed from the template. */
+export type ReaderVariables<T extends string, V> = V extends StandardSchema ? StandardOutput<V> : TemplateVariables<T>;
+export type TemplateReader<T extends string, V extends StandardSchema | undefined = undefined> = (
   uri: string,
-  variables: TemplateVariables<T>,
+  variables: ReaderVariables<T, V>,
   context: RequestContext,
   input: InputRound,
 ) => Awaitable<ResourceBody | InputRequiredAnswer>;
@@ -43,13 +50,9 @@ interface StaticEntry {
 interface TemplateEntry {
   readonly template: ResourceTemplate;
   readonly extension: string | undefined;
+  readonly variables: StandardSchema | undefined;
   readonly matcher: UriTemplate;
-  readonly read: (
-    uri: string,
-    variables: Record<string, string | undefined>,
-    context: RequestContext,
-    input: InputRound,
-  ) => Awaitable<ResourceBody | InputRequiredAnswer>;
+  readonly read: (uri: string, variables: unknown, context: RequestContext, input: InputRound) => Awaitable<ResourceBody | InputRequiredAnswer>;
   readonly options: TemplateOptions<string>;
 }
 
@@ -66,11 +69,16 @@ export class ResourceRegistry {
     this.#resources.set(resource.uri, { resource, read, hints: options, extension: claimingExtension(resource._meta) });
   }
 
-  addTemplate<T extends string>(template: ResourceTemplate & { uriTemplate: T }, read: TemplateReader<T>, options: TemplateOptions<T> = {}): void {
-    if (typeof template?.name !== "string") throw new TypeError("addResourceTemplate: the template needs a name");
+  addTemplate<T extends string, V extends StandardSchema | undefined>(
+    definition: TemplateDefinition<T, V>,
+    read: TemplateReader<T, V>,
+    options: TemplateOptions<T> = {},
+  ): void {
+    if (typeof definition?.name !== "string") throw new TypeError("addResourceTemplate: the template needs a name");
+    const { variables, ...template } = definition;
     const matcher = new UriTemplate(template.uriTemplate);
     cacheFields(options);
-    const entry = { template, matcher, read, options, extension: claimingExtension(template._meta) } as unknown as TemplateEntry;
+    const entry = { template, variables, matcher, read, options, extension: claimingExtension(template._meta) } as unknown as TemplateEntry;
     this.#templates.set(template.uriTemplate, entry);
   }
 
@@ -113,15 +121,18 @@ export class ResourceRegistry {
   async read(params: { uri?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
     const uri = params?.uri;
     if (typeof uri !== "string") throw new McpError(INVALID_PARAMS, "resources/read needs a uri string");
-    const input = () => inputRound(this.sealer(), bindingOf("resources/read", uri, {}), params);
+    const input = () => inputRound(this.sealer(), bindingOf("resources/read" satisfies ClientRequestMethod, uri, {}), params);
     // A resource of an extension the client did not declare reads as one that does not exist.
     const offered = (entry: { extension: string | undefined }) => offeredTo(entry.extension, context.meta);
     const fixed = this.#resources.get(uri);
     if (fixed !== undefined && offered(fixed)) return toResult(uri, fixed.resource.mimeType, await fixed.read(uri, context, input()), fixed.hints);
     for (const entry of this.#templates.values()) {
       if (!offered(entry)) continue;
-      const variables = entry.matcher.match(uri);
-      if (variables !== undefined) return toResult(uri, entry.template.mimeType, await entry.read(uri, variables, context, input()), entry.options);
+      const matched = entry.matcher.match(uri);
+      if (matched === undefined) continue;
+      const checked = entry.variables === undefined ? { valid: true as const, value: matched } : await standardCheck(entry.variables, matched);
+      if (!checked.valid) throw new McpError(INVALID_PARAMS, `Resource ${uri}: invalid template variables: ${checked.errors.join("; ")}`, { uri });
+      return toResult(uri, entry.template.mimeType, await entry.read(uri, checked.value, context, input()), entry.options);
     }
     throw new McpError(INVALID_PARAMS, `Resource not found: ${uri}`, { uri });
   }

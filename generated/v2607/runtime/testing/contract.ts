@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseMessage, type JsonRpcMessage } from "../jsonrpc.js";
+import type { ClientRequestMethod } from "../protocol.js";
 import { getTransport, supportsPush, type Transport, type TransportEvent } from "../transport.js";
 
 export type MakeTransportPair = () => Promise<{ client: Transport; server: Transport }> | { client: Transport; server: Transport };
@@ -14,7 +15,7 @@ export type MakeTransportPair = () => Promise<{ client: Transport; server: Trans
 const TIMEOUT = { timeout: 10_000 };
 
 function request(id: number): JsonRpcMessage {
-  return { jsonrpc: "2.0", id, method: "tools/list", params: { _meta: { n: id, text: "é \u2028 \n" } } };
+  return { jsonrpc: "2.0", id, method: "tools/list" satisfies ClientRequestMethod, params: { _meta: { n: id, text: "é \u2028 \n" } } };
 }
 
 /** Collects push events; `next()` resolves with the next message or closed event. */

@@ -10,7 +10,7 @@
  * `readParamHeaders` reads and checks the annotations when a tool is added, so a tool
  * whose annotations break the spec's constraints is refused before any client sees it.
  */
-import { ERROR_CODES } from "../protocol.js";
+import { ERROR_CODES, type ClientRequestMethod } from "../protocol.js";
 import { errorResponse, type JsonRpcMessage } from "../jsonrpc.js";
 import { decodeHeaderValue, type HttpRejection } from "./http-request.js";
 import type { HeaderSource } from "./http-io.js";
@@ -85,7 +85,7 @@ function assertNoStrayAnnotation(toolName: string, schema: unknown, reachable: b
 
 /** Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments; undefined when they agree. */
 export function checkParamHeaders(headers: HeaderSource, message: JsonRpcMessage, lookup: ParamHeaderLookup | undefined): HttpRejection | undefined {
-  if (lookup === undefined || !("method" in message) || message.method !== "tools/call" || !("id" in message)) return undefined;
+  if (lookup === undefined || !("method" in message) || message.method !== ("tools/call" satisfies ClientRequestMethod) || !("id" in message)) return undefined;
   const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
   const declared = typeof params?.name === "string" ? lookup(params.name) : undefined;
   if (declared === undefined || declared.length === 0) return undefined;
