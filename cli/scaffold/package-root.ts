@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { CliError } from "../errors.js";
 import { packageRoot, readPackageJson } from "../toolbox/package.js";
-import { packTarball } from "../toolbox/tarball.js";
+import { PACKED_BUILD, packTarball } from "../toolbox/tarball.js";
 
 export interface PackageInfo {
   name: string;
@@ -32,7 +32,8 @@ export interface GeneratorDependency {
  * `file:` spec npx recorded in its install folder's package.json): a tarball kept in the
  * project, `file:vendor/<name>-<version>.tgz`, so the project installs the very same
  * generator without the registry, wherever the folder is moved (the tarball npx installed
- * is copied when it is still there, else this package is packed). From a checkout that was
+ * is copied when it is still there, else this package is packed; a checkout's is the one
+ * `npm run build` packed, `dist/package.tgz`, else packed now). From a checkout that was
  * not built (mcp-gen's own development, run from source): `file:` that checkout.
  */
 export function generatorDependency(root = packageRoot()): GeneratorDependency {
@@ -43,7 +44,7 @@ export function generatorDependency(root = packageRoot()): GeneratorDependency {
   };
   const marker = `${sep}node_modules${sep}`;
   const at = root.lastIndexOf(marker);
-  if (at < 0) return existsSync(join(root, "dist", "cli", "main.js")) ? vendored(() => packTarball(root)) : { spec: `file:${root}` };
+  if (at < 0) return existsSync(join(root, "dist", "cli", "main.js")) ? vendored(() => packedBuild(root)) : { spec: `file:${root}` };
   const installer = root.slice(0, at);
   if (existsSync(join(installer, "package.json"))) {
     const manifest = readPackageJson(installer);
@@ -54,4 +55,10 @@ export function generatorDependency(root = packageRoot()): GeneratorDependency {
     }
   }
   return { spec: `^${version}` };
+}
+
+/** The tarball `npm run build` left in a checkout, else the checkout packed now (a build by bare tsc). */
+function packedBuild(root: string): Buffer {
+  const built = join(root, PACKED_BUILD);
+  return existsSync(built) ? readFileSync(built) : packTarball(root);
 }

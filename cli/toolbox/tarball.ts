@@ -13,18 +13,26 @@ import { listFiles } from "./files.js";
 const BLOCK = 512;
 /** npm dates every entry 1985-10-26T08:15:00Z, so a tarball does not change with mtimes. */
 const NPM_EPOCH_SECONDS = 499162500;
+/** Where `npm run build` leaves this package packed (cli/build-finish.ts); package.json's `files` leaves it out (`!dist/package.tgz`). */
+export const PACKED_BUILD = "dist/package.tgz";
 const ALWAYS_INCLUDED = /^(package\.json|readme(\.[^/]*)?|licen[cs]e(\.[^/]*)?|notice(\.[^/]*)?)$/i;
 
-/** The paths a packed `root` holds, relative to it: `package.json` and its `files` entries (folders whole). */
+/** The paths a packed `root` holds, relative to it: `package.json` and its `files` entries (folders whole, `!path` left out). */
 export function packedPaths(root: string): string[] {
   const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { files?: string[] };
+  const entries = manifest.files ?? [];
+  const excluded = new Set(entries.filter((entry) => entry.startsWith("!")).map((entry) => entry.slice(1)));
   const top = listFiles(root).filter((path) => !path.includes("/") && ALWAYS_INCLUDED.test(path));
-  const listed = (manifest.files ?? []).flatMap((entry) => {
-    const clean = entry.replace(/\/+$/, "");
-    const folderFiles = listFiles(join(root, clean), `${clean}/`);
-    return folderFiles.length > 0 ? folderFiles : [clean];
-  });
-  const kept = new Set([...top, ...listed].filter((path) => !path.split("/").includes("node_modules") && isFile(join(root, path))));
+  const listed = entries
+    .filter((entry) => !entry.startsWith("!"))
+    .flatMap((entry) => {
+      const clean = entry.replace(/\/+$/, "");
+      const folderFiles = listFiles(join(root, clean), `${clean}/`);
+      return folderFiles.length > 0 ? folderFiles : [clean];
+    });
+  const kept = new Set(
+    [...top, ...listed].filter((path) => !excluded.has(path) && !path.split("/").includes("node_modules") && isFile(join(root, path))),
+  );
   return [...kept].sort();
 }
 

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { after, before, test } from "node:test";
 import { repoRoot } from "../support/schemas.js";
 import { builtCopy, explain, runIn, tempFolder } from "./scaffold/helpers.js";
@@ -117,4 +118,35 @@ test("a project made from a built checkout keeps a packed tarball of it; moved e
   assert.equal(manifest.devDependencies["mcp-gen"], `file:vendor/mcp-gen-${version}.tgz`);
   assert.doesNotMatch(JSON.stringify(manifest), /file:\//, "no absolute path anywhere");
   movedStillInstallsAndPasses(join(work, "app"), "from-checkout");
+});
+
+test("from a built checkout, creating a project never loads handlebars: the templates are stored at build time", E2E, () => {
+  // A resolve hook makes handlebars unresolvable in the create process.
+  const hook = join(temp.dir, "no-handlebars.mjs");
+  writeFileSync(
+    hook,
+    `export async function resolve(specifier, context, next) {
+  if (specifier === "handlebars" || specifier.startsWith("handlebars/")) throw new Error("handlebars was loaded");
+  return next(specifier, context);
+}\n`,
+  );
+  const register = join(temp.dir, "no-handlebars-register.mjs");
+  writeFileSync(register, `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(hook).href)});\n`);
+  const work = join(temp.dir, "work-no-handlebars");
+  mkdirSync(work);
+  const bin = join(temp.dir, "source", "dist", "cli", "create.js");
+  const created = runIn(work, process.execPath, ["--import", register, bin, "app", "--yes", "--no-git", "--no-install", "--transport", "both"]);
+  assert.equal(created.status, 0, explain(created));
+  assert.match(readFileSync(join(work, "app", "package.json"), "utf8"), /"start:stdio"/, "the templated package.json was rendered");
+  // The hook does bite: a template edited after the build is parsed with handlebars, which it refuses.
+  const template = join(temp.dir, "source", "templates", "project", "README.md.hbs");
+  const original = readFileSync(template, "utf8");
+  writeFileSync(template, `${original}\nedited\n`);
+  try {
+    const edited = runIn(work, process.execPath, ["--import", register, bin, "app-edited", "--yes", "--no-git", "--no-install"]);
+    assert.notEqual(edited.status, 0);
+    assert.match(edited.stderr, /handlebars was loaded/);
+  } finally {
+    writeFileSync(template, original);
+  }
 });

@@ -152,7 +152,8 @@ export function startProcess(command: string, args: string[], options: { cwd: st
 
 /**
  * A built copy of this checkout's sources at `<dir>/source` (this checkout's dist/ is left
- * alone), as a user's `npm ci && npm run build` leaves one; returns its folder.
+ * alone), as a user's `npm ci && npm run build` leaves one (tsc, then the stored
+ * templates); returns its folder.
  */
 export function builtCopy(dir: string): string {
   const source = join(dir, "source");
@@ -162,5 +163,7 @@ export function builtCopy(dir: string): string {
   symlinkSync(join(repoRoot, "node_modules"), join(source, "node_modules"));
   const build = runIn(source, join(repoRoot, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.build.json"], 300_000);
   if (build.status !== 0) throw new Error(`the copy did not build: ${explain(build)}`);
+  const templates = runIn(source, process.execPath, [join("dist", "cli", "build-finish.js")]);
+  if (templates.status !== 0) throw new Error(`the copy's templates were not stored: ${explain(templates)}`);
   return source;
 }
