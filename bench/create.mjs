@@ -2,8 +2,9 @@
 // How long `create-mcp-handler --yes --no-install` takes, as users run it: the compiled
 // bin, a fresh folder each run. Side by side with `node -e 0`, the floor any Node CLI pays.
 // Builds a copy of the sources in a temp folder, so the checkout's dist/ is left alone.
-// Usage: node bench/create.mjs [--runs N]   (default 9; target: median under 500 ms)
-import { spawnSync } from "node:child_process";
+// Usage: node bench/create.mjs [--runs N] [--busy]   (default 9; target: median under 300 ms)
+// --busy keeps a busy loop running in another process for the whole run (the other core busy).
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,7 +18,9 @@ if (!Number.isInteger(runs) || runs < 1 || runs > 100) {
   process.exit(2);
 }
 
+const busy = process.argv.includes("--busy");
 const temp = mkdtempSync(join(tmpdir(), "bench-create-"));
+let spinner;
 try {
   const source = join(temp, "source");
   for (const entry of ["package.json", "tsconfig.json", "tsconfig.build.json", "cli", "generated", "templates", "schemas"]) {
@@ -26,6 +29,9 @@ try {
   symlinkSync(join(root, "node_modules"), join(source, "node_modules"));
   const build = spawnSync(join(root, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.build.json"], { cwd: source, encoding: "utf8" });
   if (build.status !== 0) throw new Error(`build failed:\n${build.stdout}${build.stderr}`);
+  // The rest of `npm run build`: the templates stored as rendering nodes (no handlebars at create time).
+  const stored = spawnSync(process.execPath, [join("dist", "cli", "build-finish.js")], { cwd: source, encoding: "utf8" });
+  if (stored.status !== 0) throw new Error(`storing templates failed:\n${stored.stdout}${stored.stderr}`);
   const bin = join(source, "dist", "cli", "create.js");
 
   const time = (args, cwd) => {
@@ -37,6 +43,7 @@ try {
   };
   const samples = { "node -e 0": [], "create-mcp-handler --yes --no-install": [] };
   time([bin, "warmup", "--yes", "--no-install", "--no-git"], temp); // fills the OS file cache
+  if (busy) spinner = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
   for (let run = 0; run < runs; run++) {
     // Interleaved, so that machine noise hits both the same way.
     samples["node -e 0"].push(time(["-e", "0"], temp));
@@ -47,7 +54,7 @@ try {
     return { min: sorted[0], median: sorted[Math.floor(sorted.length / 2)] };
   };
   const floor = stats(samples["node -e 0"]);
-  console.log(`runs: ${runs}`);
+  console.log(`runs: ${runs}, ${busy ? "a busy loop on another core" : "quiet"}, node ${process.version}`);
   for (const [name, values] of Object.entries(samples)) {
     const { min, median } = stats(values);
     console.log(
@@ -56,7 +63,8 @@ try {
     );
   }
   const median = stats(samples["create-mcp-handler --yes --no-install"]).median;
-  console.log(`target: median under 500 ms: ${median < 500 ? "met" : "NOT met"}`);
+  console.log(`target: median under 300 ms: ${median < 300 ? "met" : "NOT met"}`);
 } finally {
+  spinner?.kill();
   rmSync(temp, { recursive: true, force: true });
 }

@@ -27,7 +27,8 @@ const ir = buildIR(normalizeSchema(loaded), identifySchema(loaded, readLock()));
 const types = await emitTypes(ir);
 const project = new Project({ useInMemoryFileSystem: true });
 const maps = Object.entries(emitMaps(ir.maps)).map(([path, text]) => [path, project.createSourceFile(path, text).print()]);
-const runtime = emitRuntime(readRuntimeSource(runtimeSourceDir), "");
+// The initialize-era folder the runtime binds, as outside a project (the newest shipped).
+const runtime = emitRuntime(readRuntimeSource(runtimeSourceDir), "", ["v2511"]);
 for (const [path, text] of [["types.ts", types], ...maps, ...runtime]) {
   const formatted = await prettier.format(text, { parser: "typescript", printWidth: 100, endOfLine: "lf" });
   mkdirSync(dirname(join(outDir, path)), { recursive: true });

@@ -6,21 +6,13 @@ import { pipeline, type Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { CliError } from "../errors.js";
 
-/** What one download may cost. */
-export interface DownloadLimits {
-  /** Bytes after decompression: a gzip bomb is measured by what it unpacks to. */
-  maxBytes: number;
-  /** From the request to the body's last byte: connecting, a stalled server and a trickling body all count. */
-  timeoutMs: number;
-}
-
-/** The defaults: upstream MCP schemas are under 200 KiB and arrive in well under a second. */
-export const DOWNLOAD_LIMITS: DownloadLimits = { maxBytes: 32 * 1024 * 1024, timeoutMs: 30_000 };
+// What one download may cost (the defaults: upstream MCP schemas are under 200 KiB and arrive in well under a second).
+import { DOWNLOAD_LIMITS, formatSize, type DownloadLimits } from "./limits.js";
+export { DOWNLOAD_LIMITS, formatSize, type DownloadLimits };
 
 /** Redirects followed in one download, each to the URL's own origin. */
 export const MAX_REDIRECTS = 5;
 
-const MIB = 1024 * 1024;
 
 /**
  * Addresses a download never connects to: link-local ones (where cloud metadata services
@@ -191,8 +183,4 @@ function failure(url: string, error: unknown, signal: AbortSignal, limits: Downl
   return new CliError(`${what} ${url} (${reason})`, {
     hint: "check the network or the address, or pass --schema <path> to a local copy of schema.json",
   });
-}
-
-export function formatSize(bytes: number): string {
-  return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`;
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { CliError } from "../errors.js";
-import { download, DOWNLOAD_LIMITS, formatSize, type DownloadLimits } from "./download.js";
+import { DOWNLOAD_LIMITS, formatSize, type DownloadLimits } from "./limits.js";
 
 /** A schema as read: its parsed JSON, where it came from, and the sha256 of its bytes. */
 export interface LoadedSchema {
@@ -24,7 +24,8 @@ export function isUrl(location: string): boolean {
  * bounded by `limits.maxBytes` (see download.ts); a URL by its time bound too.
  */
 export async function loadSchema(location: string, limits: DownloadLimits = DOWNLOAD_LIMITS): Promise<LoadedSchema> {
-  const bytes = isUrl(location) ? await download(location, limits) : readBytes(location, limits.maxBytes);
+  // The network stack (download.ts: http, https, tls, dns) is loaded only for a URL: a file, as every --check reads, needs none of it.
+  const bytes = isUrl(location) ? await (await import("./download.js")).download(location, limits) : readBytes(location, limits.maxBytes);
   return { json: parseJsonSchema(bytes.toString("utf8"), location), location, isUrl: isUrl(location), sha256: sha256Hex(bytes) };
 }
 

@@ -51,6 +51,9 @@ export function projectConfigFor(revisions: readonly string[], out: string): Pro
  */
 export async function planGenerated(packageRoot: string, config: ProjectConfig): Promise<PlannedFile[]> {
   const shipped = join(packageRoot, "generated");
+  // The common case (every listed folder ships as the project needs it) reads them where they
+  // are; only a folder to generate needs the temp copy, which costs a copy, a read and a removal.
+  if (config.revisions.every((revision) => usableAsIs(config, shipped, revision))) return plannedFrom(shipped, config);
   const work = mkdtempSync(join(tmpdir(), "mcp-gen-create-"));
   try {
     const lock = readLock();
@@ -59,28 +62,40 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
       if (existsSync(join(shipped, folder))) cpSync(join(shipped, folder), join(work, folder), { recursive: true });
     }
     for (const revision of config.revisions) {
+      if (usableAsIs(config, work, revision)) continue;
       const folder = versionFolder(revision);
       const legacyFolders = legacyFoldersOf(config, work, revision);
       const manifest = readManifest(join(work, folder));
-      const runtime = manifest !== undefined && RUNTIME_ENTRY in manifest.outputs;
-      if (manifest && (!runtime || sameList(manifest.inputs.legacyFolders, legacyFolders))) continue;
-      if (runtime && legacyFolders.length === 0) throw noLegacyRevision(revision);
+      if (manifest !== undefined && RUNTIME_ENTRY in manifest.outputs && legacyFolders.length === 0) throw noLegacyRevision(revision);
       rmSync(join(work, folder), { recursive: true, force: true });
       const schema = schemaSource(revision, config, work, lock);
       await generateTypes({ schema, protocolVersion: revision, out: work, legacyFolders, extensions: config.extensions[revision] });
     }
-    const index = renderImportPoint(readEras(config.revisions, work));
-    if (index === undefined) {
-      throw new CliError(`--revisions ${config.revisions.join(",")} lists no revision with a runtime`, {
-        hint: `add ${DEFAULT_REVISIONS.at(-1)}`,
-        exitCode: 2,
-      });
-    }
-    const files = listFiles(work).map((path) => ({ path: `${config.out}/${path}`, content: readFileSync(join(work, path), "utf8") }));
-    return [...files, ...[...index].map(([path, content]) => ({ path: `${config.out}/${path}`, content }))];
+    return plannedFrom(work, config);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** A revision's folder in `dir` as the project can take it: present, and a runtime bound to the legacy folders the project lists. */
+function usableAsIs(config: ProjectConfig, dir: string, revision: string): boolean {
+  const manifest = readManifest(join(dir, versionFolder(revision)));
+  if (manifest === undefined) return false;
+  return !(RUNTIME_ENTRY in manifest.outputs) || sameList(manifest.inputs.legacyFolders, legacyFoldersOf(config, dir, revision));
+}
+
+/** The listed revisions' folders in `dir`, and the import point over them, as the project's files. */
+function plannedFrom(dir: string, config: ProjectConfig): PlannedFile[] {
+  const index = renderImportPoint(readEras(config.revisions, dir));
+  if (index === undefined) {
+    throw new CliError(`--revisions ${config.revisions.join(",")} lists no revision with a runtime`, {
+      hint: `add ${DEFAULT_REVISIONS.at(-1)}`,
+      exitCode: 2,
+    });
+  }
+  const paths = config.revisions.flatMap((revision) => listFiles(join(dir, versionFolder(revision)), `${versionFolder(revision)}/`));
+  const files = paths.map((path) => ({ path: `${config.out}/${path}`, content: readFileSync(join(dir, path), "utf8") }));
+  return [...files, ...[...index].map(([path, content]) => ({ path: `${config.out}/${path}`, content }))];
 }
 
 function sameList(a: readonly string[] | undefined, b: readonly string[]): boolean {

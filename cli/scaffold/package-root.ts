@@ -1,7 +1,8 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { CliError } from "../errors.js";
 import { packageRoot, readPackageJson } from "../toolbox/package.js";
+import { PACKED_BUILD, packTarball } from "../toolbox/tarball.js";
 
 export interface PackageInfo {
   name: string;
@@ -15,22 +16,49 @@ export function packageInfo(root = packageRoot()): PackageInfo {
   return { name, version };
 }
 
+/** The folder a new project keeps a packed generator in (npm leaves it alone; it moves with the project). */
+export const VENDOR_FOLDER = "vendor";
+
+/** How a new project depends on this generator, and the tarball it keeps when that is how. */
+export interface GeneratorDependency {
+  spec: string;
+  /** `vendor/<name>-<version>.tgz`, written into the project, which `spec` names relatively. */
+  vendored?: { path: string; bytes: () => Buffer };
+}
+
 /**
  * How a new project should depend on this generator. From the registry: a caret range on
- * this version. From a local checkout: `file:` that checkout. From a packed tarball run
- * with `npx ./pkg.tgz`: the `file:` spec npx recorded in the package.json of its install
- * folder, so the project installs the very same tarball without the registry.
+ * this version. From a built checkout, or a packed tarball run with `npx ./pkg.tgz` (the
+ * `file:` spec npx recorded in its install folder's package.json): a tarball kept in the
+ * project, `file:vendor/<name>-<version>.tgz`, so the project installs the very same
+ * generator without the registry, wherever the folder is moved (the tarball npx installed
+ * is copied when it is still there, else this package is packed; a checkout's is the one
+ * `npm run build` packed, `dist/package.tgz`, else packed now). From a checkout that was
+ * not built (mcp-gen's own development, run from source): `file:` that checkout.
  */
-export function generatorDependencySpec(root = packageRoot()): string {
+export function generatorDependency(root = packageRoot()): GeneratorDependency {
   const { name, version } = packageInfo(root);
+  const vendored = (bytes: () => Buffer): GeneratorDependency => {
+    const path = `${VENDOR_FOLDER}/${name.replace(/^@/, "").replace("/", "-")}-${version}.tgz`;
+    return { spec: `file:${path}`, vendored: { path, bytes } };
+  };
   const marker = `${sep}node_modules${sep}`;
   const at = root.lastIndexOf(marker);
-  if (at < 0) return `file:${root}`;
+  if (at < 0) return existsSync(join(root, "dist", "cli", "main.js")) ? vendored(() => packedBuild(root)) : { spec: `file:${root}` };
   const installer = root.slice(0, at);
   if (existsSync(join(installer, "package.json"))) {
     const manifest = readPackageJson(installer);
     const spec = manifest.dependencies?.[name] ?? manifest.devDependencies?.[name];
-    if (spec?.startsWith("file:")) return `file:${resolve(installer, spec.slice("file:".length))}`;
+    if (spec?.startsWith("file:")) {
+      const source = resolve(installer, spec.slice("file:".length));
+      return vendored(() => (source.endsWith(".tgz") && existsSync(source) ? readFileSync(source) : packTarball(root)));
+    }
   }
-  return `^${version}`;
+  return { spec: `^${version}` };
+}
+
+/** The tarball `npm run build` left in a checkout, else the checkout packed now (a build by bare tsc). */
+function packedBuild(root: string): Buffer {
+  const built = join(root, PACKED_BUILD);
+  return existsSync(built) ? readFileSync(built) : packTarball(root);
 }

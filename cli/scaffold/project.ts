@@ -12,7 +12,7 @@ import type { PlannedFile } from "../toolbox/write.js";
 import { validateName, type NameForms } from "./names.js";
 import { handlerClassName, handlerLandings, parseNotifications, refuseCollisions, renderHandler, type ProjectReader } from "./handler.js";
 import { PACKAGE_KINDS } from "./notification-kinds.js";
-import { generatorDependencySpec, packageInfo } from "./package-root.js";
+import { generatorDependency, packageInfo } from "./package-root.js";
 import { renderPrimitive } from "./primitive.js";
 import { parsePromptArguments, promptView, resourceView, type PrimitiveKind, type PrimitiveView } from "./primitive-views.js";
 import { renderTemplateTree } from "./render.js";
@@ -62,6 +62,7 @@ export function projectPackageName(dir: string): string {
 export async function planProject(options: ProjectOptions): Promise<PlannedFile[]> {
   const root = packageRoot();
   const generator = packageInfo(root);
+  const dependency = generatorDependency(root);
   const listed = projectConfigFor(options.revisions ?? DEFAULT_REVISIONS, GENERATED_FOLDER);
   // Planned first: the README names each generated folder and which one holds the runtime.
   const generated = await planGenerated(root, listed);
@@ -79,7 +80,8 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     handlerClass: handlerClassName(options.handler),
     generatorName: generator.name,
     generatorVersion: generator.version,
-    generatorSpec: dependencySpecFor(options.pm, generatorDependencySpec(root)),
+    generatorSpec: dependencySpecFor(options.pm, dependency.spec),
+    vendored: dependency.vendored?.path,
     revisions: listed.revisions,
     revisionList: listed.revisions.join(", "),
     generatedFolders,
@@ -110,6 +112,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     const changes = await eventSourceChanges(options.dir, "redis", (path) => planned.get(path)!.content);
     for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);
   }
+  if (dependency.vendored !== undefined) planned.set(dependency.vendored.path, { path: dependency.vendored.path, content: "", bytes: dependency.vendored.bytes() });
   return sortedBy(planned.values(), (file) => file.path);
 }
 
@@ -151,10 +154,10 @@ async function refuseProjectCollisions(root: string, names: NameForms, source: P
 }
 
 /**
- * The generator dependency as `pm` should write it. A `file:` folder (a checkout) is a link
- * under npm; pnpm copies it instead (a snapshot that misses later edits of the checkout), so
- * pnpm gets `link:`. Yarn 1 keeps `file:` (a copy): it gives linked packages no bins, and
- * the project's `generate` script runs the `mcp-gen` bin.
+ * The generator dependency as `pm` should write it. A `file:` folder (an unbuilt checkout)
+ * is a link under npm; pnpm copies it instead (a snapshot that misses later edits of the
+ * checkout), so pnpm gets `link:`. Yarn 1 keeps `file:` (a copy): it gives linked packages no
+ * bins, and the project's `generate` script runs the `mcp-gen` bin. A tarball is `file:` for all three.
  */
 function dependencySpecFor(pm: PackageManager, spec: string): string {
   if (pm !== "pnpm" || !spec.startsWith("file:") || spec.endsWith(".tgz")) return spec;

@@ -8,6 +8,8 @@ import { fsFailure } from "./fs-error.js";
 export interface PlannedFile {
   path: string;
   content: string;
+  /** A binary file's bytes (a packed tarball), written instead of `content`, which is then empty. */
+  bytes?: Uint8Array;
 }
 
 interface Staged {
@@ -38,7 +40,7 @@ export function writeFilesAtomically(root: string, files: readonly PlannedFile[]
       makeDirs(dirname(targets[index]!), madeDirs);
       const entry: Staged = { path: file.path, temp: `${targets[index]}${stamp}.tmp`, target: targets[index]! };
       staged.push(entry);
-      writeFileSync(entry.temp, file.content, { flag: "wx" });
+      writeFileSync(entry.temp, file.bytes ?? file.content, { flag: "wx" });
     });
     for (const entry of staged) {
       current = entry.path;
@@ -107,7 +109,7 @@ function stageFolder(target: string, files: FileSet, made: string[]): string {
     const path = resolve(staging, file.path);
     if (!isInside(staging, path) || path === staging) throw new CliError(`${file.path} is not a path inside ${target}`);
     mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, file.content, { flag: "wx" });
+    writeFileSync(path, (file as PlannedFile).bytes ?? file.content, { flag: "wx" });
   }
   return staging;
 }

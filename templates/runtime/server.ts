@@ -32,6 +32,7 @@ import type { SchemaValidator } from "./validation.js";
 import type { ParamHeader } from "./transports/param-headers.js";
 import type { InputRequiredAnswer } from "./input-required.js";
 import { TaskService, type TasksOptions } from "./tasks/service.js";
+import { openTracing } from "./tracing.js";
 import { TASKS_AVAILABLE, TASKS_EXTENSION, taskMethod } from "./tasks/shapes.js";
 
 /** Absent from schemas whose results carry no server info; then nothing is added. */
@@ -111,6 +112,11 @@ export interface ServerOptions {
   tasks?: TasksOptions;
   /** Stream lifecycle and failure reports; they never reach the client. */
   onEvent?(event: RuntimeEvent): void;
+  /**
+   * OpenTelemetry spans for every request and listen stream (see tracing.ts), through the
+   * global tracer provider, whenever `@opentelemetry/api` is installed; `false` turns them off.
+   */
+  tracing?: boolean;
 }
 
 /** The methods the runtime answers itself. */
@@ -374,6 +380,7 @@ export class Server {
       hasMethod: (method) => method === DISCOVER_METHOD || this.#handlers.has(method),
       dispatch: (request, context, asReturned) => this.#dispatch(request, context, asReturned),
       forget: (connection) => void this.#connections.delete(connection),
+      tracing: openTracing(this.#options.tracing !== false),
     };
     const legacy = new LegacyEra(
       {

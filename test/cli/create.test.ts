@@ -38,7 +38,10 @@ test("--yes takes the defaults and ends with the exact next commands", SLOW, () 
   assert.match(run.stdout, /Next:\n\n {2}cd app\n {2}npm install\n {2}npm test\n {2}npm start\n/);
   const manifest = JSON.parse(readFileSync(join(temp.dir, "app", "package.json"), "utf8"));
   assert.equal(manifest.name, "app");
-  assert.equal(manifest.devDependencies["mcp-gen"], `file:${repoRoot.replace(/\/$/, "")}`, "from a checkout: a file: spec");
+  // Run from source here (tsx): an unbuilt checkout is linked; a built one is packed into vendor/ (create-pack.test.ts).
+  if (existsSync(join(repoRoot, "dist", "cli", "main.js"))) {
+    assert.match(manifest.devDependencies["mcp-gen"], /^file:vendor\/mcp-gen-.*\.tgz$/, "from a built checkout: a tarball kept in the project");
+  } else assert.equal(manifest.devDependencies["mcp-gen"], `file:${repoRoot.replace(/\/$/, "")}`, "from an unbuilt checkout: a file: link");
   assert.equal(manifest.scripts.start, "tsc -p tsconfig.json && node dist/src/main.js --http", "start builds first");
   assert.equal(manifest.scripts["start:stdio"], "tsc -p tsconfig.json && node dist/src/main.js --stdio");
   assert.equal(manifest.scripts.prepare, undefined, "no install script: start and test build");

@@ -30,8 +30,9 @@ import { checkRequestMeta, mergeMeta, type HandlerMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { filterProblem } from "./subscriptions/filter.js";
 import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
-import { ListenStream, type HandlerEntry, type StreamHost } from "./subscriptions/stream.js";
+import { ListenStream, type HandlerEntry, type StreamHost, type Teardown } from "./subscriptions/stream.js";
 import { StreamTable } from "./subscriptions/stream-table.js";
+import type { TraceFacts, TraceSpan, Tracing } from "./tracing.js";
 import {
   SENT,
   SlowConsumerEvicted,
@@ -83,6 +84,8 @@ export interface ConnectionHost {
    */
   dispatch(request: JsonRpcRequest, context: RequestContext, asReturned?: boolean): Promise<JsonRpcResponse>;
   forget(connection: Connection): void;
+  /** OpenTelemetry spans (tracing.ts); undefined when `@opentelemetry/api` is absent or tracing is off. */
+  readonly tracing: Tracing | undefined;
   /** Legacy (`initialize`) sessions: the era takes their messages before the checks below. */
   readonly legacy: LegacyEra;
 }
@@ -94,6 +97,8 @@ export class Connection implements StreamHost, EraConnection {
   #shutdown: Promise<void> | undefined;
   /** Requests being handled, for cancellation. */
   readonly #inFlight = new StreamTable<RequestScope>();
+  /** Each open listen stream's span, ended with the stream (only while tracing). */
+  readonly #streamSpans = new Map<ListenStream, TraceSpan>();
   #closed = false;
   /** Set while the peer's input has ended: wakes #finishThenClose once no request runs. */
   #idle: (() => void) | undefined;
@@ -136,10 +141,14 @@ export class Connection implements StreamHost, EraConnection {
     return { jsonrpc: "2.0", id, result: this.host.finishResult({ _meta: { [SUBSCRIPTION_ID_KEY]: id } }) };
   }
 
-  ended(stream: ListenStream): void {
+  ended(stream: ListenStream, why?: Teardown): void {
     if (this.#streams.delete(stream)) {
       this.host.slots.release(stream.client, stream.keptBytes);
     }
+    const span = this.#streamSpans.get(stream);
+    if (span === undefined) return;
+    this.#streamSpans.delete(stream);
+    span.endStream(why?.why ?? "stopped", why?.why === "rejected" ? why.refusal : undefined);
   }
 
   /** Server shutdown: every stream gets its complete result, then the transport closes. Idempotent. */
@@ -244,10 +253,14 @@ export class Connection implements StreamHost, EraConnection {
     const scope = new RequestScope(id, meta, sink, clientKey(meta[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
     const inFlight = this.#inFlight;
     inFlight.add(scope);
-    let response = await this.host.dispatch(request, scope, translate !== undefined);
+    // The handler (and a legacy session's further rounds) run inside the request's span, if any.
+    const span = this.host.tracing?.start(request, this.#traceFacts());
+    const dispatch = () => this.host.dispatch(request, scope, translate !== undefined);
+    let response = await (span === undefined ? dispatch() : span.run(dispatch));
     if (translate !== undefined) {
       try {
-        const translated = translate(response, new RetryRounds(this.host, scope));
+        const rounds = new RetryRounds(this.host, scope);
+        const translated = span === undefined ? translate(response, rounds) : span.run(() => translate(response, rounds));
         response = translated instanceof Promise ? await translated : translated;
       } catch (error) {
         this.host.emit({ type: "handler-error", id, callback: request.method, error });
@@ -258,6 +271,7 @@ export class Connection implements StreamHost, EraConnection {
     inFlight.delete(scope);
     // A cancelled request gets no response: the client said it will not use one.
     const answered = !scope.aborted;
+    span?.endWith(answered ? response : undefined);
     if (answered) this.send(response);
     if (inFlight.size === 0) this.#idle?.();
     return answered;
@@ -284,36 +298,50 @@ export class Connection implements StreamHost, EraConnection {
   }
 
   async #listen(request: JsonRpcRequest, meta: HandlerMeta, client: ClientKey): Promise<void> {
-    const filter = request.params?.["notifications"];
-    const problem = filterProblem(filter);
-    if (problem !== undefined) {
-      this.send(errorResponse(request.id, INVALID_PARAMS, `Invalid params: ${problem}`));
+    const span = this.host.tracing?.start(request, this.#traceFacts());
+    const kept = keptRequestBytes(request.params?.["notifications"], meta);
+    const refused = this.#listenRefusal(request, meta, client, kept);
+    if (refused !== undefined) {
+      span?.endWith(refused);
+      this.send(refused);
       return;
     }
-    const undeclared = undeclaredFilterKey(filter, meta);
-    if (undeclared !== undefined) {
-      const message = `"notifications.${undeclared.key}" needs the ${undeclared.id} extension: declare it in _meta clientCapabilities.extensions`;
-      this.send(errorResponse(request.id, MISSING_CAPABILITY, message, { requiredCapabilities: { extensions: { [undeclared.id]: {} } } }));
-      return;
-    }
-    const kept = keptRequestBytes(filter, meta);
-    if (kept > this.host.maxListenRequestBytes) {
-      const message = `Invalid params: a listen request may keep at most ${this.host.maxListenRequestBytes} bytes of its notifications filter and _meta (this one ${kept})`;
-      this.send(errorResponse(request.id, INVALID_PARAMS, message));
-      return;
-    }
-    const refusal = this.host.slots.reserve(client, kept);
-    if (refusal !== undefined) {
-      this.send(errorResponse(request.id, INTERNAL_ERROR, slotRefusalMessage(refusal)));
-      return;
-    }
-    const stream = new ListenStream(this, request.id, meta, filter as SubscriptionFilter, client, kept);
+    const stream = new ListenStream(this, request.id, meta, request.params!["notifications"] as SubscriptionFilter, client, kept);
     this.#streams.add(stream);
+    if (span !== undefined) this.#streamSpans.set(stream, span);
     try {
-      await stream.open(this.host.subscriptionHandlers);
+      // The handlers' subscribe (and whatever it starts) runs inside the stream's span.
+      await (span === undefined ? stream.open(this.host.subscriptionHandlers) : span.run(() => stream.open(this.host.subscriptionHandlers)));
     } catch (error) {
       void stream.teardown({ why: "failed", callback: "subscribe", error });
     }
+  }
+
+  /**
+   * The error a listen request gets before any handler sees it (a bad filter, too much kept,
+   * no free slot), or undefined with a slot reserved that keeps `kept` bytes.
+   */
+  #listenRefusal(request: JsonRpcRequest, meta: HandlerMeta, client: ClientKey, kept: number): JsonRpcResponse | undefined {
+    const filter = request.params?.["notifications"];
+    const problem = filterProblem(filter);
+    if (problem !== undefined) return errorResponse(request.id, INVALID_PARAMS, `Invalid params: ${problem}`);
+    const undeclared = undeclaredFilterKey(filter, meta);
+    if (undeclared !== undefined) {
+      const message = `"notifications.${undeclared.key}" needs the ${undeclared.id} extension: declare it in _meta clientCapabilities.extensions`;
+      return errorResponse(request.id, MISSING_CAPABILITY, message, { requiredCapabilities: { extensions: { [undeclared.id]: {} } } });
+    }
+    if (kept > this.host.maxListenRequestBytes) {
+      const message = `Invalid params: a listen request may keep at most ${this.host.maxListenRequestBytes} bytes of its notifications filter and _meta (this one ${kept})`;
+      return errorResponse(request.id, INVALID_PARAMS, message);
+    }
+    const refusal = this.host.slots.reserve(client, kept);
+    return refusal === undefined ? undefined : errorResponse(request.id, INTERNAL_ERROR, slotRefusalMessage(refusal));
+  }
+
+  /** What a span learns from the connection: a legacy HTTP session's id (stdio's session has none on the wire). */
+  #traceFacts(): TraceFacts {
+    const session = this.legacySession;
+    return session === undefined || session.ownedByConnection ? {} : { sessionId: session.id };
   }
 
   /** The peer sent its last message: streams end, answers still due are written, then the transport closes. */

@@ -3,7 +3,7 @@
  * tsx), make temp folders that are removed afterwards, and run npm quietly from the cache.
  */
 import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { repoRoot, schemaPath } from "../../support/schemas.js";
@@ -148,4 +148,22 @@ export function startProcess(command: string, args: string[], options: { cwd: st
       return code;
     },
   };
+}
+
+/**
+ * A built copy of this checkout's sources at `<dir>/source` (this checkout's dist/ is left
+ * alone), as a user's `npm ci && npm run build` leaves one (tsc, then the stored
+ * templates); returns its folder.
+ */
+export function builtCopy(dir: string): string {
+  const source = join(dir, "source");
+  for (const entry of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "cli", "generated", "templates", "schemas"]) {
+    cpSync(join(repoRoot, entry), join(source, entry), { recursive: true });
+  }
+  symlinkSync(join(repoRoot, "node_modules"), join(source, "node_modules"));
+  const build = runIn(source, join(repoRoot, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.build.json"], 300_000);
+  if (build.status !== 0) throw new Error(`the copy did not build: ${explain(build)}`);
+  const templates = runIn(source, process.execPath, [join("dist", "cli", "build-finish.js")]);
+  if (templates.status !== 0) throw new Error(`the copy's templates were not stored: ${explain(templates)}`);
+  return source;
 }

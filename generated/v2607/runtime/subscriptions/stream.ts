@@ -55,8 +55,8 @@ export interface StreamHost {
   sendText?(json: string, shared?: SharedText, idJson?: string): boolean;
   readonly emit: EventHook;
   completeResult(id: RequestId): JsonRpcResultResponse;
-  /** The stream is over and its id may be reused. */
-  ended(stream: ListenStream): void;
+  /** The stream is over and its id may be reused; `why` is how it ended (a span records it). */
+  ended(stream: ListenStream, why?: Teardown): void;
   readonly mailboxSize: number;
 }
 
@@ -172,7 +172,7 @@ export class ListenStream implements WorkerOwner {
     } else if (why.why === "stopped" || OUTSIDE_ENDINGS[why.why].complete) {
       this.#host.send(this.#host.completeResult(this.id));
     }
-    this.#host.ended(this);
+    this.#host.ended(this, why);
     this.#ended = Promise.all(closing).then(() => undefined);
     return this.#ended;
   }
