@@ -29,6 +29,11 @@ export interface EventSource<Topics extends EventTopics = EventTopics> {
    * can deliver. Absent where subscribing takes effect at once (in-process).
    */
   whenSubscribed?(): Promise<void>;
+  /**
+   * False while a broker the source needs is out of reach (a process then answers /readyz with
+   * 503); absent where there is no broker (in-process).
+   */
+  readonly ready?: boolean;
   /** Releases connections and drops every subscription. */
   close?(): Promise<void>;
 }

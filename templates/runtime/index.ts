@@ -1,6 +1,6 @@
 /** The runtime's public surface (see ARCHITECTURE.md, "Runtime"). */
 export { createServer, Server } from "./server.js";
-export type { HandledMethod, HandlerResult, InputRequiredMethod, RequestHandler, ServerLimits, ServerOptions } from "./server.js";
+export type { CloseOptions, HandledMethod, HandlerResult, InputRequiredMethod, RequestHandler, ServerLimits, ServerOptions } from "./server.js";
 export type { RequestContext } from "./connection.js";
 export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
 export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";
@@ -71,7 +71,7 @@ export { createInProcessTransportPair, createTestTransportPair, InProcessTranspo
 export type { MemoryPairOptions, TransportPair } from "./transports/memory.js";
 export { InProcessEventSource } from "./events.js";
 export type { EventListener, EventSource, EventTopics, Unsubscribe } from "./events.js";
-export { createHttpHandler, serveHttp, HttpAuthError } from "./transports/http-server.js";
+export { createHttpHandler, HEALTH_PATH, HttpAuthError, READY_PATH, serveHttp } from "./transports/http-server.js";
 export { HttpExchange } from "./transports/http-exchange.js";
 export type { ExchangeOptions, SseStreamReport } from "./transports/http-exchange.js";
 // One budget shared by several HTTP handlers (`budget` option), and the constant it defaults to.

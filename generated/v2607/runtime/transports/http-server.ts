@@ -12,7 +12,7 @@
  */
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { JsonRpcMessage } from "../jsonrpc.js";
+import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
 import { errorResponse } from "../jsonrpc.js";
 import { ERROR_CODES } from "../protocol.js";
 import type { MessageContext, Transport } from "../transport.js";
@@ -47,6 +47,8 @@ export interface ConnectableServer {
   readonly legacySessions?: LegacyEra;
   /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
   toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
+  /** True once the server is closing: a new POST is answered 503 with Retry-After, for the balancer to send it elsewhere. */
+  readonly closed?: boolean;
 }
 
 /** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge. */
@@ -179,6 +181,7 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
       ? undefined
       : (checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server)));
     if (mismatch !== undefined) return writeRejection(res, mismatch);
+    if (server.closed === true) return writeRejection(res, shuttingDown(parsed.kind === "request" ? parsed.message.id : null));
     const exchange = new HttpExchange(res, parsed.message, context, exchangeOptions);
     await server.connect(exchange);
     if (parsed.kind !== "request") {
@@ -186,6 +189,15 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
       res.writeHead(202).end();
     }
   }
+}
+
+/** A POST that reaches a closing server: nothing was done, so the client may send it again elsewhere. */
+function shuttingDown(id: RequestId | null): HttpRejection {
+  return {
+    status: 503,
+    headers: { "retry-after": "1", connection: "close" },
+    body: errorResponse(id, ERROR_CODES.InternalError, "server is shutting down; send the request again"),
+  };
 }
 
 async function authenticate(
@@ -255,13 +267,30 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
   readonly port?: number;
   /** The MCP endpoint path. Default `/mcp`. */
   readonly path?: string;
+  /**
+   * Whether this process should be sent work, asked by each GET /readyz (200 when true, else
+   * 503), e.g. false while a broker it needs is out of reach. Default: always; `drain()` makes
+   * /readyz 503 whatever this says.
+   */
+  readonly ready?: () => boolean;
 }
+
+/** Liveness: 200 while the process serves HTTP at all. */
+export const HEALTH_PATH = "/healthz";
+/** Readiness: 200 while the process takes new work; a balancer's health check reads it. */
+export const READY_PATH = "/readyz";
 
 export interface HttpServerHandle {
   /** The endpoint URL, e.g. `http://127.0.0.1:3000/mcp`. */
   readonly url: string;
   readonly port: number;
   readonly httpServer: NodeHttpServer;
+  /**
+   * The first step of a graceful stop: from now on /readyz answers 503 and every response asks
+   * its client to close the connection, while requests are still served, so that a balancer
+   * checking /readyz moves new work away. Idempotent.
+   */
+  drain(): void;
   /** Stops listening and drops every open connection (streams see an outside teardown). */
   close(): Promise<void>;
 }
@@ -274,11 +303,17 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
   // browser origin is trusted until the caller lists it.
   const allowedOrigins = options.allowedOrigins ?? (isLoopback(host) ? isLocalhostOrigin : []);
   const handler = createHttpHandler(server, { ...options, allowedOrigins });
+  let draining = false;
+  const ready = options.ready ?? (() => true);
   const httpServer = createServer((req, res) => {
     const url = req.url ?? "/";
     const query = url.indexOf("?");
     const requestPath = query < 0 ? url : url.slice(0, query);
+    // Closing the connection after each answer lets a draining process lose its keep-alive clients.
+    if (draining) res.shouldKeepAlive = false;
     if (requestPath === path) return handler(req, res);
+    if (requestPath === HEALTH_PATH && path !== HEALTH_PATH) return probe(req, res, true);
+    if (requestPath === READY_PATH && path !== READY_PATH) return probe(req, res, !draining && ready());
     writeRejection(res, { status: 404, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `no MCP endpoint at ${requestPath}; use ${path}`) });
   });
   await new Promise<void>((resolve, rejectListen) => {
@@ -294,10 +329,22 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
     url: `http://${urlHost}:${port}${path}`,
     port,
     httpServer,
+    drain: () => void (draining = true),
     close: () =>
       new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();
       }),
   };
+}
+
+/** Answers a probe: 200 "ok" or 503 "not ready", never cached; GET and HEAD only. */
+function probe(req: IncomingMessage, res: ServerResponse, up: boolean): void {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { allow: "GET, HEAD" }).end();
+    return;
+  }
+  const body = up ? "ok\n" : "not ready\n";
+  res.writeHead(up ? 200 : 503, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(body) });
+  res.end(req.method === "HEAD" ? undefined : body);
 }
