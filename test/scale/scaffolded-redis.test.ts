@@ -1,9 +1,12 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
+import { mcpRequestHeaders } from "../../templates/runtime/transports/http-request.js";
+import type { JsonRpcMessage } from "../../templates/runtime/index.js";
 import { eventually } from "../support/eventually.js";
 import { freePort, startRedisServer, subscriberCount, type RedisServer } from "../support/redis-server.js";
 import { connectHttpClient as connect } from "./fanout-process.js";
+import { TEST_STATE_KEY } from "./replicas.js";
 import { scaffoldProject, servedUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
 
 describe("a project made with --event-source redis, run as two processes on one Redis", { timeout: 180_000 }, () => {
@@ -12,7 +15,7 @@ describe("a project made with --event-source redis, run as two processes on one 
   const servers: StartedServer[] = [];
   const clients: Client[] = [];
   const start = async (env: Record<string, string>) => {
-    const server = startProject(project, [], { PORT: "0", ...env });
+    const server = startProject(project, [], { PORT: "0", MCP_STATE_KEY: TEST_STATE_KEY, ...env });
     servers.push(server);
     return server;
   };
@@ -51,6 +54,29 @@ describe("a project made with --event-source redis, run as two processes on one 
     assert.equal(await serverB.exited, 0, serverB.stderr());
   });
 
+  test("MCP_STATE_KEY: with the Redis event source and no key, the server refuses to start in one line naming the variable and how to set it", async () => {
+    for (const key of ["", "too-short"]) {
+      const server = await start({ REDIS_URL: redis.url, MCP_STATE_KEY: key });
+      assert.equal(await server.exited, 1, server.stderr());
+      assert.equal(server.stderr().trim().split("\n").length, 1, server.stderr());
+      assert.match(
+        server.stderr(),
+        /^error: MCP_STATE_KEY is (not set|9 characters).*: set MCP_STATE_KEY to the same secret on every server process, e\.g\. MCP_STATE_KEY=\$\(openssl rand -base64 32\)\n$/,
+      );
+    }
+  });
+
+  test("MCP_STATE_KEY: an ask_name round started on one process is answered through another", async () => {
+    const [serverA, serverB] = [await start({ REDIS_URL: redis.url }), await start({ REDIS_URL: redis.url })];
+    const [urlA, urlB] = [await servedUrl(serverA), await servedUrl(serverB)];
+    const first = await post(urlA, askName(1));
+    assert.equal(first.result.resultType, "input_required", JSON.stringify(first));
+    const answer = { name: { action: "accept", content: { name: "Ada" } } };
+    const retry = await post(urlB, askName(2, { inputResponses: answer, requestState: first.result.requestState }));
+    assert.equal(retry.result?.content?.[0]?.text, "Nice to meet you, Ada!", JSON.stringify(retry));
+    for (const server of [serverA, serverB]) server.child.kill("SIGKILL");
+  });
+
   test("started with Redis out of reach, the server exits 1 with one line naming the URL and the fix", async () => {
     const url = `redis://127.0.0.1:${await freePort()}`;
     const server = await start({ REDIS_URL: url });
@@ -59,3 +85,18 @@ describe("a project made with --event-source redis, run as two processes on one 
     assert.match(server.stderr(), new RegExp(`^error: cannot reach Redis at ${url.replace(/\./g, "\\.")} \\(ECONNREFUSED, .*set REDIS_URL`));
   });
 });
+
+/** A raw 2026-07-28 tools/call of ask_name (the official client answers input rounds itself, on one connection). */
+function askName(id: number, extra: Record<string, unknown> = {}) {
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "state-key-test", version: "1.0.0" },
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  };
+  return { jsonrpc: "2.0", id, method: "tools/call", params: { name: "ask_name", arguments: {}, ...extra, _meta } };
+}
+
+async function post(url: string, message: object): Promise<any> {
+  const response = await fetch(url, { method: "POST", headers: mcpRequestHeaders(message as JsonRpcMessage), body: JSON.stringify(message) });
+  return response.json();
+}
