@@ -23,19 +23,20 @@ export const REDIS_TASK_STORE_PATH = "src/event-sources/redis-task-store.ts";
 const BODIES: Record<string, Record<EventSourceChoice, string>> = {
   openEventSource: {
     memory: "return createEventSource();",
-    redis: "// Redis pub/sub shared by every server process: REDIS_URL, default redis://127.0.0.1:6379.\nreturn connectRedisEventSource<AppEvents>();",
+    redis:
+      "// Redis pub/sub shared by every server process: REDIS_URL, default redis://127.0.0.1:6379.\n// Returned at once: while Redis is out of reach it retries with backoff and the server is not ready.\nreturn openRedisEventSource<AppEvents>();",
   },
   openTaskStore: {
     memory: "return undefined;",
-    redis: "// Tasks in Redis (REDIS_URL too), so that any server process serves any task.\nreturn connectRedisTaskStore();",
+    redis: "// Tasks in Redis (REDIS_URL too), so that any server process serves any task.\nreturn openRedisTaskStore();",
   },
   sharedByProcesses: { memory: "return false;", redis: "return true;" },
 };
 
 /** What a Redis project's src/events.ts imports, by module: the names the bodies above call. */
 const REDIS_IMPORTS: ReadonlyArray<{ specifier: string; name: string; needed: string }> = [
-  { specifier: "./event-sources/redis.js", name: "connectRedisEventSource", needed: "openEventSource" },
-  { specifier: "./event-sources/redis-task-store.js", name: "connectRedisTaskStore", needed: "openTaskStore" },
+  { specifier: "./event-sources/redis.js", name: "openRedisEventSource", needed: "openEventSource" },
+  { specifier: "./event-sources/redis-task-store.js", name: "openRedisTaskStore", needed: "openTaskStore" },
 ];
 
 /** The files and edits that switch an existing project to `choice`. */
@@ -105,9 +106,12 @@ export async function useEventSource(eventsText: string, choice: EventSourceChoi
   const at = last ? lineEnd(eventsText, last.getEnd()) : 0;
   for (const { specifier, name, needed } of REDIS_IMPORTS) {
     const existing = file.getImportDeclaration(specifier);
-    if (choice === "redis" && existing === undefined && file.getFunction(needed) !== undefined) {
-      const statement = `import { ${name} } from ${quote}${specifier}${quote}${semicolon}`;
-      edits.push({ from: at, to: at, text: last ? `\n${statement}` : `${statement}\n` });
+    const names = existing?.getNamedImports().map((named) => named.getText()) ?? [];
+    if (choice === "redis" && file.getFunction(needed) !== undefined && !names.includes(name)) {
+      // A project switched by an earlier mcp-gen imports another name from the module: kept, this one added.
+      const statement = `import { ${[...names, name].join(", ")} } from ${quote}${specifier}${quote}${semicolon}`;
+      if (existing !== undefined) edits.push({ from: existing.getStart(), to: existing.getEnd(), text: statement });
+      else edits.push({ from: at, to: at, text: last ? `\n${statement}` : `${statement}\n` });
     }
     if (choice === "memory" && existing !== undefined) {
       const from = eventsText.lastIndexOf("\n", existing.getStart()) + 1;

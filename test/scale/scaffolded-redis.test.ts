@@ -4,7 +4,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { mcpRequestHeaders } from "../../templates/runtime/transports/http-request.js";
 import type { JsonRpcMessage } from "../../templates/runtime/index.js";
 import { eventually } from "../support/eventually.js";
-import { freePort, startRedisServer, subscriberCount, type RedisServer } from "../support/redis-server.js";
+import { startRedisServer, subscriberCount, type RedisServer } from "../support/redis-server.js";
 import { connectHttpClient as connect } from "./fanout-process.js";
 import { TEST_STATE_KEY } from "./replicas.js";
 import { scaffoldProject, servedUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
@@ -77,12 +77,38 @@ describe("a project made with --event-source redis, run as two processes on one 
     for (const server of [serverA, serverB]) server.child.kill("SIGKILL");
   });
 
-  test("started with Redis out of reach, the server exits 1 with one line naming the URL and the fix", async () => {
-    const url = `redis://127.0.0.1:${await freePort()}`;
-    const server = await start({ REDIS_URL: url });
+  test("a bad REDIS_URL is one line naming it and the form to use", async () => {
+    const server = await start({ REDIS_URL: "http://127.0.0.1:6379" });
     assert.equal(await server.exited, 1);
-    assert.deepEqual(server.stderr().trim().split("\n").length, 1, server.stderr());
-    assert.match(server.stderr(), new RegExp(`^error: cannot reach Redis at ${url.replace(/\./g, "\\.")} \\(ECONNREFUSED, .*set REDIS_URL`));
+    assert.equal(server.stderr().trim().split("\n").length, 1, server.stderr());
+    assert.match(server.stderr(), /^error: REDIS_URL "http:\/\/127\.0\.0\.1:6379" is not a Redis URL; use the form redis:\/\/127\.0\.0\.1:6379/);
+  });
+
+  // Last: it stops the broker the other tests share.
+  test("started while Redis is down, the server waits (healthz 200, readyz 503, a call that publishes fails and changes nothing), then serves once Redis is up", async () => {
+    await redis.kill();
+    const server = await start({ REDIS_URL: redis.url });
+    const url = await servedUrl(server);
+    const origin = new URL(url).origin;
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // several attempts, each refused
+    assert.equal(server.child.exitCode, null, `still running: ${server.stderr()}`);
+    assert.equal((await fetch(`${origin}/healthz`)).status, 200);
+    assert.equal((await fetch(`${origin}/readyz`)).status, 503, "not ready while Redis is down");
+    assert.match(server.stderr(), /cannot reach redis:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); reconnecting with backoff/);
+    const client = await connect(url, "during-outage");
+    clients.push(client);
+    const toolNames = async () => (await client.listTools()).tools.map((tool) => tool.name).sort();
+    const before = await toolNames();
+    const refused = await client.callTool({ name: "toggle_greet", arguments: {} });
+    assert.equal(refused.isError, true, "the call that must publish fails");
+    assert.match(JSON.stringify(refused.content), /was not published/);
+    assert.deepEqual(await toolNames(), before, "and changed nothing");
+
+    await redis.restart();
+    assert.ok(await eventually(async () => (await fetch(`${origin}/readyz`)).status === 200, 20_000), "ready once Redis is up");
+    const served = await client.callTool({ name: "toggle_greet", arguments: {} });
+    assert.equal(served.isError ?? false, false);
+    assert.deepEqual(await toolNames(), [...before, "greet"].sort());
   });
 });
 

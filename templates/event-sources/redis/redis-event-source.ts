@@ -60,6 +60,21 @@ export async function connectRedisEventSource<Topics extends EventTopics = Event
   return source;
 }
 
+/**
+ * The event source at once, connecting in the background: while Redis is out of reach it keeps
+ * trying with capped backoff, for as long as it takes (`ready` stays false and `publish` fails
+ * fast meanwhile; subscriptions wait for the connection). What a server uses so that it starts,
+ * answers /healthz and says it is not ready, rather than exiting, when it starts before Redis.
+ * A URL that is not a Redis URL still throws at once.
+ */
+export function openRedisEventSource<Topics extends EventTopics = EventTopics>(
+  options: Omit<RedisEventSourceOptions, "startTimeoutMs"> = {},
+): RedisEventSource<Topics> {
+  const source = new RedisEventSource<Topics>({ ...options, startTimeoutMs: Number.POSITIVE_INFINITY });
+  source.start().catch(() => {}); // it only ends by close(); each outage is logged by #watch
+  return source;
+}
+
 export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   readonly url: string;
   readonly #where: string;
@@ -201,10 +216,12 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   /** Logs the first error of each outage and the recovery, not every retry. */
   #watch(client: RedisClient, role: string): void {
     let down = false;
+    const waiting = this.#startTimeoutMs === Number.POSITIVE_INFINITY; // started in the background
     client.on("error", (error: unknown) => {
-      if (down || !this.#started || this.#closed) return;
+      if (down || this.#closed || (!this.#started && !waiting)) return;
       down = true;
-      this.#log(`redis event source: ${role} lost ${this.#where} (${rootCause(error)}); reconnecting with backoff`);
+      const what = this.#started ? "lost" : "cannot reach";
+      this.#log(`redis event source: ${role} ${what} ${this.#where} (${rootCause(error)}); reconnecting with backoff`);
     });
     client.on("ready", () => {
       if (!down) return;

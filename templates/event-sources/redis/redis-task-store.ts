@@ -70,6 +70,17 @@ const ENDED = new Set(["completed", "failed", "cancelled"]);
 /** How often one update retries against other writers before giving up. */
 const MAX_UPDATE_ATTEMPTS = 32;
 
+/**
+ * The store at once, connecting in the background (retrying with backoff for as long as Redis is
+ * away; `ready` is false and every call fails fast meanwhile), so a server starting before
+ * Redis serves and reports itself not ready instead of exiting.
+ */
+export function openRedisTaskStore<T extends TaskLike>(options: RedisTaskStoreOptions = {}): RedisTaskStore<T> {
+  const store = new RedisTaskStore<T>(options);
+  store.start().catch(() => {}); // connect() only gives up on close()
+  return store;
+}
+
 export async function connectRedisTaskStore<T extends TaskLike>(options: RedisTaskStoreOptions = {}): Promise<RedisTaskStore<T>> {
   const store = new RedisTaskStore<T>(options);
   await store.start();
@@ -90,8 +101,10 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     this.#prefix = options.prefix ?? "mcp:tasks:";
     this.#maxTasks = options.maxTasks ?? 10_000;
     this.#graceMs = options.expiredGraceMs ?? 60_000;
-    this.#client = createClient({ url: this.url, disableOfflineQueue: true });
-    this.#subscriber = createClient({ url: this.url });
+    // While Redis is away: commands fail fast, and both connections retry with capped backoff.
+    const socket = { reconnectStrategy: (retries: number) => Math.min(5000, 100 * 2 ** Math.min(retries, 16)) + Math.floor(Math.random() * 100) };
+    this.#client = createClient({ url: this.url, socket, disableOfflineQueue: true });
+    this.#subscriber = createClient({ url: this.url, socket });
     // Failures surface on the commands themselves; without a listener node-redis would throw.
     this.#client.on("error", () => {});
     this.#subscriber.on("error", () => {});
@@ -101,6 +114,11 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   async start(): Promise<void> {
     await Promise.all([this.#client.connect(), this.#subscriber.connect()]);
     await this.#subscriber.subscribe(`${this.#prefix}changes`, (message) => this.#announce(message));
+  }
+
+  /** Whether both connections are up (false before the first connection and during an outage). */
+  get ready(): boolean {
+    return this.#client.isReady && this.#subscriber.isReady;
   }
 
   async create(task: T): Promise<void> {
