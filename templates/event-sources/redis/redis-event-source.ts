@@ -45,6 +45,8 @@ type RedisClient = ReturnType<typeof createClient>;
 
 interface Subscription {
   readonly listener: EventListener<any>;
+  /** Told once when the subscriber connection drops (events may be missed until it is back). */
+  onInterrupted: (() => void) | undefined;
 }
 
 /**
@@ -124,8 +126,13 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     this.#started = true;
   }
 
-  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe {
-    const subscription: Subscription = { listener };
+  /**
+   * Delivers `topic` to `listener`. When the subscriber connection drops, `onInterrupted` is
+   * called once: pub/sub keeps nothing for a connection that is away, so the stream this feeds
+   * cannot be promised every event and should end (its client then listens again).
+   */
+  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>, onInterrupted?: () => void): Unsubscribe {
+    const subscription: Subscription = { listener, onInterrupted };
     let subscriptions = this.#topics.get(topic);
     if (subscriptions === undefined) {
       this.#topics.set(topic, (subscriptions = new Set()));
@@ -222,12 +229,28 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       down = true;
       const what = this.#started ? "lost" : "cannot reach";
       this.#log(`redis event source: ${role} ${what} ${this.#where} (${rootCause(error)}); reconnecting with backoff`);
+      if (client === this.#subscriber) this.#interrupt();
     });
     client.on("ready", () => {
       if (!down) return;
       down = false;
       this.#log(`redis event source: ${role} reconnected to ${this.#where}`);
     });
+  }
+
+  /** Tells every subscription made so far, once, that events may have been missed. */
+  #interrupt(): void {
+    for (const subscriptions of this.#topics.values()) {
+      for (const subscription of subscriptions) {
+        const told = subscription.onInterrupted;
+        subscription.onInterrupted = undefined;
+        try {
+          told?.();
+        } catch (error) {
+          this.#log(`redis event source: an interruption listener threw: ${rootCause(error)}`);
+        }
+      }
+    }
   }
 
   #command(command: Promise<unknown>, what: string): void {
