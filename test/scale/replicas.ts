@@ -98,10 +98,40 @@ export function addTakeAMomentTool(server: Server): void {
 }
 `,
   );
+  listTool(dir, "addTakeAMomentTool", "./take-a-moment.js");
+}
+
+/**
+ * Adds `long_job` to a scaffolded project: a tool that answers with a task (for a client that
+ * declared the extension) whose work runs until it is cancelled, or 60 s.
+ */
+export function addLongJobTool(dir: string): void {
+  writeFileSync(
+    join(dir, "src", "tools", "long-job.ts"),
+    `import { runAsTask, type Server } from "../mcp.js";
+
+export function addLongJobTool(server: Server): void {
+  server.addTool({ name: "long_job", inputSchema: { type: "object", properties: {} } }, () =>
+    runAsTask(async (task) => {
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, 60_000);
+        task.signal.addEventListener("abort", () => resolve(clearTimeout(timer)));
+      });
+      return { content: [{ type: "text", text: task.signal.aborted ? "stopped" : "done" }] };
+    }),
+  );
+}
+`,
+  );
+  listTool(dir, "addLongJobTool", "./long-job.js");
+}
+
+/** Adds `name` from `module` to the end of the project's src/tools/index.ts list. */
+function listTool(dir: string, name: string, module: string): void {
   const index = join(dir, "src", "tools", "index.ts");
   const listed = readFileSync(index, "utf8")
-    .replace(/^(import .*\n)(?!import)/m, `$1import { addTakeAMomentTool } from "./take-a-moment.js";\n`)
-    .replace(/(\n\];)/, "\n  addTakeAMomentTool,$1");
-  if (!listed.includes("addTakeAMomentTool,")) throw new Error("could not list take_a_moment in src/tools/index.ts");
+    .replace(/^(import .*\n)(?!import)/m, `$1import { ${name} } from "${module}";\n`)
+    .replace(/(\n\];)/, `\n  ${name},$1`);
+  if (!listed.includes(`${name},`)) throw new Error(`could not list ${name} in src/tools/index.ts`);
   writeFileSync(index, listed);
 }
