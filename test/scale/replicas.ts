@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startHaproxy, type Balancer } from "../support/haproxy.js";
 import { freePort } from "../support/redis-server.js";
-import { servedUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
+import { readyUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
 
 /** A secret of the length MCP_STATE_KEY asks for, the same for every replica of a test. */
 export const TEST_STATE_KEY = "test-state-key-shared-by-all-replicas-0123456789";
@@ -19,13 +19,13 @@ export interface Replicas {
   readonly ports: readonly number[];
   /** The running process of replica `index` (replaced by `restart`). */
   server(index: number): StartedServer;
-  /** Starts replica `index` again on its port (after it exited) and waits until it serves. */
+  /** Starts replica `index` again on its port (after it exited) and waits until it is ready. */
   restart(index: number): Promise<void>;
   /** SIGKILLs every replica still running and waits for each to exit. */
   stop(): Promise<void>;
 }
 
-/** Starts `count` replicas of `project` with `env`, each on its own free port, and waits until each serves. */
+/** Starts `count` replicas of `project` with `env`, each on its own free port, and waits until each is ready. */
 export async function startReplicas(project: ScaffoldedProject, count: number, env: Record<string, string>): Promise<Replicas> {
   const ports: number[] = [];
   for (let i = 0; i < count; i++) ports.push(await freePort());
@@ -33,7 +33,7 @@ export async function startReplicas(project: ScaffoldedProject, count: number, e
   const launch = async (index: number) => {
     const server = startProject(project, [], { MCP_STATE_KEY: TEST_STATE_KEY, ...env, PORT: String(ports[index]) });
     running[index] = server;
-    await servedUrl(server);
+    await readyUrl(server);
   };
   const replicas: Replicas = {
     ports,

@@ -7,7 +7,7 @@ import { eventually } from "../support/eventually.js";
 import { startRedisServer, subscriberCount, type RedisServer } from "../support/redis-server.js";
 import { connectHttpClient as connect } from "./fanout-process.js";
 import { TEST_STATE_KEY } from "./replicas.js";
-import { scaffoldProject, servedUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
+import { readyUrl, scaffoldProject, servedUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
 
 describe("a project made with --event-source redis, run as two processes on one Redis", { timeout: 180_000 }, () => {
   let redis: RedisServer;
@@ -34,7 +34,7 @@ describe("a project made with --event-source redis, run as two processes on one 
 
   test("toggle_greet on process A notifies the listener on process B; SIGTERM still ends it gracefully", async () => {
     const [serverA, serverB] = [await start({ REDIS_URL: redis.url }), await start({ REDIS_URL: redis.url })];
-    const [urlA, urlB] = [await servedUrl(serverA), await servedUrl(serverB)];
+    const [urlA, urlB] = [await readyUrl(serverA), await readyUrl(serverB)];
     const listener = await connect(urlB, "listener-on-b");
     const caller = await connect(urlA, "caller-on-a");
     clients.push(listener, caller);
@@ -68,7 +68,7 @@ describe("a project made with --event-source redis, run as two processes on one 
 
   test("MCP_STATE_KEY: an ask_name round started on one process is answered through another", async () => {
     const [serverA, serverB] = [await start({ REDIS_URL: redis.url }), await start({ REDIS_URL: redis.url })];
-    const [urlA, urlB] = [await servedUrl(serverA), await servedUrl(serverB)];
+    const [urlA, urlB] = [await readyUrl(serverA), await readyUrl(serverB)];
     const first = await post(urlA, askName(1));
     assert.equal(first.result.resultType, "input_required", JSON.stringify(first));
     const answer = { name: { action: "accept", content: { name: "Ada" } } };

@@ -75,6 +75,20 @@ export async function servedUrl(server: StartedServer, timeoutMs = 30_000): Prom
 }
 
 /**
+ * The URL once the server also answers GET /readyz with 200 (a Redis project connects to its
+ * broker in the background after it starts serving); bounded.
+ */
+export async function readyUrl(server: StartedServer, timeoutMs = 30_000): Promise<string> {
+  const url = await servedUrl(server, timeoutMs);
+  const deadline = Date.now() + timeoutMs;
+  while ((await fetch(`${new URL(url).origin}/readyz`)).status !== 200) {
+    if (server.child.exitCode !== null || Date.now() > deadline) throw new Error(`never ready: ${server.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return url;
+}
+
+/**
  * The official client's transport contract over a child process we spawned ourselves
  * (newline-delimited JSON on its stdin/stdout), so the test keeps the process handle and
  * sees its exit code, which the client's own stdio transport does not expose.
