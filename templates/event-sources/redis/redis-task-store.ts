@@ -222,7 +222,8 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   async #renew(): Promise<void> {
     if (this.#held.size === 0 || !this.#client.isReady) return;
     const renewal = this.#client.multi();
-    for (const taskId of this.#held) renewal.pExpire(`${this.#key(taskId)}:lease`, this.#leaseMs);
+    // SET rather than PEXPIRE: a lease that lapsed during an outage is taken again at once.
+    for (const taskId of this.#held) renewal.set(`${this.#key(taskId)}:lease`, "1", { PX: this.#leaseMs });
     await renewal.exec().catch(() => undefined); // Redis away: the next pass tries again
   }
 
