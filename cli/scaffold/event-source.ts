@@ -16,12 +16,28 @@ export const EVENT_SOURCES: readonly EventSourceChoice[] = ["memory", "redis"];
 export const REDIS_MODULE_PATH = "src/event-sources/redis.ts";
 /** The Redis task store beside it, for `createServer({ tasks: { store } })` across processes. */
 export const REDIS_TASK_STORE_PATH = "src/event-sources/redis-task-store.ts";
-const REDIS_SPECIFIER = "./event-sources/redis.js";
-
-const BODIES: Record<EventSourceChoice, string> = {
-  memory: "return createEventSource();",
-  redis: "// Redis pub/sub shared by every server process: REDIS_URL, default redis://127.0.0.1:6379.\nreturn connectRedisEventSource<AppEvents>();",
+/**
+ * The functions of src/events.ts whose body says which choice the project made, and that
+ * body per choice. A project made before one of them existed lacks it: it is left out.
+ */
+const BODIES: Record<string, Record<EventSourceChoice, string>> = {
+  openEventSource: {
+    memory: "return createEventSource();",
+    redis:
+      "// Redis pub/sub shared by every server process: REDIS_URL, default redis://127.0.0.1:6379.\n// Returned at once: while Redis is out of reach it retries with backoff and the server is not ready.\nreturn openRedisEventSource<AppEvents>();",
+  },
+  openTaskStore: {
+    memory: "return undefined;",
+    redis: "// Tasks in Redis (REDIS_URL too), so that any server process serves any task.\nreturn openRedisTaskStore();",
+  },
+  sharedByProcesses: { memory: "return false;", redis: "return true;" },
 };
+
+/** What a Redis project's src/events.ts imports, by module: the names the bodies above call. */
+const REDIS_IMPORTS: ReadonlyArray<{ specifier: string; name: string; needed: string }> = [
+  { specifier: "./event-sources/redis.js", name: "openRedisEventSource", needed: "openEventSource" },
+  { specifier: "./event-sources/redis-task-store.js", name: "openRedisTaskStore", needed: "openTaskStore" },
+];
 
 /** The files and edits that switch an existing project to `choice`. */
 export async function eventSourceChanges(
@@ -62,38 +78,50 @@ export function redisDependencySpec(): string {
 }
 
 /**
- * Rewrites the body of `openEventSource` in src/events.ts for `choice` and keeps the Redis
- * import in step with it, following the file's quotes, semicolons and indentation. Every
- * other byte stays as it was.
+ * Rewrites the bodies of `openEventSource` (and of `openTaskStore` and `sharedByProcesses`
+ * where the file has them) in src/events.ts for `choice` and keeps the Redis imports in step
+ * with them, following the file's quotes, semicolons and indentation. Every other byte stays
+ * as it was.
  */
 export async function useEventSource(eventsText: string, choice: EventSourceChoice): Promise<string> {
   const { Project } = await import("ts-morph");
   const file = new Project({ useInMemoryFileSystem: true }).createSourceFile("events.ts", eventsText);
-  const body = file.getFunction("openEventSource")?.getBody();
-  if (body === undefined) {
+  if (file.getFunction("openEventSource")?.getBody() === undefined) {
     throw new CliError("src/events.ts has no `openEventSource` function to switch", {
       hint: "add `export async function openEventSource() { return createEventSource(); }` and use it in src/main.ts",
     });
   }
   const { quote, semicolon } = importStyle(eventsText);
-  const closingIndent = indentOf(eventsText, body.getStart());
-  const firstStatement = body.getChildSyntaxList()?.getChildren()[0];
-  const indent = firstStatement ? indentOf(eventsText, firstStatement.getStart()) : `${closingIndent}  `;
-  const lines = BODIES[choice].split("\n").map((line) => `${indent}${line.endsWith(";") ? line.slice(0, -1) + semicolon : line}`);
-  const edits = [{ from: body.getStart(), to: body.getEnd(), text: `{\n${lines.join("\n")}\n${closingIndent}}` }];
-  const existing = file.getImportDeclaration(REDIS_SPECIFIER);
-  if (choice === "redis" && existing === undefined) {
-    const last = file.getImportDeclarations().at(-1);
-    const at = last ? lineEnd(eventsText, last.getEnd()) : 0;
-    const statement = `import { connectRedisEventSource } from ${quote}${REDIS_SPECIFIER}${quote}${semicolon}`;
-    edits.push({ from: at, to: at, text: last ? `\n${statement}` : `${statement}\n` });
+  const edits: Array<{ from: number; to: number; text: string }> = [];
+  for (const [name, bodies] of Object.entries(BODIES)) {
+    const body = file.getFunction(name)?.getBody();
+    if (body === undefined) continue;
+    const closingIndent = indentOf(eventsText, body.getStart());
+    const firstStatement = body.getChildSyntaxList()?.getChildren()[0];
+    const indent = firstStatement ? indentOf(eventsText, firstStatement.getStart()) : `${closingIndent}  `;
+    const lines = bodies[choice].split("\n").map((line) => `${indent}${line.endsWith(";") ? line.slice(0, -1) + semicolon : line}`);
+    edits.push({ from: body.getStart(), to: body.getEnd(), text: `{\n${lines.join("\n")}\n${closingIndent}}` });
   }
-  if (choice === "memory" && existing !== undefined) {
-    const from = eventsText.lastIndexOf("\n", existing.getStart()) + 1;
-    edits.push({ from, to: lineEnd(eventsText, existing.getEnd()) + 1, text: "" });
+  const last = file.getImportDeclarations().at(-1);
+  const at = last ? lineEnd(eventsText, last.getEnd()) : 0;
+  for (const { specifier, name, needed } of REDIS_IMPORTS) {
+    const existing = file.getImportDeclaration(specifier);
+    const names = existing?.getNamedImports().map((named) => named.getText()) ?? [];
+    if (choice === "redis" && file.getFunction(needed) !== undefined && !names.includes(name)) {
+      // A project switched by an earlier mcp-gen imports another name from the module: kept, this one added.
+      const statement = `import { ${[...names, name].join(", ")} } from ${quote}${specifier}${quote}${semicolon}`;
+      if (existing !== undefined) edits.push({ from: existing.getStart(), to: existing.getEnd(), text: statement });
+      else edits.push({ from: at, to: at, text: last ? `\n${statement}` : `${statement}\n` });
+    }
+    if (choice === "memory" && existing !== undefined) {
+      const from = eventsText.lastIndexOf("\n", existing.getStart()) + 1;
+      edits.push({ from, to: lineEnd(eventsText, existing.getEnd()) + 1, text: "" });
+    }
   }
   let text = eventsText;
-  for (const edit of edits.sort((a, b) => b.from - a.from)) text = text.slice(0, edit.from) + edit.text + text.slice(edit.to);
+  // Later edits first; imports inserted at the same place keep their listed order.
+  const ordered = edits.map((edit, index) => ({ edit, index })).sort((a, b) => b.edit.from - a.edit.from || b.index - a.index);
+  for (const { edit } of ordered) text = text.slice(0, edit.from) + edit.text + text.slice(edit.to);
   return text;
 }
 

@@ -150,14 +150,32 @@ export class Connection implements StreamHost, EraConnection {
     span.endStream(why?.why ?? "stopped", why?.why === "rejected" ? why.refusal : undefined);
   }
 
-  /** Server shutdown: every stream gets its complete result, then the transport closes. Idempotent. */
-  shutdown(): Promise<void> {
+  /**
+   * Server shutdown: every stream gets its complete result, requests still running get up to
+   * `graceMs` to be answered, then the transport closes (an unanswered request's HTTP POST gets
+   * 503). Idempotent: the first call's grace holds.
+   */
+  shutdown(graceMs = 0): Promise<void> {
     this.#shutdown ??= (async () => {
       await Promise.all(this.#streams.list().map((stream) => stream.teardown({ why: "shutdown" })));
+      if (graceMs > 0 && this.#inFlight.size > 0) await this.#whenIdle(graceMs);
       await this.transport.close();
       this.#end("client-gone");
     })();
     return this.#shutdown;
+  }
+
+  /** Resolves once no request runs, or after `limitMs`, whichever comes first. */
+  #whenIdle(limitMs?: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = limitMs === undefined ? undefined : setTimeout(resolve, limitMs);
+      const earlier = this.#idle; // EOF and shutdown may both be waiting
+      this.#idle = () => {
+        clearTimeout(timer);
+        earlier?.();
+        resolve();
+      };
+    });
   }
 
   #onEvent(event: TransportEvent): void {
@@ -346,7 +364,7 @@ export class Connection implements StreamHost, EraConnection {
   /** The peer sent its last message: streams end, answers still due are written, then the transport closes. */
   async #finishThenClose(): Promise<void> {
     for (const stream of this.#streams.list()) void stream.teardown({ why: "client-gone" });
-    if (this.#inFlight.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+    if (this.#inFlight.size > 0) await this.#whenIdle();
     await this.transport.close();
   }
 

@@ -47,3 +47,12 @@ test("a HOST that is not an address of this machine, or does not resolve, is one
   assertOneLine(await startupFailure({ HOST: "192.0.2.1", PORT: "0" }), /^error: HOST=192\.0\.2\.1 is not an address of this machine: set HOST/);
   assertOneLine(await startupFailure({ HOST: "no-such-host.invalid", PORT: "0" }), /^error: HOST="no-such-host\.invalid" does not resolve: set HOST/);
 });
+
+test("an invalid SHUTDOWN_DELAY_MS or SHUTDOWN_GRACE_MS is one line saying what to set", BOUNDED, async () => {
+  for (const name of ["SHUTDOWN_DELAY_MS", "SHUTDOWN_GRACE_MS"]) {
+    assertOneLine(
+      await startupFailure({ PORT: "0", [name]: "5s" }),
+      new RegExp(`^error: ${name}="5s" is not a number of milliseconds: set it to a whole number`),
+    );
+  }
+});

@@ -23,8 +23,11 @@ function run(command: string, args: string[], cwd: string): void {
   }
 }
 
-/** Scaffolds with `createArgs` (e.g. `--transport both`) into a temp folder and builds it. */
-export function scaffoldProject(createArgs: string[]): ScaffoldedProject {
+/**
+ * Scaffolds with `createArgs` (e.g. `--transport both`) into a temp folder and builds it;
+ * `prepare` may add to the project before the build (a test's own tool, say).
+ */
+export function scaffoldProject(createArgs: string[], prepare?: (dir: string) => void): ScaffoldedProject {
   const parent = mkdtempSync(join(tmpdir(), "mcp-gen-scale-"));
   const dir = join(parent, "app");
   const remove = () => rmSync(parent, { recursive: true, force: true });
@@ -32,6 +35,7 @@ export function scaffoldProject(createArgs: string[]): ScaffoldedProject {
     const create = join(repoRoot, "cli", "create.ts");
     run(process.execPath, ["--import", "tsx", create, dir, "--yes", "--no-install", "--no-git", ...createArgs], repoRoot);
     symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");
+    prepare?.(dir);
     run(process.execPath, [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], dir);
   } catch (error) {
     remove();
@@ -68,6 +72,20 @@ export async function servedUrl(server: StartedServer, timeoutMs = 30_000): Prom
     if (server.child.exitCode !== null || Date.now() > deadline) throw new Error(`no URL: ${server.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * The URL once the server also answers GET /readyz with 200 (a Redis project connects to its
+ * broker in the background after it starts serving); bounded.
+ */
+export async function readyUrl(server: StartedServer, timeoutMs = 30_000): Promise<string> {
+  const url = await servedUrl(server, timeoutMs);
+  const deadline = Date.now() + timeoutMs;
+  while ((await fetch(`${new URL(url).origin}/readyz`)).status !== 200) {
+    if (server.child.exitCode !== null || Date.now() > deadline) throw new Error(`never ready: ${server.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return url;
 }
 
 /**

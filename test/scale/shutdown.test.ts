@@ -49,6 +49,32 @@ describe("graceful shutdown of a scaffolded server", { timeout: 180_000 }, () =>
     assert.match(server.stderr(), /shutting down \(SIGTERM\)/);
   });
 
+  test("SIGTERM over HTTP: /readyz turns 503 at once, /healthz stays 200 and calls are still served during SHUTDOWN_DELAY_MS", async () => {
+    const server = startProject(project, ["--http"], { PORT: "0", SHUTDOWN_DELAY_MS: "3000" });
+    running.push(server);
+    const url = await servedUrl(server);
+    const origin = new URL(url).origin;
+    const client = newClient("drain");
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    assert.equal((await fetch(`${origin}/readyz`)).status, 200);
+    const ended = await openStreams(client, 1);
+
+    const signalled = Date.now();
+    server.child.kill("SIGTERM");
+    assert.ok(await eventually(async () => (await fetch(`${origin}/readyz`)).status === 503), "not ready right after the signal");
+    assert.equal((await fetch(`${origin}/healthz`)).status, 200, "alive while draining");
+    const result = await client.callTool({ name: "toggle_greet", arguments: {} });
+    assert.equal(result.isError ?? false, false, "a call during the drain delay is served");
+    assert.equal(
+      await Promise.race([ended[0], new Promise((resolve) => setTimeout(() => resolve("open"), 500))]),
+      "open",
+      "streams stay open during the delay",
+    );
+    assert.deepEqual(await Promise.all(ended), ["graceful"]);
+    assert.ok(Date.now() - signalled >= 2500, "the stream ended only after the delay");
+    assert.equal(await server.exited, 0, server.stderr());
+  });
+
   test("SIGTERM over stdio: the client's open listen streams end with their complete result, then exit 0", async () => {
     const server = startProject(project, ["--stdio"]);
     running.push(server);

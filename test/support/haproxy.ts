@@ -68,11 +68,20 @@ function configFor(port: number, socket: string, options: BalancerOptions): stri
 }
 
 /** Starts HAProxy in the foreground on a free loopback port and waits until it accepts. */
-export async function startBalancer(options: BalancerOptions): Promise<Balancer> {
+export function startBalancer(options: BalancerOptions): Promise<Balancer> {
+  return startHaproxy((port, socket) => configFor(port, socket, options));
+}
+
+/**
+ * Starts HAProxy on a config of one's own (a documented recipe, say): `makeConfig` gets the
+ * free port to bind and the admin socket to declare. Its backend must be named `replicas`
+ * and its servers `r0`, `r1`, ... for `isUp` and `waitFor`.
+ */
+export async function startHaproxy(makeConfig: (port: number, socket: string) => string): Promise<Balancer> {
   const dir = mkdtempSync(join(tmpdir(), "mcp-gen-haproxy-"));
   const port = await freePort();
   const socket = join(dir, "admin.sock");
-  const config = configFor(port, socket, options);
+  const config = makeConfig(port, socket);
   const file = join(dir, "haproxy.cfg");
   writeFileSync(file, config);
   const child = spawn("haproxy", ["-db", "-f", file], { stdio: ["ignore", "ignore", "pipe"] });

@@ -19,8 +19,14 @@ export type EventListener<Payload = unknown> = (payload: Payload, topic: string)
 export type EventTopics = Record<string, unknown>;
 
 export interface EventSource<Topics extends EventTopics = EventTopics> {
-  /** Starts delivering `topic` to `listener`; every call is an independent subscription. */
-  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe;
+  /**
+   * Starts delivering `topic` to `listener`; every call is an independent subscription.
+   * `onInterrupted` is called (at most once) when the source can no longer promise this
+   * subscription every event, a broker's connection having dropped: the stream it feeds should
+   * end, so that its client listens again (and re-reads what it watches). An in-process source
+   * is never interrupted.
+   */
+  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>, onInterrupted?: () => void): Unsubscribe;
   /** Delivers `payload` to every subscriber of `topic` (in every process sharing the source). */
   publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void>;
   /**
@@ -30,6 +36,11 @@ export interface EventSource<Topics extends EventTopics = EventTopics> {
    * can deliver. Absent where subscribing takes effect at once (in-process).
    */
   whenSubscribed?(): Promise<void>;
+  /**
+   * False while a broker the source needs is out of reach (a process then answers /readyz with
+   * 503); absent where there is no broker (in-process).
+   */
+  readonly ready?: boolean;
   /** Releases connections and drops every subscription. */
   close?(): Promise<void>;
 }

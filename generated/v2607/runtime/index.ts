@@ -6,7 +6,7 @@
  * their own entry, `transports/index.ts`; tests have `testing/index.ts`.
  */
 export { createServer, Server } from "./server.js";
-export type { HandledMethod, HandlerResult, InputRequiredMethod, RequestHandler, ServerLimits, ServerOptions } from "./server.js";
+export type { CloseOptions, HandledMethod, HandlerResult, InputRequiredMethod, RequestHandler, ServerLimits, ServerOptions } from "./server.js";
 export type { RequestContext } from "./connection.js";
 export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
 export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";
@@ -70,7 +70,7 @@ export type { EventListener, EventSource, EventTopics, Unsubscribe } from "./eve
 // Serving: stdio, and Streamable HTTP (a Node handler, or a listening server).
 export { StdioServerTransport } from "./transports/stdio.js";
 export type { StdioServerOptions } from "./transports/stdio.js";
-export { createHttpHandler, serveHttp, HttpAuthError } from "./transports/http-server.js";
+export { createHttpHandler, HEALTH_PATH, HttpAuthError, READY_PATH, serveHttp } from "./transports/http-server.js";
 export type { HttpHandler, HttpHandlerOptions, HttpServerHandle, ServeHttpOptions } from "./transports/http-server.js";
 export type { SseStreamReport } from "./transports/http-exchange.js";
 // One budget shared by several HTTP handlers (`budget` option), and the constant it defaults to.

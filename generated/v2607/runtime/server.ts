@@ -120,6 +120,11 @@ export interface ServerOptions {
   tracing?: boolean;
 }
 
+export interface CloseOptions {
+  /** How long requests still running may take to be answered before their transports close. Default 0. */
+  graceMs?: number;
+}
+
 /** The methods the runtime answers itself. */
 type RuntimeMethod = typeof DISCOVER_METHOD | typeof LISTEN_METHOD;
 export type HandledMethod = Exclude<ClientRequestMethod, RuntimeMethod>;
@@ -283,19 +288,27 @@ export class Server {
   }
 
   /**
-   * Ends every open stream with its complete result (handleClose runs), then closes the
-   * transports and the task store. Idempotent: a later call returns the first call's promise,
-   * so the shutdown runs once however many owners (a signal handler, a test) ask for it.
+   * Ends every open stream with its complete result (handleClose runs), gives requests still
+   * running `graceMs` (default 0) to be answered, then closes the transports and the task
+   * store. From the call on, `closed` is true and no transport is served. Idempotent: a later
+   * call returns the first call's promise (its options are the first call's), so the shutdown
+   * runs once however many owners (a signal handler, a test) ask for it.
    */
-  close(): Promise<void> {
-    return (this.#closing ??= this.#shutdown());
+  close(options: CloseOptions = {}): Promise<void> {
+    return (this.#closing ??= this.#shutdown(options));
   }
 
-  async #shutdown(): Promise<void> {
+  async #shutdown(options: CloseOptions): Promise<void> {
     this.#closed = true;
     await this.#host.legacy.close("shutdown");
-    await Promise.all([...this.#connections].map((connection) => connection.shutdown()));
+    const graceMs = Math.max(0, options.graceMs ?? 0);
+    await Promise.all([...this.#connections].map((connection) => connection.shutdown(graceMs)));
     await this.#tasks.close();
+  }
+
+  /** Whether `close()` was called: the HTTP handler answers 503 (retry elsewhere) from then on. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** The capabilities server/discover advertises to a caller with this `_meta`. */

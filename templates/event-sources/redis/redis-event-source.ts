@@ -45,6 +45,8 @@ type RedisClient = ReturnType<typeof createClient>;
 
 interface Subscription {
   readonly listener: EventListener<any>;
+  /** Told once when the subscriber connection drops (events may be missed until it is back). */
+  onInterrupted: (() => void) | undefined;
 }
 
 /**
@@ -57,6 +59,21 @@ export async function connectRedisEventSource<Topics extends EventTopics = Event
 ): Promise<RedisEventSource<Topics>> {
   const source = new RedisEventSource<Topics>(options);
   await source.start();
+  return source;
+}
+
+/**
+ * The event source at once, connecting in the background: while Redis is out of reach it keeps
+ * trying with capped backoff, for as long as it takes (`ready` stays false and `publish` fails
+ * fast meanwhile; subscriptions wait for the connection). What a server uses so that it starts,
+ * answers /healthz and says it is not ready, rather than exiting, when it starts before Redis.
+ * A URL that is not a Redis URL still throws at once.
+ */
+export function openRedisEventSource<Topics extends EventTopics = EventTopics>(
+  options: Omit<RedisEventSourceOptions, "startTimeoutMs"> = {},
+): RedisEventSource<Topics> {
+  const source = new RedisEventSource<Topics>({ ...options, startTimeoutMs: Number.POSITIVE_INFINITY });
+  source.start().catch(() => {}); // it only ends by close(); each outage is logged by #watch
   return source;
 }
 
@@ -109,8 +126,13 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     this.#started = true;
   }
 
-  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>): Unsubscribe {
-    const subscription: Subscription = { listener };
+  /**
+   * Delivers `topic` to `listener`. When the subscriber connection drops, `onInterrupted` is
+   * called once: pub/sub keeps nothing for a connection that is away, so the stream this feeds
+   * cannot be promised every event and should end (its client then listens again).
+   */
+  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>, onInterrupted?: () => void): Unsubscribe {
+    const subscription: Subscription = { listener, onInterrupted };
     let subscriptions = this.#topics.get(topic);
     if (subscriptions === undefined) {
       this.#topics.set(topic, (subscriptions = new Set()));
@@ -201,16 +223,34 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   /** Logs the first error of each outage and the recovery, not every retry. */
   #watch(client: RedisClient, role: string): void {
     let down = false;
+    const waiting = this.#startTimeoutMs === Number.POSITIVE_INFINITY; // started in the background
     client.on("error", (error: unknown) => {
-      if (down || !this.#started || this.#closed) return;
+      if (down || this.#closed || (!this.#started && !waiting)) return;
       down = true;
-      this.#log(`redis event source: ${role} lost ${this.#where} (${rootCause(error)}); reconnecting with backoff`);
+      const what = this.#started ? "lost" : "cannot reach";
+      this.#log(`redis event source: ${role} ${what} ${this.#where} (${rootCause(error)}); reconnecting with backoff`);
+      if (client === this.#subscriber) this.#interrupt();
     });
     client.on("ready", () => {
       if (!down) return;
       down = false;
       this.#log(`redis event source: ${role} reconnected to ${this.#where}`);
     });
+  }
+
+  /** Tells every subscription made so far, once, that events may have been missed. */
+  #interrupt(): void {
+    for (const subscriptions of this.#topics.values()) {
+      for (const subscription of subscriptions) {
+        const told = subscription.onInterrupted;
+        subscription.onInterrupted = undefined;
+        try {
+          told?.();
+        } catch (error) {
+          this.#log(`redis event source: an interruption listener threw: ${rootCause(error)}`);
+        }
+      }
+    }
   }
 
   #command(command: Promise<unknown>, what: string): void {

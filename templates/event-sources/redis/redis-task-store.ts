@@ -15,6 +15,10 @@
  * - `update` is compare-and-set in one script, retried when another writer came first.
  * - Every write is published on `<prefix>changes`; `watch` listeners hear them from every
  *   process (their own writes included, through the same path).
+ * - The process that creates a task runs it, and holds a lease on it (`<key>:lease`, expiring
+ *   after `leaseMs`) that it renews every third of that until the task ends. Every process
+ *   sweeps, every `sweepMs`, for unfinished tasks whose lease lapsed (their process died) and
+ *   marks them failed, so a task outlives its process by at most `leaseMs + sweepMs`.
  */
 import { createClient } from "redis";
 
@@ -38,6 +42,10 @@ export interface RedisTaskStoreOptions {
   maxTasks?: number;
   /** How long after expiry a task is kept to be reported as expired. Default 60000 ms. */
   expiredGraceMs?: number;
+  /** How long a running task's lease lasts unless its process renews it (every third of it). Default 10000 ms. */
+  leaseMs?: number;
+  /** How often this process looks for tasks whose lease lapsed, to mark them failed. Default 5000 ms. */
+  sweepMs?: number;
 }
 
 /** The broker holds its limit of live tasks; the runtime answers -32603 naming it. */
@@ -50,13 +58,22 @@ export class TaskStoreFullError extends Error {
 
 type RedisClient = ReturnType<typeof createClient>;
 
-/** Creates the key unless the live count is at the limit (expired members dropped first). */
+/** Creates the key and its lease unless the live count is at the limit (expired members dropped first). */
 const CREATE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('ZADD', KEYS[2], ARGV[5], KEYS[1])
+redis.call('SET', KEYS[1] .. ':lease', '1', 'PX', ARGV[6])
 return 1`;
+
+/** The unfinished, unexpired tasks whose lease has lapsed: their process is gone. */
+const LAPSED = `
+local lapsed = {}
+for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '+inf')) do
+  if redis.call('EXISTS', key .. ':lease') == 0 then table.insert(lapsed, key) end
+end
+return lapsed`;
 
 /** Replaces the key only if it still holds what the writer read; an ended task leaves the count. */
 const COMPARE_AND_SET = `
@@ -69,6 +86,32 @@ const ENDED = new Set(["completed", "failed", "cancelled"]);
 
 /** How often one update retries against other writers before giving up. */
 const MAX_UPDATE_ATTEMPTS = 32;
+
+/** JSON-RPC's internal error, the code a task failed by its process's end carries. */
+const INTERNAL_ERROR = -32603;
+
+/** A task whose process stopped before it ended: failed, its pending input requests dropped. */
+function failedBecause(message: string) {
+  return <T extends TaskLike>(task: T): T | undefined => {
+    if (ENDED.has(task.status ?? "")) return undefined;
+    const { inputRequests: _dropped, ...rest } = task as T & { inputRequests?: unknown };
+    const failed = { ...rest, status: "failed", statusMessage: message, error: { code: INTERNAL_ERROR, message }, lastUpdatedAt: new Date().toISOString() };
+    return failed as unknown as T;
+  };
+}
+
+const LAPSED_MESSAGE = "The server process running this task stopped before it finished";
+
+/**
+ * The store at once, connecting in the background (retrying with backoff for as long as Redis is
+ * away; `ready` is false and every call fails fast meanwhile), so a server starting before
+ * Redis serves and reports itself not ready instead of exiting.
+ */
+export function openRedisTaskStore<T extends TaskLike>(options: RedisTaskStoreOptions = {}): RedisTaskStore<T> {
+  const store = new RedisTaskStore<T>(options);
+  store.start().catch(() => {}); // connect() only gives up on close()
+  return store;
+}
 
 export async function connectRedisTaskStore<T extends TaskLike>(options: RedisTaskStoreOptions = {}): Promise<RedisTaskStore<T>> {
   const store = new RedisTaskStore<T>(options);
@@ -84,14 +127,25 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   readonly #client: RedisClient;
   readonly #subscriber: RedisClient;
   readonly #listeners = new Set<(task: T) => void>();
+  readonly #leaseMs: number;
+  /** Tasks this process created and runs, whose leases it renews until they end. */
+  readonly #held = new Set<string>();
+  readonly #timers: NodeJS.Timeout[] = [];
 
   constructor(options: RedisTaskStoreOptions = {}) {
     this.url = options.url ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
     this.#prefix = options.prefix ?? "mcp:tasks:";
     this.#maxTasks = options.maxTasks ?? 10_000;
     this.#graceMs = options.expiredGraceMs ?? 60_000;
-    this.#client = createClient({ url: this.url, disableOfflineQueue: true });
-    this.#subscriber = createClient({ url: this.url });
+    this.#leaseMs = options.leaseMs ?? 10_000;
+    const sweepMs = options.sweepMs ?? 5000;
+    // Timers never keep the process alive; each pass skips while Redis is away.
+    this.#timers.push(setInterval(() => void this.#renew(), Math.max(1, Math.floor(this.#leaseMs / 3))).unref());
+    this.#timers.push(setInterval(() => void this.#sweep(), sweepMs).unref());
+    // While Redis is away: commands fail fast, and both connections retry with capped backoff.
+    const socket = { reconnectStrategy: (retries: number) => Math.min(5000, 100 * 2 ** Math.min(retries, 16)) + Math.floor(Math.random() * 100) };
+    this.#client = createClient({ url: this.url, socket, disableOfflineQueue: true });
+    this.#subscriber = createClient({ url: this.url, socket });
     // Failures surface on the commands themselves; without a listener node-redis would throw.
     this.#client.on("error", () => {});
     this.#subscriber.on("error", () => {});
@@ -103,13 +157,19 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     await this.#subscriber.subscribe(`${this.#prefix}changes`, (message) => this.#announce(message));
   }
 
+  /** Whether both connections are up (false before the first connection and during an outage). */
+  get ready(): boolean {
+    return this.#client.isReady && this.#subscriber.isReady;
+  }
+
   async create(task: T): Promise<void> {
     const json = JSON.stringify(task);
     const created = await this.#client.eval(CREATE, {
       keys: [this.#key(task.taskId), `${this.#prefix}live`],
-      arguments: [json, String(this.#keepMs(task)), String(Date.now()), String(this.#maxTasks), String(task.expiresAt)],
+      arguments: [json, String(this.#keepMs(task)), String(Date.now()), String(this.#maxTasks), String(task.expiresAt), String(this.#leaseMs)],
     });
     if (created !== 1) throw new TaskStoreFullError(this.#maxTasks);
+    this.#held.add(task.taskId);
     await this.#client.publish(`${this.#prefix}changes`, json);
   }
 
@@ -130,6 +190,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
         arguments: [before, json, String(this.#keepMs(next)), ENDED.has(next.status ?? "") ? "1" : "0"],
       });
       if (swapped === 1) {
+        if (ENDED.has(next.status ?? "")) this.#release(taskId);
         await this.#client.publish(`${this.#prefix}changes`, json);
         return next;
       }
@@ -143,6 +204,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   }
 
   async close(): Promise<void> {
+    for (const timer of this.#timers) clearInterval(timer);
     this.#listeners.clear();
     await Promise.all([this.#subscriber, this.#client].map((client) => (client.isOpen ? client.close() : undefined)));
   }
@@ -156,6 +218,33 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     return Math.max(1, Math.ceil(task.expiresAt + this.#graceMs - Date.now()));
   }
 
+  /** Extends the lease of every task this process runs (one round trip for all). */
+  async #renew(): Promise<void> {
+    if (this.#held.size === 0 || !this.#client.isReady) return;
+    const renewal = this.#client.multi();
+    // SET rather than PEXPIRE: a lease that lapsed during an outage is taken again at once.
+    for (const taskId of this.#held) renewal.set(`${this.#key(taskId)}:lease`, "1", { PX: this.#leaseMs });
+    await renewal.exec().catch(() => undefined); // Redis away: the next pass tries again
+  }
+
+  /** Fails the unfinished tasks whose process stopped renewing their lease. */
+  async #sweep(): Promise<void> {
+    if (!this.#client.isReady) return;
+    try {
+      const lapsed = (await this.#client.eval(LAPSED, { keys: [`${this.#prefix}live`], arguments: [String(Date.now())] })) as string[];
+      const taskIds = lapsed.map((key) => key.slice(`${this.#prefix}task:`.length)).filter((taskId) => !this.#held.has(taskId));
+      await Promise.all(taskIds.map((taskId) => this.update(taskId, failedBecause(LAPSED_MESSAGE))));
+    } catch {
+      // Redis went away mid-sweep: the next pass does it.
+    }
+  }
+
+  /** The task ended: its lease is no longer renewed, and goes. */
+  #release(taskId: string): void {
+    if (!this.#held.delete(taskId)) return;
+    this.#client.del(`${this.#key(taskId)}:lease`).catch(() => undefined); // else it simply expires
+  }
+
   #announce(message: string): void {
     let task: T;
     try {
@@ -163,6 +252,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     } catch {
       return; // not ours: a foreign publisher on the channel
     }
+    if (ENDED.has(task.status ?? "")) this.#release(task.taskId);
     for (const listener of this.#listeners) listener(task);
   }
 }

@@ -1,37 +1,48 @@
 import type { Server } from "./mcp.js";
 
 export interface ShutdownOptions {
+  /** First step, at the signal: stop being ready (HTTP: /readyz answers 503) while still serving. */
+  notReady?: () => void;
+  /** How long the server goes on serving after `notReady`, so that balancers move work away. Default 0. */
+  drainDelayMs?: number;
   /** Stops taking new connections (an HTTP listener, say) before the streams end. */
   stopAccepting?: () => void;
-  /** Releases what is left once every stream has ended (idle connections, say). */
+  /** How long requests still running may take to be answered once accepting stopped. Default 5000. */
+  graceMs?: number;
+  /** Releases what is left once every stream has ended (idle connections, the broker, say). */
   afterClose?: () => Promise<void>;
-  /** How long closing may take before the process exits anyway (with code 1). */
-  timeoutMs?: number;
 }
 
+/** Time past the delay and the grace that closing may take before the process exits anyway (code 1). */
+const CLOSE_MARGIN_MS = 5000;
+
 /**
- * Graceful shutdown on SIGTERM and SIGINT: stop accepting, end every open listen stream
- * with its `complete` result (server.close()), then exit 0. A second signal, or a close
- * that takes longer than the timeout, exits at once with code 1.
+ * Graceful shutdown on SIGTERM and SIGINT, one path for every reason: stop being ready, keep
+ * serving for the drain delay, stop accepting, end every open listen stream with its
+ * `complete` result and let running requests finish within the grace (server.close()), then
+ * exit 0. A second signal, or a close that overruns, exits at once with code 1.
  */
 export function installGracefulShutdown(
   server: Server,
   options: ShutdownOptions = {},
 ): (reason: string) => void {
+  const drainDelayMs = options.drainDelayMs ?? 0;
+  const graceMs = options.graceMs ?? 5000;
   let closing = false;
   const shutdown = (reason: string): void => {
-    if (closing) {
-      process.exit(1);
-    }
+    if (closing) process.exit(1);
     closing = true;
+    const boundMs = drainDelayMs + graceMs + CLOSE_MARGIN_MS;
     console.error(`shutting down (${reason})`);
     setTimeout(() => {
-      console.error(`shutdown took longer than ${options.timeoutMs ?? 5000} ms; exiting`);
+      console.error(`shutdown took longer than ${boundMs} ms; exiting`);
       process.exit(1);
-    }, options.timeoutMs ?? 5000).unref();
+    }, boundMs).unref();
     void (async () => {
+      options.notReady?.();
+      if (drainDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
       options.stopAccepting?.();
-      await server.close();
+      await server.close({ graceMs });
       await options.afterClose?.();
     })().then(
       () => process.exit(0),

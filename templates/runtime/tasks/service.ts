@@ -206,8 +206,15 @@ export class TaskService {
     };
   }
 
+  /**
+   * The server is closing: every task still running here is marked failed first (its work will
+   * not finish, and a client polling through another process sharing the store learns it at
+   * once), then its work is aborted and the store closed.
+   */
   async close(): Promise<void> {
-    for (const run of this.#running.values()) run.abort();
+    const running = [...this.#running.values()];
+    await Promise.all(running.map((run) => this.#store.update(run.taskId, shutDown).catch(() => undefined)));
+    for (const run of running) run.abort();
     this.#unwatch?.();
     await this.#store.close?.();
   }
@@ -246,6 +253,16 @@ function cancelled(task: StoredTask): StoredTask | undefined {
   if (isTerminal(task)) return undefined;
   const { inputRequests: _dropped, ...rest } = task;
   return { ...rest, status: "cancelled", statusMessage: "Cancelled at the client's request", lastUpdatedAt: new Date().toISOString() };
+}
+
+const SHUT_DOWN_MESSAGE = "The server running this task shut down before it finished";
+
+/** A task whose server closed while it ran: failed, its pending input requests dropped. */
+function shutDown(task: StoredTask): StoredTask | undefined {
+  if (isTerminal(task)) return undefined;
+  const { inputRequests: _dropped, ...rest } = task;
+  const error = { code: INTERNAL_ERROR, message: SHUT_DOWN_MESSAGE };
+  return { ...rest, status: "failed", statusMessage: SHUT_DOWN_MESSAGE, error, lastUpdatedAt: new Date().toISOString() };
 }
 
 /** Takes the answers to outstanding requests; keys not outstanding are ignored (the spec's SHOULD). */

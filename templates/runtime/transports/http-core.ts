@@ -14,7 +14,7 @@
  *
  * A step that refuses answers at once; nothing after it runs.
  */
-import type { JsonRpcMessage } from "../jsonrpc.js";
+import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
 import { errorResponse } from "../jsonrpc.js";
 import { ERROR_CODES } from "../protocol.js";
 import type { MessageContext, Transport } from "../transport.js";
@@ -49,6 +49,8 @@ export interface ConnectableServer {
   readonly legacySessions?: LegacyEra;
   /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
   toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
+  /** True once the server is closing: a new POST is answered 503 with Retry-After, for the balancer to send it elsewhere. */
+  readonly closed?: boolean;
 }
 
 /** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge. */
@@ -180,6 +182,7 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
       ? undefined
       : (checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server)));
     if (mismatch !== undefined) return writeRejection(res, mismatch);
+    if (server.closed === true) return writeRejection(res, shuttingDown(parsed.kind === "request" ? parsed.message.id : null));
     const exchange = new HttpExchange(res, parsed.message, context, exchangeOptions);
     await server.connect(exchange);
     if (parsed.kind !== "request") {
@@ -187,6 +190,15 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
       answerEmpty(res, 202);
     }
   }
+}
+
+/** A POST that reaches a closing server: nothing was done, so the client may send it again elsewhere. */
+function shuttingDown(id: RequestId | null): HttpRejection {
+  return {
+    status: 503,
+    headers: { "retry-after": "1", connection: "close" },
+    body: errorResponse(id, ERROR_CODES.InternalError, "server is shutting down; send the request again"),
+  };
 }
 
 function noEndpoint(path: string, endpointPath: string): HttpRejection {

@@ -50,13 +50,30 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
   readonly port?: number;
   /** The MCP endpoint path. Default `/mcp`. */
   readonly path?: string;
+  /**
+   * Whether this process should be sent work, asked by each GET /readyz (200 when true, else
+   * 503), e.g. false while a broker it needs is out of reach. Default: always; `drain()` makes
+   * /readyz 503 whatever this says.
+   */
+  readonly ready?: () => boolean;
 }
+
+/** Liveness: 200 while the process serves HTTP at all. */
+export const HEALTH_PATH = "/healthz";
+/** Readiness: 200 while the process takes new work; a balancer's health check reads it. */
+export const READY_PATH = "/readyz";
 
 export interface HttpServerHandle {
   /** The endpoint URL, e.g. `http://127.0.0.1:3000/mcp`. */
   readonly url: string;
   readonly port: number;
   readonly httpServer: NodeHttpServer;
+  /**
+   * The first step of a graceful stop: from now on /readyz answers 503 and every response asks
+   * its client to close the connection, while requests are still served, so that a balancer
+   * checking /readyz moves new work away. Idempotent.
+   */
+  drain(): void;
   /** Stops listening and drops every open connection (streams see an outside teardown). */
   close(): Promise<void>;
 }
@@ -70,7 +87,19 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
   // Browsers on this machine may call a server bound to this machine; bound wider, no
   // browser origin is trusted until the caller lists it.
   const allowedOrigins = options.allowedOrigins ?? (isLoopback(host) ? isLocalhostOrigin : []);
-  const httpServer = createServer(nodeHandler(server, { ...options, allowedOrigins }, path));
+  const handler = nodeHandler(server, { ...options, allowedOrigins }, path);
+  let draining = false;
+  const ready = options.ready ?? (() => true);
+  const httpServer = createServer((req, res) => {
+    // Closing the connection after each answer lets a draining process lose its keep-alive clients.
+    if (draining) res.shouldKeepAlive = false;
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    const requestPath = query < 0 ? url : url.slice(0, query);
+    if (requestPath === HEALTH_PATH && path !== HEALTH_PATH) return probe(req, res, true);
+    if (requestPath === READY_PATH && path !== READY_PATH) return probe(req, res, !draining && ready());
+    handler(req, res); // the endpoint, or 404 naming it
+  });
   await new Promise<void>((resolve, rejectListen) => {
     httpServer.once("error", rejectListen);
     httpServer.listen(options.port ?? 0, host, () => {
@@ -84,10 +113,22 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
     url: `http://${urlHost}:${port}${path}`,
     port,
     httpServer,
+    drain: () => void (draining = true),
     close: () =>
       new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();
       }),
   };
+}
+
+/** Answers a probe: 200 "ok" or 503 "not ready", never cached; GET and HEAD only. */
+function probe(req: IncomingMessage, res: ServerResponse, up: boolean): void {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    res.writeHead(405, { allow: "GET, HEAD" }).end();
+    return;
+  }
+  const body = up ? "ok\n" : "not ready\n";
+  res.writeHead(up ? 200 : 503, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(body) });
+  res.end(req.method === "HEAD" ? undefined : body);
 }

@@ -22,12 +22,12 @@ export async function openEventSource(): Promise<EventSource<AppEvents>> {
 
 test("switching to redis rewrites only openEventSource's body and adds the import, in the file's style", async () => {
   const edited = await useEventSource(userEvents, "redis");
-  const importLine = "import { connectRedisEventSource } from './event-sources/redis.js'";
+  const importLine = "import { openRedisEventSource } from './event-sources/redis.js'";
   const lines = edited.split("\n");
   assert.equal(lines[2], importLine, "the import follows the file's quotes, after the last import");
   assert.match(
     edited,
-    /openEventSource\(\): Promise<EventSource<AppEvents>> \{\n {4}\/\/ Redis pub\/sub[^\n]*\n {4}return connectRedisEventSource<AppEvents>\(\)\n\}\n$/,
+    /openEventSource\(\): Promise<EventSource<AppEvents>> \{\n {4}\/\/ Redis pub\/sub[^\n]*\n {4}\/\/ Returned at once[^\n]*\n {4}return openRedisEventSource<AppEvents>\(\)\n\}\n$/,
   );
   const untouched = userEvents.slice(0, userEvents.indexOf("export async function"));
   assert.equal(edited.replace(`${importLine}\n`, "").slice(0, untouched.length), untouched);
@@ -39,6 +39,16 @@ test("switching back to memory restores the in-process body and drops the Redis 
   assert.doesNotMatch(memory, /event-sources\/redis/);
   assert.equal(memory, userEvents, "the round trip gives back the file as it was");
   assert.equal(await useEventSource(redis, "redis"), redis, "switching to the current choice changes nothing");
+});
+
+test("a project switched by an earlier mcp-gen keeps its Redis import's name and gains the one the body calls", async () => {
+  const earlier = userEvents.replace(
+    "import type { AuditEvents }",
+    "import { connectRedisEventSource } from './event-sources/redis.js'\nimport type { AuditEvents }",
+  );
+  const edited = await useEventSource(earlier, "redis");
+  assert.match(edited, /^import \{ connectRedisEventSource, openRedisEventSource \} from '\.\/event-sources\/redis\.js'$/m);
+  assert.equal(edited.match(/event-sources\/redis\.js/g)?.length, 1, "one import of the module");
 });
 
 test("a project without openEventSource gets a one-line error saying what to add", async () => {
@@ -65,7 +75,9 @@ test("create --event-source redis gives the project the Redis module, its import
   const files = new Map((await project("redis")).map((file) => [file.path, file.content]));
   assert.ok(files.get(REDIS_MODULE_PATH)?.includes("export async function connectRedisEventSource"));
   assert.ok(files.get(REDIS_TASK_STORE_PATH)?.includes("export async function connectRedisTaskStore"), "the task store comes beside it");
-  assert.match(files.get("src/events.ts")!, /return connectRedisEventSource<AppEvents>\(\);/);
+  assert.match(files.get("src/events.ts")!, /return openRedisEventSource<AppEvents>\(\);/);
+  assert.match(files.get("src/events.ts")!, /return openRedisTaskStore\(\);/, "the Redis task store is wired");
+  assert.match(files.get("src/events.ts")!, /sharedByProcesses\(\): boolean \{\n {2}return true;/);
   assert.equal(JSON.parse(files.get("package.json")!).dependencies.redis, "^6.3.1");
 });
 

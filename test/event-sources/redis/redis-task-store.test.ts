@@ -124,4 +124,27 @@ describe("tasks in Redis, shared by two server processes", () => {
       await store.close();
     }
   });
+
+  it("lease: a task whose process stopped renewing is marked failed by another process's sweep; a renewed one stays working", T, async () => {
+    type Task = { taskId: string; expiresAt: number; status: string; statusMessage?: string; error?: { code: number } };
+    const options = { url: redis.url, prefix: "test:lease:", leaseMs: 300, sweepMs: 100 };
+    const [dying, alive, watcher] = await Promise.all([0, 1, 2].map(() => connectRedisTaskStore<Task>(options)));
+    try {
+      const task = (taskId: string) => ({ taskId, status: "working", expiresAt: Date.now() + 60_000 });
+      await dying!.create(task("orphan"));
+      await alive!.create(task("kept"));
+      await dying!.close(); // stops renewing, as a killed process would
+      const started = Date.now();
+      while ((await watcher!.get("orphan"))?.status !== "failed") {
+        assert.ok(Date.now() - started < 5000, "the orphan was failed within 5 s");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const orphan = await watcher!.get("orphan");
+      assert.equal(orphan?.error?.code, -32603);
+      assert.match(orphan?.statusMessage ?? "", /stopped before it finished/);
+      assert.equal((await watcher!.get("kept"))?.status, "working", "a task whose lease is renewed is left alone");
+    } finally {
+      await Promise.all([alive!.close(), watcher!.close()]);
+    }
+  });
 });

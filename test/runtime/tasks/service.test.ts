@@ -92,6 +92,20 @@ describe("tasks extension: tools/call answered with a task, tasks/get, tasks/upd
     await server.close();
   });
 
+  it("on close a task still running is marked failed in the store before its work is aborted, not left working", T, async () => {
+    const store = new MemoryTaskStore();
+    const { server, seen } = tasksServer({ store });
+    const peer = await Peer.connect(server, "test");
+    const taskId = await start(peer, "wait");
+    await server.close();
+    const stored = await store.get(taskId);
+    assert.equal(stored?.status, "failed");
+    assert.equal(stored?.error?.code, -32603);
+    assert.match(stored?.error?.message ?? "", /shut down before it finished/);
+    await until(() => seen.aborted === true, "the work's signal was aborted");
+    assert.equal((await store.get(taskId))?.status, "failed", "the aborted work's own answer did not overwrite it");
+  });
+
   it("tasks/get for an unknown task id is -32602", T, async () => {
     const { server } = tasksServer();
     const peer = await Peer.connect(server, "test");

@@ -50,6 +50,8 @@ export interface TaskStore {
    * listener of one write gets the same object, made once per write: read it, never change it.
    */
   watch(listener: (task: StoredTask) => void): () => void;
+  /** False while a broker the store needs is out of reach; absent where there is none (memory). */
+  readonly ready?: boolean;
   close?(): Promise<void>;
 }
 

@@ -1,20 +1,46 @@
 import { serveHttp, type Server } from "../mcp.js";
 import { installGracefulShutdown } from "../shutdown.js";
+import { millisecondsFromEnv, StartupError } from "../startup.js";
 
-/** A reason the server cannot start that the person starting it can fix: one line says how. */
-export class StartupError extends Error {}
+export interface HttpServeOptions {
+  /** Whether this process can take work now (false while its broker is out of reach); read by GET /readyz. */
+  ready?: () => boolean;
+  /** Releases what the server used (the broker's connections) once it has closed. */
+  release?: () => Promise<void>;
+}
 
-/** Serves Streamable HTTP on HOST:PORT (default 127.0.0.1:3000), endpoint /mcp. */
-export async function serveHttpFromEnv(server: Server): Promise<void> {
+/**
+ * Serves Streamable HTTP on HOST:PORT (default 127.0.0.1:3000), endpoint /mcp, with GET
+ * /healthz (200 while the process lives) and GET /readyz (200 while it takes work). On
+ * SIGTERM /readyz turns 503 at once and serving goes on for SHUTDOWN_DELAY_MS, so that a
+ * balancer checking /readyz stops sending work here; then new connections are refused, open
+ * listen streams end with their complete result, requests still running get SHUTDOWN_GRACE_MS
+ * to be answered, and the process exits.
+ */
+export async function serveHttpFromEnv(
+  server: Server,
+  options: HttpServeOptions = {},
+): Promise<void> {
   const host = process.env.HOST || "127.0.0.1";
   const port = portFromEnv(process.env.PORT);
-  const handle = await serveHttp(server, { host, port }).catch((error: unknown) => {
+  const drainDelayMs = millisecondsFromEnv("SHUTDOWN_DELAY_MS", 5000);
+  const graceMs = millisecondsFromEnv("SHUTDOWN_GRACE_MS", 10_000);
+  const handle = await serveHttp(server, {
+    host,
+    port,
+    ...(options.ready ? { ready: options.ready } : {}),
+  }).catch((error: unknown) => {
     throw listenFailure(error, host, port) ?? error;
   });
   installGracefulShutdown(server, {
-    // Refuse new connections at once; open listen streams end with server.close().
+    notReady: () => handle.drain(),
+    drainDelayMs,
     stopAccepting: () => handle.httpServer.close(),
-    afterClose: () => handle.close(),
+    graceMs,
+    afterClose: async () => {
+      await handle.close();
+      await options.release?.();
+    },
   });
   console.error(`serving MCP on ${handle.url}`);
 }
