@@ -7,8 +7,10 @@ import { importStyle, lineEnd } from "./register.js";
 
 /**
  * Which event source a project's server runs with: `memory` (one process) or `redis`
- * (pub/sub shared by every process). The choice lives in one function of src/events.ts,
- * `openEventSource`; the Redis module and the `redis` dependency are added only for redis.
+ * (pub/sub shared by every process). The choice lives in the bodies of two functions of
+ * src/events.ts, `openEventSource` and `openSessionStore` (where legacy HTTP sessions live;
+ * a project made before it existed has none, and keeps its sessions in process); the Redis
+ * modules and the `redis` dependency are added only for redis.
  */
 export type EventSourceChoice = "memory" | "redis";
 export const EVENT_SOURCES: readonly EventSourceChoice[] = ["memory", "redis"];
@@ -16,12 +18,40 @@ export const EVENT_SOURCES: readonly EventSourceChoice[] = ["memory", "redis"];
 export const REDIS_MODULE_PATH = "src/event-sources/redis.ts";
 /** The Redis task store beside it, for `createServer({ tasks: { store } })` across processes. */
 export const REDIS_TASK_STORE_PATH = "src/event-sources/redis-task-store.ts";
-const REDIS_SPECIFIER = "./event-sources/redis.js";
+/** The Redis session store, for legacy sessions any replica serves (`openSessionStore`). */
+export const REDIS_SESSION_STORE_PATH = "src/event-sources/redis-session-store.ts";
 
-const BODIES: Record<EventSourceChoice, string> = {
-  memory: "return createEventSource();",
-  redis: "// Redis pub/sub shared by every server process: REDIS_URL, default redis://127.0.0.1:6379.\nreturn connectRedisEventSource<AppEvents>();",
-};
+/** One function of src/events.ts whose body the choice writes, and the Redis import that body needs. */
+interface Opener {
+  readonly name: string;
+  readonly required: boolean;
+  readonly specifier: string;
+  readonly imported: string;
+  readonly bodies: Record<EventSourceChoice, string>;
+}
+
+const OPENERS: readonly Opener[] = [
+  {
+    name: "openEventSource",
+    required: true,
+    specifier: "./event-sources/redis.js",
+    imported: "connectRedisEventSource",
+    bodies: {
+      memory: "return createEventSource();",
+      redis: "// Redis pub/sub shared by every server process: REDIS_URL, default redis://127.0.0.1:6379.\nreturn connectRedisEventSource<AppEvents>();",
+    },
+  },
+  {
+    name: "openSessionStore",
+    required: false,
+    specifier: "./event-sources/redis-session-store.js",
+    imported: "connectRedisSessionStore",
+    bodies: {
+      memory: "return undefined;",
+      redis: "// Legacy sessions in the same Redis, so any replica serves any Mcp-Session-Id.\nreturn connectRedisSessionStore();",
+    },
+  },
+];
 
 /** The files and edits that switch an existing project to `choice`. */
 export async function eventSourceChanges(
@@ -36,7 +66,7 @@ export async function eventSourceChanges(
   if (events !== eventsText) edited.push({ path: "src/events.ts", content: events });
   const created: PlannedFile[] = [];
   if (choice === "redis") {
-    created.push(redisModule(), redisTaskStoreModule());
+    created.push(redisModule(), redisTaskStoreModule(), redisSessionStoreModule());
     const withDependency = addDependency(packageText, "redis", redisDependencySpec());
     if (withDependency !== packageText) edited.push({ path: "package.json", content: withDependency });
   }
@@ -55,6 +85,12 @@ export function redisTaskStoreModule(): PlannedFile {
   return { path: REDIS_TASK_STORE_PATH, content: readFileSync(source, "utf8") };
 }
 
+/** The Redis session store module a Redis project gets too (legacy sessions shared by every replica). */
+export function redisSessionStoreModule(): PlannedFile {
+  const source = join(packageRoot(), "templates", "event-sources", "redis", "redis-session-store.ts");
+  return { path: REDIS_SESSION_STORE_PATH, content: readFileSync(source, "utf8") };
+}
+
 /** The `redis` client version this generator is tested with, e.g. `^6.3.1`. */
 export function redisDependencySpec(): string {
   const manifest = readPackageJson(packageRoot());
@@ -62,38 +98,44 @@ export function redisDependencySpec(): string {
 }
 
 /**
- * Rewrites the body of `openEventSource` in src/events.ts for `choice` and keeps the Redis
- * import in step with it, following the file's quotes, semicolons and indentation. Every
- * other byte stays as it was.
+ * Rewrites the bodies of `openEventSource` and `openSessionStore` in src/events.ts for
+ * `choice` and keeps their Redis imports in step, following the file's quotes, semicolons and
+ * indentation. Every other byte stays as it was.
  */
 export async function useEventSource(eventsText: string, choice: EventSourceChoice): Promise<string> {
   const { Project } = await import("ts-morph");
   const file = new Project({ useInMemoryFileSystem: true }).createSourceFile("events.ts", eventsText);
-  const body = file.getFunction("openEventSource")?.getBody();
-  if (body === undefined) {
-    throw new CliError("src/events.ts has no `openEventSource` function to switch", {
-      hint: "add `export async function openEventSource() { return createEventSource(); }` and use it in src/main.ts",
-    });
-  }
   const { quote, semicolon } = importStyle(eventsText);
-  const closingIndent = indentOf(eventsText, body.getStart());
-  const firstStatement = body.getChildSyntaxList()?.getChildren()[0];
-  const indent = firstStatement ? indentOf(eventsText, firstStatement.getStart()) : `${closingIndent}  `;
-  const lines = BODIES[choice].split("\n").map((line) => `${indent}${line.endsWith(";") ? line.slice(0, -1) + semicolon : line}`);
-  const edits = [{ from: body.getStart(), to: body.getEnd(), text: `{\n${lines.join("\n")}\n${closingIndent}}` }];
-  const existing = file.getImportDeclaration(REDIS_SPECIFIER);
-  if (choice === "redis" && existing === undefined) {
-    const last = file.getImportDeclarations().at(-1);
-    const at = last ? lineEnd(eventsText, last.getEnd()) : 0;
-    const statement = `import { connectRedisEventSource } from ${quote}${REDIS_SPECIFIER}${quote}${semicolon}`;
-    edits.push({ from: at, to: at, text: last ? `\n${statement}` : `${statement}\n` });
-  }
-  if (choice === "memory" && existing !== undefined) {
-    const from = eventsText.lastIndexOf("\n", existing.getStart()) + 1;
-    edits.push({ from, to: lineEnd(eventsText, existing.getEnd()) + 1, text: "" });
+  const edits: Array<{ from: number; to: number; text: string }> = [];
+  const lastImport = file.getImportDeclarations().at(-1);
+  for (const opener of OPENERS) {
+    const body = file.getFunction(opener.name)?.getBody();
+    if (body === undefined) {
+      if (!opener.required) continue;
+      throw new CliError(`src/events.ts has no \`${opener.name}\` function to switch`, {
+        hint: "add `export async function openEventSource() { return createEventSource(); }` and use it in src/main.ts",
+      });
+    }
+    const closingIndent = indentOf(eventsText, body.getStart());
+    const firstStatement = body.getChildSyntaxList()?.getChildren()[0];
+    const indent = firstStatement ? indentOf(eventsText, firstStatement.getStart()) : `${closingIndent}  `;
+    const lines = opener.bodies[choice].split("\n").map((line) => `${indent}${line.endsWith(";") ? line.slice(0, -1) + semicolon : line}`);
+    edits.push({ from: body.getStart(), to: body.getEnd(), text: `{\n${lines.join("\n")}\n${closingIndent}}` });
+    const existing = file.getImportDeclaration(opener.specifier);
+    if (choice === "redis" && existing === undefined) {
+      const at = lastImport ? lineEnd(eventsText, lastImport.getEnd()) : 0;
+      const statement = `import { ${opener.imported} } from ${quote}${opener.specifier}${quote}${semicolon}`;
+      edits.push({ from: at, to: at, text: lastImport ? `\n${statement}` : `${statement}\n` });
+    }
+    if (choice === "memory" && existing !== undefined) {
+      const from = eventsText.lastIndexOf("\n", existing.getStart()) + 1;
+      edits.push({ from, to: lineEnd(eventsText, existing.getEnd()) + 1, text: "" });
+    }
   }
   let text = eventsText;
-  for (const edit of edits.sort((a, b) => b.from - a.from)) text = text.slice(0, edit.from) + edit.text + text.slice(edit.to);
+  // Stable: two imports inserted at one place keep the openers' order.
+  const ordered = edits.map((edit, index) => ({ edit, index })).sort((a, b) => b.edit.from - a.edit.from || b.index - a.index);
+  for (const { edit } of ordered) text = text.slice(0, edit.from) + edit.text + text.slice(edit.to);
   return text;
 }
 

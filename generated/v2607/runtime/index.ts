@@ -7,6 +7,7 @@ export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
 export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";
 export type { DiscoverOptions } from "./discover.js";
 export type { LegacyOptions } from "./legacy/era.js";
+export type { LegacySessionStore, SessionChange, SessionKeeping, SessionRecord, StopListening, StoredEvent } from "./legacy/session-store.js";
 export { MAX_INPUT_ROUNDS } from "./legacy/input-rounds.js";
 export { ToolOutputError } from "./tools.js";
 export type { RegistrySettings, ToolAnswer, ToolRunner } from "./tools.js";
@@ -70,7 +71,7 @@ export { StdioClientTransport, StdioServerTransport } from "./transports/stdio.j
 export type { StdioClientOptions, StdioServerOptions } from "./transports/stdio.js";
 export { createInProcessTransportPair, createTestTransportPair, InProcessTransport, TestTransport } from "./transports/memory.js";
 export type { MemoryPairOptions, TransportPair } from "./transports/memory.js";
-export { InProcessEventSource } from "./events.js";
+export { EVENT_ID, eventIdOf, InProcessEventSource } from "./events.js";
 export type { EventListener, EventSource, EventTopics, Unsubscribe } from "./events.js";
 export { createHttpHandler, serveHttp, HttpAuthError } from "./transports/http-server.js";
 export { HttpExchange } from "./transports/http-exchange.js";

@@ -13,6 +13,7 @@
  * - a client that drops the connection is not cancelling (the spec's words): its request
  *   keeps running and the answer waits in the window.
  */
+import { randomInt } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { ERROR_CODES } from "../protocol.js";
 import { errorResponse } from "../jsonrpc.js";
@@ -21,6 +22,7 @@ import type { LegacyEra } from "./era.js";
 import type { LegacyHttpExchange } from "./http.js";
 import type { LegacySession, SessionOutput } from "./session.js";
 import { eventId, parseEventId, ReplayBuffer, STANDALONE_STREAM, type ReplayEvent } from "./replay.js";
+import { openSharedStream } from "./shared-stream.js";
 
 /** The resumption limits a session's streams follow (from `LegacyOptions`). */
 export interface ResumeOptions {
@@ -139,8 +141,11 @@ export class SessionStreams {
     readonly options: ResumeOptions,
     /** Marks the session active (a connection carrying one of its streams just ended). */
     readonly touch: () => void,
+    /** Shared by replicas: POST streams numbered from a random base, so one replica's never names another's. */
+    shared = false,
   ) {
-    this.buffer = new ReplayBuffer({ maxEvents: options.maxReplayEvents, maxBytes: options.maxReplayBytes });
+    const firstStream = shared ? 1 + randomInt(2 ** 40) : undefined;
+    this.buffer = new ReplayBuffer({ maxEvents: options.maxReplayEvents, maxBytes: options.maxReplayBytes }, firstStream);
   }
 
   /** A new POST response stream. */
@@ -162,7 +167,10 @@ const sessionStreams = new WeakMap<LegacySession, SessionStreams>();
 
 export function streamsOf(session: LegacySession, options: ResumeOptions): SessionStreams {
   let streams = sessionStreams.get(session);
-  if (streams === undefined) sessionStreams.set(session, (streams = new SessionStreams(options, () => (session.lastActive = Date.now()))));
+  if (streams === undefined) {
+    streams = new SessionStreams(options, () => (session.lastActive = Date.now()), session.host.sharing !== undefined);
+    sessionStreams.set(session, streams);
+  }
   return streams;
 }
 
@@ -175,13 +183,17 @@ export function closeStreams(session: LegacySession): void {
  * A GET on a session: with `Last-Event-ID`, the stream that id belongs to, resumed after
  * it; without, the standalone stream from now on (409 while a connection carries it).
  */
-export function openSessionStream(era: LegacyEra, session: LegacySession, exchange: LegacyHttpExchange): void {
+export function openSessionStream(era: LegacyEra, session: LegacySession, exchange: LegacyHttpExchange): void | Promise<void> {
   const { req, res } = exchange;
   const refuse = (status: number, message: string) => exchange.reject({ status, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) });
   if (!String(req.headers.accept ?? "").includes("text/event-stream")) return refuse(406, "the GET stream needs Accept: text/event-stream");
   const streams = streamsOf(session, era.resume);
   const sse = era.maxBufferedBytes === undefined ? exchange.sse : { ...exchange.sse, maxBufferedBytes: era.maxBufferedBytes };
   const lastEventId = req.headers["last-event-id"];
+  // Shared sessions: the GET stream is read from the store; a POST stream resumes on the replica that ran its request.
+  if (era.shared !== undefined && !resumesLocalPost(streams, lastEventId)) {
+    return openSharedStream(era, session, res, sse, typeof lastEventId === "string" ? lastEventId : undefined, refuse);
+  }
   if (typeof lastEventId !== "string") {
     if (streams.standalone?.attached) return refuse(409, "this session already has an open GET stream");
     return carryStandalone(session, streams, res, sse, []);
@@ -206,6 +218,12 @@ export function openSessionStream(era: LegacyEra, session: LegacySession, exchan
   const past = new ResumableStream(streams, cursor.stream);
   past.close();
   past.attach(res, sse, missed);
+}
+
+/** Whether `lastEventId` names a POST stream of this replica (a shared session's other streams are read from the store). */
+function resumesLocalPost(streams: SessionStreams, lastEventId: string | string[] | undefined): boolean {
+  const cursor = typeof lastEventId === "string" ? parseEventId(lastEventId) : undefined;
+  return cursor !== undefined && cursor.stream !== STANDALONE_STREAM && streams.buffer.knows(cursor.stream);
 }
 
 /**
