@@ -310,10 +310,7 @@ export class LegacySession implements ImplicitStreamOwner {
     const params = request.params ?? {};
     switch (method) {
       case SESSION_METHODS.setLevel:
-        if (!isLoggingLevel(params["level"])) return connection.send(errorResponse(id, INVALID_PARAMS, `Invalid params: "level" must be a logging level`));
-        this.#setMeta({ ...this.#meta, [META_KEYS.logLevel]: params["level"] });
-        if (!(await this.#share(connection, id))) return;
-        return answerEmpty(connection, id);
+        return this.#setLevel(connection, id, params["level"]);
       case SESSION_METHODS.subscribe:
         return this.#subscribe(connection, id, params["uri"]);
       case SESSION_METHODS.unsubscribe:
@@ -423,6 +420,15 @@ export class LegacySession implements ImplicitStreamOwner {
     await this.#open(open);
   }
 
+  /** The level becomes the requests' `_meta` log level; not kept when the other replicas cannot hear of it. */
+  async #setLevel(connection: SessionConnection, id: RequestId, level: unknown): Promise<void> {
+    if (!isLoggingLevel(level)) return connection.send(errorResponse(id, INVALID_PARAMS, `Invalid params: "level" must be a logging level`));
+    const before = this.#meta;
+    this.#setMeta({ ...this.#meta, [META_KEYS.logLevel]: level });
+    if (!(await this.#share(connection, id))) return this.#setMeta(before);
+    answerEmpty(connection, id);
+  }
+
   async #subscribe(connection: SessionConnection, id: RequestId, uri: unknown): Promise<void> {
     if (URI_KIND === undefined) return connection.send(errorResponse(id, METHOD_NOT_FOUND, "Method not found: resources/subscribe"));
     if (typeof uri !== "string") return connection.send(errorResponse(id, INVALID_PARAMS, 'Invalid params: "uri" must be a string'));
@@ -439,7 +445,8 @@ export class LegacySession implements ImplicitStreamOwner {
       );
     const refused = await this.#openSubscription(uri);
     if (refused !== undefined) return connection.send(errorResponse(id, refused.code, refused.message, refused.data));
-    if (!(await this.#share(connection, id))) return;
+    // Not kept when the other replicas cannot hear of it: the client was told it failed.
+    if (!(await this.#share(connection, id))) return void (await this.#resourceStreams.get(uri)?.stream.teardown({ why: "cancelled" }));
     connection.send({ jsonrpc: "2.0", id, result: {} });
   }
 

@@ -28,10 +28,16 @@ export interface SharedSessionsHost {
   sessions(): Iterable<LegacySession>;
 }
 
+/** At most how often one replica tells the store a client named a session. */
+const TOUCH_EVERY_MS = 1000;
+
 export class SharedSessions implements SessionSharing {
   readonly #stopWatching: StopListening;
   /** Loads in flight, so two requests naming one unknown session make one copy. */
   readonly #loading = new Map<string, Promise<LegacySession | undefined>>();
+  /** When this replica last told the store a client named each session. */
+  readonly #touchedAt = new WeakMap<LegacySession, number>();
+  readonly #touchEveryMs: number;
 
   constructor(
     readonly store: LegacySessionStore,
@@ -39,6 +45,7 @@ export class SharedSessions implements SessionSharing {
     readonly host: SharedSessionsHost,
   ) {
     this.#stopWatching = store.watch((change) => this.#changed(change));
+    this.#touchEveryMs = Math.min(TOUCH_EVERY_MS, keeping.idleMs / 10, keeping.maxSilentMs / 10);
   }
 
   /** The session named by a request: this replica's copy, else the store's record made into one; undefined when it ended. */
@@ -96,8 +103,15 @@ export class SharedSessions implements SessionSharing {
     };
   }
 
-  /** The client named the session: it lives another `idleMs`. */
+  /**
+   * The client named the session: it lives another `idleMs`. Told to the store at most once
+   * per `touchEveryMs` per session here: the expiry needs no finer grain, and a request costs
+   * no store write of its own.
+   */
   touched(session: LegacySession): void {
+    const now = Date.now();
+    if (now - (this.#touchedAt.get(session) ?? 0) < this.#touchEveryMs) return;
+    this.#touchedAt.set(session, now);
     this.store.touch(session.id, true, this.keeping);
   }
 
