@@ -82,7 +82,10 @@ describe("legacy sessions shared by three replicas behind round-robin HAProxy wi
       modern.push(client);
     }
     // Sessions through the balancer (their GET streams land on any replica) and one opened on each replica directly.
-    const legacy: LegacyClient[] = [...(await legacyClients(endpoint, 6, "fan")), ...(await Promise.all(urls.map((url, i) => (i % 2 === 0 ? v1Client : v2Client)(url, `direct-${i}`))))].map(track);
+    const legacy: LegacyClient[] = [
+      ...(await legacyClients(endpoint, 6, "fan")),
+      ...(await Promise.all(urls.map((url, i) => (i % 2 === 0 ? v1Client : v2Client)(url, `direct-${i}`)))),
+    ].map(track);
     await sleep(SETTLE_MS);
     const heard = () => [...modernHeard, ...legacy.map((client) => client.heard())];
     const toolsEverywhere = async () => Promise.all(modern.map(async (client) => (await client.listTools()).tools.map((tool) => tool.name).sort()));
@@ -96,8 +99,16 @@ describe("legacy sessions shared by three replicas behind round-robin HAProxy wi
       assert.equal(result.isError ?? false, false, JSON.stringify(result.content));
       assert.ok(await eventually(() => heard().every((count) => count >= round), 15_000), `round ${round}: heard ${heard().join(",")}`);
       await sleep(500); // a second copy of the notification would arrive within this
-      assert.deepEqual(heard(), heard().map(() => round), `round ${round}: each of ${heard().length} streams heard the change once`);
-      assert.deepEqual(await toolsEverywhere(), urls.map(() => [...expected]), `round ${round}: tools/list on every replica`);
+      assert.deepEqual(
+        heard(),
+        heard().map(() => round),
+        `round ${round}: each of ${heard().length} streams heard the change once`,
+      );
+      assert.deepEqual(
+        await toolsEverywhere(),
+        urls.map(() => [...expected]),
+        `round ${round}: tools/list on every replica`,
+      );
     }
   });
 
@@ -130,6 +141,10 @@ describe("legacy sessions shared by three replicas behind round-robin HAProxy wi
     const lost = received().reduce((sum, count) => sum + Math.max(0, toggles - count), 0);
     console.log(`# replica r${victim} killed after 7 of ${toggles} toggles; per client received ${received().join(",")}; events lost: ${lost}`);
     assert.equal(lost, 0, `received ${received().join(",")} of ${toggles} each`);
-    assert.deepEqual(received(), clients.map(() => toggles), "and none twice");
+    assert.deepEqual(
+      received(),
+      clients.map(() => toggles),
+      "and none twice",
+    );
   });
 });

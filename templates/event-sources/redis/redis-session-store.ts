@@ -173,7 +173,11 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   async create(record: R, keeping: SessionKeepingLike): Promise<void> {
-    await this.#eval(CREATE, [this.#key(record.id)], [JSON.stringify(record), keeping.idleMs, Date.now(), this.#changes, JSON.stringify({ type: "saved", record })]);
+    await this.#eval(
+      CREATE,
+      [this.#key(record.id)],
+      [JSON.stringify(record), keeping.idleMs, Date.now(), this.#changes, JSON.stringify({ type: "saved", record })],
+    );
   }
 
   async load(id: string): Promise<R | undefined> {
@@ -194,7 +198,11 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   async alive(ids: readonly string[]): Promise<ReadonlySet<string>> {
-    const found = (await this.#eval(ALIVE, ids.map((id) => this.#key(id)), [])) as number[];
+    const found = (await this.#eval(
+      ALIVE,
+      ids.map((id) => this.#key(id)),
+      [],
+    )) as number[];
     return new Set(ids.filter((_, index) => found[index] === 1));
   }
 

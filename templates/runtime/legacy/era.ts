@@ -264,7 +264,8 @@ export class LegacyEra {
   #hold(session: LegacySession): void {
     this.#sessions.set(session.id, session);
     // Shared: the store's expiry decides, and the sweep keeps carried streams' sessions alive well within idleMs.
-    const every = this.shared === undefined ? Math.min(this.idleMs, this.maxSilentMs, 60_000) : Math.max(50, Math.min(this.idleMs / 2, this.maxSilentMs, 30_000));
+    const every =
+      this.shared === undefined ? Math.min(this.idleMs, this.maxSilentMs, 60_000) : Math.max(50, Math.min(this.idleMs / 2, this.maxSilentMs, 30_000));
     this.#sweep ??= setInterval(() => this.#expireIdle(), every).unref();
   }
 
@@ -320,7 +321,9 @@ export class LegacyEra {
    */
   #expireIdle(): void {
     if (this.shared !== undefined) {
-      void this.shared.sweep((session) => carriesSharedStream(session)).catch((error: unknown) => this.host.emit({ type: "handler-error", id: null, callback: "session store", error }));
+      void this.shared
+        .sweep((session) => carriesSharedStream(session))
+        .catch((error: unknown) => this.host.emit({ type: "handler-error", id: null, callback: "session store", error }));
       return;
     }
     const now = Date.now();

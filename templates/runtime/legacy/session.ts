@@ -406,7 +406,8 @@ export class LegacySession implements ImplicitStreamOwner {
     if (this.#phase !== "initialized") return;
     this.#phase = "ready";
     const record = share ? this.record() : undefined;
-    if (record !== undefined) this.host.sharing?.saved(record).catch((error: unknown) => this.host.emit({ type: "handler-error", id: null, callback: "session store", error }));
+    if (record !== undefined)
+      this.host.sharing?.saved(record).catch((error: unknown) => this.host.emit({ type: "handler-error", id: null, callback: "session store", error }));
     const meta = this.#streamMeta();
     const filter = listChangedFilter(this.host.capabilities(meta) as Readonly<Record<string, unknown>>);
     if (Object.keys(filter).length === 0) return;

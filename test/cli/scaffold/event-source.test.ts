@@ -73,8 +73,14 @@ test("create --event-source redis keeps legacy sessions in Redis: openSessionSto
   const files = new Map((await project("redis")).map((file) => [file.path, file.content]));
   assert.ok(files.get(REDIS_SESSION_STORE_PATH)?.includes("export async function connectRedisSessionStore"));
   const events = files.get("src/events.ts")!;
-  assert.match(events, /^import \{ connectRedisEventSource \} from "\.\/event-sources\/redis\.js";\nimport \{ connectRedisSessionStore \} from "\.\/event-sources\/redis-session-store\.js";$/m);
-  assert.match(events, /openSessionStore\(\): Promise<LegacySessionStore \| undefined> \{\n {2}\/\/ Legacy sessions[^\n]*\n {2}return connectRedisSessionStore\(\);\n\}/);
+  assert.match(
+    events,
+    /^import \{ connectRedisEventSource \} from "\.\/event-sources\/redis\.js";\nimport \{ connectRedisSessionStore \} from "\.\/event-sources\/redis-session-store\.js";$/m,
+  );
+  assert.match(
+    events,
+    /openSessionStore\(\): Promise<LegacySessionStore \| undefined> \{\n {2}\/\/ Legacy sessions[^\n]*\n {2}return connectRedisSessionStore\(\);\n\}/,
+  );
   const memory = await useEventSource(events, "memory");
   assert.match(memory, /openSessionStore\(\): Promise<LegacySessionStore \| undefined> \{\n {2}return undefined;\n\}/);
   assert.doesNotMatch(memory, /redis-session-store/);

@@ -53,7 +53,10 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
     for (let n = 1; n <= 5; n++) seqs.push(await store.append("window", JSON.stringify({ n }), undefined, KEEPING));
     assert.deepEqual(seqs, [1, 2, 3, 4, 5]);
     assert.equal(await store.after("window", 1), undefined, "events 1 and 2 were dropped (3 kept)");
-    assert.deepEqual(await store.after("window", 2), [3, 4, 5].map((n) => ({ seq: n, json: JSON.stringify({ n }) })));
+    assert.deepEqual(
+      await store.after("window", 2),
+      [3, 4, 5].map((n) => ({ seq: n, json: JSON.stringify({ n }) })),
+    );
     assert.equal(await store.latest("window"), 5);
     // Bytes bound too: one event larger than the window is numbered (and published) but not kept.
     assert.equal(await store.append("window", "x".repeat(2048), undefined, KEEPING), 6);
