@@ -104,4 +104,18 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
     const guessed = ids[0]!.replace(/.$/, (last) => (last === "0" ? "1" : "0"));
     for (const handle of [a, b]) assert.equal((await call(handle, guessed)).status, 404);
   });
+
+  test("a change the store cannot take (Redis down) is refused with -32603 naming the store; Redis comes back for whatever runs next", async () => {
+    const a = await replica();
+    const session = await openLegacySession(a);
+    await redis.kill();
+    try {
+      const refused = await postLegacy(a, { jsonrpc: "2.0", id: 7, method: "logging/setLevel", params: { level: "error" } }, session);
+      const body = (await refused.json()) as { id: number; error?: { code: number; message: string } };
+      assert.equal(body.error?.code, -32603);
+      assert.match(body.error?.message ?? "", /session store could not be written/);
+    } finally {
+      await redis.restart();
+    }
+  });
 });
