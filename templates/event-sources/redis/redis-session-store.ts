@@ -29,7 +29,10 @@ export interface SessionKeepingLike {
   readonly maxEvents: number;
   readonly maxBytes: number;
 }
-export type SessionChangeLike<R> = { readonly type: "saved"; readonly record: R } | { readonly type: "ended"; readonly id: string };
+export type SessionChangeLike<R> =
+  | { readonly type: "saved"; readonly record: R }
+  | { readonly type: "ended"; readonly id: string }
+  | { readonly type: "cancelled"; readonly id: string; readonly requestId: string | number };
 export interface StoredEventLike {
   readonly seq: number;
   readonly json: string;
@@ -195,6 +198,10 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
 
   touch(id: string, byClient: boolean, keeping: SessionKeepingLike): void {
     this.#eval(TOUCH, this.#keys(id), [byClient ? 1 : 0, Date.now(), keeping.idleMs, keeping.maxSilentMs]).catch(() => {});
+  }
+
+  cancel(id: string, requestId: string | number): void {
+    this.#client.publish(this.#changes, JSON.stringify({ type: "cancelled", id, requestId })).catch(() => {});
   }
 
   async alive(ids: readonly string[]): Promise<ReadonlySet<string>> {

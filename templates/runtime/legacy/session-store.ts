@@ -27,8 +27,11 @@ export interface SessionRecord {
   readonly subscriptions: readonly string[];
 }
 
-/** A change another replica made, as every replica hears it. */
-export type SessionChange = { readonly type: "saved"; readonly record: SessionRecord } | { readonly type: "ended"; readonly id: string };
+/** A change another replica made, as every replica hears it (`cancelled`: the client cancelled one of its requests). */
+export type SessionChange =
+  | { readonly type: "saved"; readonly record: SessionRecord }
+  | { readonly type: "ended"; readonly id: string }
+  | { readonly type: "cancelled"; readonly id: string; readonly requestId: string | number };
 
 /** One event of a session's GET stream as the store keeps it: its place in the session and its JSON-RPC text. */
 export interface StoredEvent {
@@ -64,7 +67,9 @@ export interface LegacySessionStore {
   touch(id: string, byClient: boolean, keeping: SessionKeeping): void;
   /** Which of `ids` still exist (the others expired): each replica's sweep ends its copies of the rest. */
   alive(ids: readonly string[]): Promise<ReadonlySet<string>>;
-  /** Hears every `save` and `end`, from every replica. */
+  /** Tells every replica the client cancelled `requestId` (the replica running it aborts it); never throws (best effort, as the notification is). */
+  cancel(id: string, requestId: string | number): void;
+  /** Hears every `save`, `end` and `cancel`, from every replica. */
   watch(listener: (change: SessionChange) => void): StopListening;
 
   /**

@@ -75,6 +75,8 @@ export interface SessionSharing {
   saved(record: SessionRecord): Promise<void>;
   /** The session ended here: it ends everywhere. */
   ended(id: string): void;
+  /** A `notifications/cancelled` for a request not running here: every replica's copy cancels it if it runs there. */
+  cancelled(id: string, requestId: RequestId): void;
   /** An answer no request of this replica waits for: handed to the replica that waits, if one does. */
   answer(id: string, response: JsonRpcResponse): Promise<boolean>;
   /** Where this session's requests to its client get their ids and answers. */
@@ -187,7 +189,12 @@ export class LegacySession implements ImplicitStreamOwner {
         if (classified.message.method === INITIALIZED_METHOD) void this.#ready();
         else if (classified.message.method === CANCELLED_METHOD) {
           const id = classified.message.params?.["requestId"];
-          if (typeof id === "string" || typeof id === "number") (this.#running.get(id)?.connection ?? connection).cancelRequest(id);
+          if (typeof id !== "string" && typeof id !== "number") return;
+          const running = this.#running.get(id);
+          if (running !== undefined) running.connection.cancelRequest(id);
+          // Shared: the request may run on another replica; every replica's copy hears it.
+          else if (this.host.sharing !== undefined) this.host.sharing.cancelled(this.id, id);
+          else connection.cancelRequest(id);
         }
         return;
       case "request":
@@ -212,6 +219,11 @@ export class LegacySession implements ImplicitStreamOwner {
   /** An answer this replica does not wait for, handed to the one that does (shared sessions); false when none waits. */
   async answerElsewhere(response: JsonRpcResponse): Promise<boolean> {
     return this.host.sharing === undefined ? false : this.host.sharing.answer(this.id, response);
+  }
+
+  /** The client cancelled a request through another replica: cancelled here if it runs here. */
+  cancelElsewhere(requestId: RequestId): void {
+    this.#running.get(requestId)?.connection.cancelRequest(requestId);
   }
 
   /** What another replica needs to serve this session; undefined before `initialize`. */

@@ -10,7 +10,7 @@
  * the first. So a replica that dies takes nothing with it: the others wrote the same events.
  */
 import { eventIdOf } from "../events.js";
-import type { JsonRpcMessage, JsonRpcResponse } from "../jsonrpc.js";
+import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../jsonrpc.js";
 import type { EventHook } from "../hooks.js";
 import type { RemoteAnswers } from "./server-requests.js";
 import { closeSharedStream } from "./shared-stream.js";
@@ -91,6 +91,10 @@ export class SharedSessions implements SessionSharing {
     this.store.end(id).catch((error: unknown) => this.host.emit({ type: "handler-error", id: null, callback: "session store", error }));
   }
 
+  cancelled(id: string, requestId: RequestId): void {
+    this.store.cancel(id, requestId);
+  }
+
   answer(id: string, response: JsonRpcResponse): Promise<boolean> {
     return this.store.answer(id, response);
   }
@@ -131,6 +135,7 @@ export class SharedSessions implements SessionSharing {
 
   #changed(change: SessionChange): void {
     if (change.type === "ended") return void this.host.get(change.id)?.close("cancelled", true);
+    if (change.type === "cancelled") return this.host.get(change.id)?.cancelElsewhere(change.requestId);
     const held = this.host.get(change.record.id);
     if (held !== undefined) held.adopt(change.record);
     else this.host.materialize(change.record);

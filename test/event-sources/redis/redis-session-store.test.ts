@@ -20,6 +20,8 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
   let redis: RedisServer;
   const stores: Array<{ close(): Promise<void> }> = [];
   const handles: HttpServerHandle[] = [];
+  /** What each `wait` call saw: whether its request was cancelled. */
+  const cancellations: boolean[] = [];
   const open = async () => {
     const store: RedisSessionStore<SessionRecord, JsonRpcResponse> = await connectRedisSessionStore({ url: redis.url });
     stores.push(store);
@@ -30,6 +32,15 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
     const store: LegacySessionStore = await open();
     const server = createServer({ name: "replica", version: "1.0.0", legacy: { store, ...(idleMs === undefined ? {} : { idleMs }) } });
     server.addTool({ name: "echo", inputSchema: { type: "object" } }, () => ({ content: [{ type: "text", text: "echo" }] }));
+    // Runs until its request is cancelled (or 10 s pass), and says which.
+    server.addTool({ name: "wait", inputSchema: { type: "object" } }, async (_args, context) => {
+      const aborted = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), 10_000);
+        context.signal.addEventListener("abort", () => (clearTimeout(timer), resolve(true)), { once: true });
+      });
+      cancellations.push(aborted);
+      return { content: [{ type: "text", text: aborted ? "cancelled" : "waited" }] };
+    });
     const handle = await serveHttp(server, { port: 0 });
     handles.push(handle);
     return handle;
@@ -95,6 +106,17 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     assert.equal((await call(a, session)).status, 404);
     assert.equal((await call(b, session)).status, 404);
+  });
+
+  test("a notifications/cancelled POSTed to another replica aborts the request running on the one it was sent to", async () => {
+    const [a, b] = [await replica(), await replica()];
+    const session = await openLegacySession(a);
+    const running = postLegacy(a, { jsonrpc: "2.0", id: 42, method: "tools/call", params: { name: "wait", arguments: {} } }, session);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the call has started on A
+    const notified = await postLegacy(b, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 42, reason: "changed my mind" } }, session);
+    assert.equal(notified.status, 202);
+    await (await running).text(); // a cancelled request gets no answer: its response ends empty
+    assert.deepEqual(cancellations, [true]);
   });
 
   test("session ids are unguessable: random UUIDs, and an id no replica issued is refused by every one", async () => {
