@@ -15,16 +15,21 @@
  * Reports min and median over every sample of every round, the ratios to the SDK and to
  * bare, and the load average before and after (the machine may be shared).
  *
- *   node --import tsx bench/legacy/run.ts [--rounds 3] [--calls 500] [--sessions 1000] [--fanouts 20] [--protocol-version 2025-11-25]
+ *   node --import tsx bench/legacy/run.ts [--rounds 3] [--calls 500] [--sessions 1000] [--fanouts 20] [--protocol-version 2025-11-25] [--redis] [--busy]
+ *
+ * --redis adds `redis`: the runtime with its sessions in the Redis session store (a real
+ * redis-server on loopback, started here), reported against `runtime` (sessions in process).
+ * --busy keeps the other core busy (a spinning child process) while it runs.
  *
  * Loopback only; every wait is bounded. Not part of the test suite.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { fork, spawn, type ChildProcess } from "node:child_process";
 import { Agent, request, type IncomingHttpHeaders } from "node:http";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { Kind } from "./servers.js";
+import { startRedisServer, type RedisServer } from "../../test/support/redis-server.js";
 import { ARGUMENTS, TOOL_NAME } from "../tools-call/tool.js";
 
 const { values } = parseArgs({
@@ -35,6 +40,8 @@ const { values } = parseArgs({
     fanouts: { type: "string", default: "20" },
     // An older initialize-era revision measures what trimming answers to its schema costs (legacy/codec.ts).
     "protocol-version": { type: "string", default: "2025-11-25" },
+    redis: { type: "boolean", default: false },
+    busy: { type: "boolean", default: false },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -45,7 +52,8 @@ const WARM_UP_CALLS = 100;
 const WARM_UP_FANOUTS = 3;
 const OPEN_CONCURRENCY = 16;
 const WAIT_MS = 60_000;
-const KINDS: readonly Kind[] = ["runtime", "sdk", "bare"];
+const KINDS: readonly Kind[] = values.redis ? ["runtime", "redis", "sdk", "bare"] : ["runtime", "sdk", "bare"];
+let redis: RedisServer | undefined;
 const VERSION = values["protocol-version"];
 const postAgent = new Agent({ keepAlive: true, maxSockets: OPEN_CONCURRENCY });
 
@@ -220,6 +228,7 @@ async function startServer(kind: Kind): Promise<Server> {
   const child = fork(fileURLToPath(new URL("./servers.ts", import.meta.url)), [kind], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env: { ...process.env, ...(redis === undefined ? {} : { REDIS_URL: redis.url }) },
   });
   const port = await new Promise<number>((resolve, reject) => {
     child.once("message", (message: { port: number }) => resolve(message.port));
@@ -252,34 +261,50 @@ function report(results: Results, loadBefore: number[]): void {
     const cells = KINDS.map((kind) => {
       const { min, median: mid } = of(kind);
       const ratios =
-        kind === "bare" ? "" : ` (${(mid / of("bare").median).toFixed(2)}x bare${kind === "runtime" ? `, ${(mid / of("sdk").median).toFixed(2)}x sdk` : ""})`;
+        kind === "bare"
+          ? ""
+          : ` (${(mid / of("bare").median).toFixed(2)}x bare${kind === "runtime" ? `, ${(mid / of("sdk").median).toFixed(2)}x sdk` : ""}${
+              kind === "redis" ? `, ${(mid / of("runtime").median).toFixed(2)}x runtime (min ${(min / of("runtime").min).toFixed(2)}x)` : ""
+            })`;
       return `${kind} min ${min.toFixed(digits)} / median ${mid.toFixed(digits)}${ratios}`;
     });
     console.log(`${label} [ms]: ${cells.join("; ")}`);
   };
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(" ");
   console.log(`legacy HTTP bench: ${ROUNDS} rounds, ${CALLS} calls and ${FANOUTS} fan-outs to ${SESSIONS} sessions per round`);
-  console.log(`load average before: ${load(loadBefore)}; after: ${load(loadavg())}`);
+  console.log(`load average before: ${load(loadBefore)}; after: ${load(loadavg())}${values.busy ? "; the other core kept busy" : ""}`);
   line("tools/call round trip", (kind) => results[kind].roundTrip, 3);
   line("server CPU per tools/call (one value per round)", (kind) => results[kind].cpuPerCall, 3);
   line(`list-changed fan-out to ${SESSIONS} GET streams`, (kind) => results[kind].fanOut, 1);
 }
 
+/** A child process spinning on one core for the whole run (--busy). */
+function busyCore(): ChildProcess {
+  return spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
+}
+
 async function main(): Promise<void> {
   const loadBefore = loadavg();
+  if (values.redis) redis = await startRedisServer();
+  const spinner = values.busy ? busyCore() : undefined;
   const results = Object.fromEntries(KINDS.map((kind) => [kind, { roundTrip: [], cpuPerCall: [], fanOut: [] }])) as unknown as Results;
-  for (let round = 1; round <= ROUNDS; round++) {
-    const servers: Server[] = [];
-    try {
-      for (const kind of KINDS) servers.push(await startServer(kind));
-      await roundTrips(servers, results);
-      await fanOuts(servers, results);
-    } finally {
-      for (const server of servers) server.child.kill();
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const servers: Server[] = [];
+      try {
+        for (const kind of KINDS) servers.push(await startServer(kind));
+        await roundTrips(servers, results);
+        await fanOuts(servers, results);
+      } finally {
+        for (const server of servers) server.child.kill();
+      }
+      process.stderr.write(`round ${round} done (load ${loadavg()[0]!.toFixed(2)})\n`);
     }
-    process.stderr.write(`round ${round} done (load ${loadavg()[0]!.toFixed(2)})\n`);
+  } finally {
+    postAgent.destroy();
+    spinner?.kill();
+    await redis?.stop();
   }
-  postAgent.destroy();
   report(results, loadBefore);
 }
 

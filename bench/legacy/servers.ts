@@ -6,6 +6,7 @@
  * `notifications/tools/list_changed` to every session:
  * - `runtime`: createServer (Ajv 2020 validator, one subscription handler on an in-process
  *   event source) behind serveHttp, legacy sessions on by default;
+ * - `redis`: the same with its sessions in a Redis session store (REDIS_URL; run.ts --redis);
  * - `sdk`: the official SDK v2, one McpServer + WebStandardStreamableHTTPServerTransport
  *   per session (the SDK's stateful 2025 transport) with the same JSON Schemas through its
  *   fromJsonSchema, behind the node:http adapter the other benches use;
@@ -17,24 +18,26 @@ import { randomUUID } from "node:crypto";
 import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ajvSchemaValidator, createServer, InProcessEventSource } from "../../templates/runtime/index.js";
+import { ajvSchemaValidator, createServer, InProcessEventSource, type LegacySessionStore } from "../../templates/runtime/index.js";
+import { connectRedisSessionStore } from "../../templates/event-sources/redis/redis-session-store.js";
 import { serveHttp } from "../../templates/runtime/transports/http-server.js";
 import { toolsListChangedHandler, type ToolEvents } from "../http/list-changed.js";
 import { serveFetch } from "../http/serve-fetch.js";
 import { answer, INPUT_SCHEMA, OUTPUT_SCHEMA, TOOL_NAME } from "../tools-call/tool.js";
 
-export type Kind = "runtime" | "sdk" | "bare";
+export type Kind = "runtime" | "redis" | "sdk" | "bare";
 type Started = { port: number; fire: () => void };
 const MAX_SESSIONS = 10_000;
 
-async function startRuntime(): Promise<Started> {
+/** `store`: the sessions in Redis (`redis`, REDIS_URL), else in this process (`runtime`). */
+async function startRuntime(store?: LegacySessionStore): Promise<Started> {
   const events = new InProcessEventSource<ToolEvents>();
   const server = createServer({
     name: "bench-runtime",
     version: "1.0.0",
     validator: ajvSchemaValidator(new Ajv2020({ strict: false })),
     // Every session comes from one address: the per-client shares are lifted with the totals.
-    legacy: { maxSessions: MAX_SESSIONS, maxSessionsPerClient: MAX_SESSIONS },
+    legacy: { maxSessions: MAX_SESSIONS, maxSessionsPerClient: MAX_SESSIONS, ...(store === undefined ? {} : { store }) },
     limits: { maxStreams: MAX_SESSIONS, maxStreamsPerClient: MAX_SESSIONS },
   });
   server.addTool({ name: TOOL_NAME, inputSchema: INPUT_SCHEMA, outputSchema: OUTPUT_SCHEMA }, (args) => answer(args));
@@ -115,7 +118,12 @@ function listen(server: ReturnType<typeof createNodeServer>): Promise<number> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 }
 
-const starters: Record<Kind, () => Promise<Started>> = { runtime: startRuntime, sdk: startSdk, bare: startBare };
+async function startRedis(): Promise<Started> {
+  const store: LegacySessionStore = await connectRedisSessionStore({ url: process.env.REDIS_URL! });
+  return startRuntime(store);
+}
+
+const starters: Record<Kind, () => Promise<Started>> = { runtime: () => startRuntime(), redis: startRedis, sdk: startSdk, bare: startBare };
 const { port, fire } = await starters[process.argv[2] as Kind]();
 process.on("message", (command: { fire?: boolean; cpu?: boolean }) => {
   if (command.fire) {

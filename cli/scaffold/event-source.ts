@@ -7,8 +7,10 @@ import { importStyle, lineEnd } from "./register.js";
 
 /**
  * Which event source a project's server runs with: `memory` (one process) or `redis`
- * (pub/sub shared by every process). The choice lives in one function of src/events.ts,
- * `openEventSource`; the Redis module and the `redis` dependency are added only for redis.
+ * (pub/sub shared by every process). The choice lives in the bodies of two functions of
+ * src/events.ts, `openEventSource` and `openSessionStore` (where legacy HTTP sessions live;
+ * a project made before it existed has none, and keeps its sessions in process); the Redis
+ * modules and the `redis` dependency are added only for redis.
  */
 export type EventSourceChoice = "memory" | "redis";
 export const EVENT_SOURCES: readonly EventSourceChoice[] = ["memory", "redis"];
@@ -16,6 +18,8 @@ export const EVENT_SOURCES: readonly EventSourceChoice[] = ["memory", "redis"];
 export const REDIS_MODULE_PATH = "src/event-sources/redis.ts";
 /** The Redis task store beside it, for `createServer({ tasks: { store } })` across processes. */
 export const REDIS_TASK_STORE_PATH = "src/event-sources/redis-task-store.ts";
+/** The Redis session store, for legacy sessions any replica serves (`openSessionStore`). */
+export const REDIS_SESSION_STORE_PATH = "src/event-sources/redis-session-store.ts";
 /**
  * The functions of src/events.ts whose body says which choice the project made, and that
  * body per choice. A project made before one of them existed lacks it: it is left out.
@@ -31,12 +35,17 @@ const BODIES: Record<string, Record<EventSourceChoice, string>> = {
     redis: "// Tasks in Redis (REDIS_URL too), so that any server process serves any task.\nreturn openRedisTaskStore();",
   },
   sharedByProcesses: { memory: "return false;", redis: "return true;" },
+  openSessionStore: {
+    memory: "return undefined;",
+    redis: "// Legacy sessions in the same Redis, so any replica serves any Mcp-Session-Id.\nreturn openRedisSessionStore();",
+  },
 };
 
 /** What a Redis project's src/events.ts imports, by module: the names the bodies above call. */
 const REDIS_IMPORTS: ReadonlyArray<{ specifier: string; name: string; needed: string }> = [
   { specifier: "./event-sources/redis.js", name: "openRedisEventSource", needed: "openEventSource" },
   { specifier: "./event-sources/redis-task-store.js", name: "openRedisTaskStore", needed: "openTaskStore" },
+  { specifier: "./event-sources/redis-session-store.js", name: "openRedisSessionStore", needed: "openSessionStore" },
 ];
 
 /** The files and edits that switch an existing project to `choice`. */
@@ -52,7 +61,7 @@ export async function eventSourceChanges(
   if (events !== eventsText) edited.push({ path: "src/events.ts", content: events });
   const created: PlannedFile[] = [];
   if (choice === "redis") {
-    created.push(redisModule(), redisTaskStoreModule());
+    created.push(redisModule(), redisTaskStoreModule(), redisSessionStoreModule());
     const withDependency = addDependency(packageText, "redis", redisDependencySpec());
     if (withDependency !== packageText) edited.push({ path: "package.json", content: withDependency });
   }
@@ -71,6 +80,12 @@ export function redisTaskStoreModule(): PlannedFile {
   return { path: REDIS_TASK_STORE_PATH, content: readFileSync(source, "utf8") };
 }
 
+/** The Redis session store module a Redis project gets too (legacy sessions shared by every replica). */
+export function redisSessionStoreModule(): PlannedFile {
+  const source = join(packageRoot(), "templates", "event-sources", "redis", "redis-session-store.ts");
+  return { path: REDIS_SESSION_STORE_PATH, content: readFileSync(source, "utf8") };
+}
+
 /** The `redis` client version this generator is tested with, e.g. `^6.3.1`. */
 export function redisDependencySpec(): string {
   const manifest = readPackageJson(packageRoot());
@@ -78,8 +93,8 @@ export function redisDependencySpec(): string {
 }
 
 /**
- * Rewrites the bodies of `openEventSource` (and of `openTaskStore` and `sharedByProcesses`
- * where the file has them) in src/events.ts for `choice` and keeps the Redis imports in step
+ * Rewrites the bodies of `openEventSource` (and of `openTaskStore`, `sharedByProcesses` and
+ * `openSessionStore` where the file has them) in src/events.ts for `choice` and keeps the Redis imports in step
  * with them, following the file's quotes, semicolons and indentation. Every other byte stays
  * as it was.
  */

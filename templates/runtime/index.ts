@@ -11,6 +11,7 @@ export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
 export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";
 export type { DiscoverOptions } from "./discover.js";
 export type { LegacyOptions } from "./legacy/era.js";
+export type { LegacySessionStore, SessionChange, SessionKeeping, SessionRecord, StopListening, StoredEvent } from "./legacy/session-store.js";
 export { MAX_INPUT_ROUNDS } from "./legacy/input-rounds.js";
 export { ToolOutputError } from "./tools.js";
 export type { ToolAnswer, ToolArguments, ToolDefinition, ToolInputSchema, ToolOutputSchema, ToolResult, ToolRunner, ToolStructured } from "./tool-schemas.js";
@@ -64,7 +65,7 @@ export type {
   SubscribeResult,
   SubscriptionHandler,
 } from "./subscriptions/types.js";
-export { InProcessEventSource } from "./events.js";
+export { EVENT_ID, eventIdOf, InProcessEventSource } from "./events.js";
 export type { EventListener, EventSource, EventTopics, Unsubscribe } from "./events.js";
 // Serving: stdio, and Streamable HTTP (a Node handler, or a listening server).
 export { StdioServerTransport } from "./transports/stdio.js";

@@ -41,8 +41,9 @@ describe("a project made with --event-source redis, run as two processes on one 
     const changed: Array<Record<string, any>> = [];
     listener.setNotificationHandler("notifications/tools/list_changed", (notification) => void changed.push(notification));
     const subscription = await listener.listen({ toolsListChanged: true });
-    // The handler acks only once Redis has B's subscription: no waiting needed before the call.
-    assert.equal(await subscriberCount(redis.url, "mcp:events:tool-changes"), 1); // the sample handler's topic
+    // Both processes are subscribed to the sample handler's topic from the start: toggle_greet applies its changes from it.
+    // (B's listener joins B's subscription; the handler acks only once Redis has it: no waiting needed before the call.)
+    assert.equal(await subscriberCount(redis.url, "mcp:events:tool-changes"), 2);
 
     const result = await caller.callTool({ name: "toggle_greet", arguments: {} });
     assert.equal(result.isError ?? false, false);

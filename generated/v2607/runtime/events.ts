@@ -9,6 +9,22 @@
  * is a scaffold add-on: `create-mcp-handler --event-source redis`).
  */
 
+/**
+ * Where an event source shared by several processes marks each payload object it delivers
+ * with the id of the publish it came from (a non-enumerable property under this registered
+ * symbol, so any module can set it without importing the runtime). Every process hears one
+ * publish; the legacy sessions they share (legacy/session-store.ts) write the notification
+ * it causes once, whichever process writes first. A payload that is not an object has no id.
+ */
+export const EVENT_ID: unique symbol = Symbol.for("mcp-gen.event-id");
+
+/** The publish id a shared event source gave `payload`, if it gave one. */
+export function eventIdOf(payload: unknown): string | undefined {
+  if (typeof payload !== "object" || payload === null) return undefined;
+  const id = (payload as { [EVENT_ID]?: unknown })[EVENT_ID];
+  return typeof id === "string" ? id : undefined;
+}
+
 /** Removes one subscription. Calling it again does nothing. */
 export type Unsubscribe = () => void;
 

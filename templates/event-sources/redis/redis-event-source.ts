@@ -11,9 +11,19 @@
  * capped exponential backoff; once Redis is back, every topic is subscribed again and
  * delivery resumes.
  */
+import { randomUUID } from "node:crypto";
 import { createClient } from "redis";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+/**
+ * Where each delivered payload object carries the id of its publish (the runtime's
+ * `EVENT_ID`, a registered symbol): every process hears the same id, so the legacy sessions
+ * they share write the notification one publish causes once. A message starts with
+ * `MESSAGE_TAG <id>` and a newline; one without it (a foreign publisher's JSON) has no id.
+ */
+export const EVENT_ID: unique symbol = Symbol.for("mcp-gen.event-id");
+const MESSAGE_TAG = "mcp-event ";
 
 /** Removes one subscription. Calling it again does nothing. */
 export type Unsubscribe = () => void;
@@ -154,7 +164,7 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     if (this.#publisher.isReady) {
       try {
         // A payload with no JSON form (undefined) arrives as null, as a topic-only event.
-        await this.#publisher.publish(this.#prefix + topic, JSON.stringify(payload) ?? "null");
+        await this.#publisher.publish(this.#prefix + topic, `${MESSAGE_TAG}${randomUUID()}\n${JSON.stringify(payload) ?? "null"}`);
         return;
       } catch (error) {
         // The connection dropped under this publish; any other failure is the caller's.
@@ -192,12 +202,16 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     const topic = channel.slice(this.#prefix.length);
     const subscriptions = this.#topics.get(topic);
     if (subscriptions === undefined) return;
+    const tagged = message.startsWith(MESSAGE_TAG) ? message.indexOf("\n") : -1;
     let payload: unknown;
     try {
-      payload = JSON.parse(message);
+      payload = JSON.parse(tagged === -1 ? message : message.slice(tagged + 1));
     } catch {
       this.#log(`redis event source: dropped a message on "${channel}" that is not JSON`);
       return;
+    }
+    if (tagged !== -1 && typeof payload === "object" && payload !== null) {
+      Object.defineProperty(payload, EVENT_ID, { value: message.slice(MESSAGE_TAG.length, tagged) });
     }
     for (const subscription of [...subscriptions]) {
       if (!subscriptions.has(subscription)) continue;

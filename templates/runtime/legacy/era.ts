@@ -9,7 +9,7 @@
 import { META_KEYS } from "../protocol.js";
 import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcErrorResponse, type JsonRpcRequest } from "../jsonrpc.js";
 import type { MessageContext, Transport } from "../transport.js";
-import { StreamSlots, type ClientKey } from "../subscriptions/slots.js";
+import { clientKey, StreamSlots, type ClientKey } from "../subscriptions/slots.js";
 import {
   initializeRefusal,
   LegacySession,
@@ -25,6 +25,9 @@ import type { RevisionCodec } from "./codec.js";
 import { DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_REPLAY_EVENTS } from "./replay.js";
 import { closeStreams, type ResumeOptions } from "./resumable.js";
 import { unrefTimer } from "../transports/http-io.js";
+import { carriesSharedStream } from "./shared-stream.js";
+import type { LegacySessionStore, SessionRecord } from "./session-store.js";
+import { SharedSessions } from "./shared.js";
 
 export interface LegacyOptions {
   /**
@@ -86,6 +89,11 @@ export interface LegacyOptions {
   readonly maxReplayEvents?: number;
   /** Bytes of events one session keeps for replay. Default 256 KiB. */
   readonly maxReplayBytes?: number;
+  /**
+   * Where HTTP sessions live when several replicas serve one endpoint (session-store.ts; a
+   * Redis one comes with the Redis event source). Default: none, sessions live in this process.
+   */
+  readonly store?: LegacySessionStore;
 }
 
 export const DEFAULT_MAX_SESSIONS = 1000;
@@ -117,7 +125,7 @@ export interface EraConnection extends SessionConnection {
 }
 
 /** What the era needs from the server, beyond what each session needs. */
-export interface EraHost extends Omit<SessionHost, "codecs" | "ended" | "maxClientRequests" | "clientRequestTimeoutMs" | keyof SessionBounds> {
+export interface EraHost extends Omit<SessionHost, "codecs" | "ended" | "sharing" | "maxClientRequests" | "clientRequestTimeoutMs" | keyof SessionBounds> {
   /** The versions of the newer revision, named when a modern-only server refuses `initialize`. */
   readonly modernVersions: readonly string[];
   /** Serves one transport whose messages all belong to `session`. */
@@ -139,6 +147,10 @@ export class LegacyEra {
   /** Sessions held, server-wide and per client: the listen slots' rule, applied to sessions. */
   readonly #slots: StreamSlots;
   readonly #sessionHost: SessionHost;
+  /** Sessions opened here, which hold slots (copies of other replicas' sessions hold none). */
+  readonly #counted = new WeakSet<LegacySession>();
+  /** Set when a store shares sessions between replicas (shared.ts). */
+  readonly shared: SharedSessions | undefined;
   #sweep: NodeJS.Timeout | undefined;
 
   constructor(
@@ -161,8 +173,19 @@ export class LegacyEra {
     };
     const codecs = servedCodecs(chosen.versions);
     this.versions = codecs.map((codec) => codec.version);
+    const keeping = { idleMs: this.idleMs, maxSilentMs: this.maxSilentMs, maxEvents: this.resume.maxReplayEvents, maxBytes: this.resume.maxReplayBytes };
+    this.shared =
+      chosen.store === undefined
+        ? undefined
+        : new SharedSessions(chosen.store, keeping, {
+            emit: host.emit,
+            get: (id) => this.#sessions.get(id),
+            materialize: (record) => this.#materialize(record),
+            sessions: () => this.#sessions.values(),
+          });
     this.#sessionHost = {
       ...host,
+      sharing: this.shared,
       codecs,
       maxClientRequests: Math.max(1, chosen.maxClientRequests ?? DEFAULT_MAX_CLIENT_REQUESTS),
       clientRequestTimeoutMs: Math.max(1, chosen.clientRequestTimeoutMs ?? DEFAULT_CLIENT_REQUEST_TIMEOUT_MS),
@@ -224,13 +247,43 @@ export class LegacyEra {
     if (refusal?.scope === "headroom") return { refused: "full", error: this.#headroomError(initialize, refusal.limit) };
     if (refusal !== undefined) return { refused: "share", error: this.#shareError(initialize) };
     const session = new LegacySession(this.#sessionHost, crypto.randomUUID(), output, ownedByConnection, client);
-    this.#sessions.set(session.id, session);
-    this.#sweep ??= unrefTimer(setInterval(() => this.#expireIdle(), Math.min(this.idleMs, this.maxSilentMs, 60_000)));
+    if (this.shared !== undefined && !ownedByConnection) session.output = this.shared.output(session);
+    this.#counted.add(session);
+    this.#hold(session);
     return session;
   }
 
   get(id: string): LegacySession | undefined {
     return this.#sessions.get(id);
+  }
+
+  /** The session a request names: this process's, or with a store any replica's (loaded on first use). */
+  find(id: string): LegacySession | undefined | Promise<LegacySession | undefined> {
+    return this.shared === undefined ? this.#sessions.get(id) : this.shared.find(id);
+  }
+
+  /** The client named the session (a request, a GET, a DELETE). */
+  touched(session: LegacySession): void {
+    session.lastActive = Date.now();
+    this.shared?.touched(session);
+  }
+
+  #hold(session: LegacySession): void {
+    this.#sessions.set(session.id, session);
+    // Shared: the store's expiry decides, and the sweep keeps carried streams' sessions alive well within idleMs.
+    const every =
+      this.shared === undefined ? Math.min(this.idleMs, this.maxSilentMs, 60_000) : Math.max(50, Math.min(this.idleMs / 2, this.maxSilentMs, 30_000));
+    this.#sweep ??= unrefTimer(setInterval(() => this.#expireIdle(), every));
+  }
+
+  /** This replica's copy of a session another one opened: no slot of its own; its streams count against its principal, else against it alone. */
+  #materialize(record: SessionRecord): LegacySession {
+    const client = record.principal === undefined ? `session:${record.id}` : clientKey(record.principal, undefined, {});
+    const session = new LegacySession(this.#sessionHost, record.id, undefined, false, client);
+    session.output = this.shared!.output(session);
+    this.#hold(session);
+    session.restore(record);
+    return session;
   }
 
   limitError(request: JsonRpcRequest | null): JsonRpcErrorResponse {
@@ -258,6 +311,7 @@ export class LegacyEra {
 
   /** Server shutdown: every session ends (handleClose for each implicit stream). */
   async close(cause: SessionEnding = "shutdown"): Promise<void> {
+    this.shared?.close();
     await Promise.all([...this.#sessions.values()].map((session) => session.close(cause)));
   }
 
@@ -265,7 +319,7 @@ export class LegacyEra {
     closeStreams(session);
     if (this.#sessions.get(session.id) === session) {
       this.#sessions.delete(session.id);
-      this.#slots.release(session.client);
+      if (this.#counted.has(session)) this.#slots.release(session.client);
     }
     if (this.#sessions.size === 0 && this.#sweep !== undefined) {
       clearInterval(this.#sweep);
@@ -279,6 +333,12 @@ export class LegacyEra {
    * sessions live as long as their process.
    */
   #expireIdle(): void {
+    if (this.shared !== undefined) {
+      void this.shared
+        .sweep((session) => carriesSharedStream(session))
+        .catch((error: unknown) => this.host.emit({ type: "handler-error", id: null, callback: "session store", error }));
+      return;
+    }
     const now = Date.now();
     const idleCutoff = now - this.idleMs;
     const silentCutoff = now - this.maxSilentMs;

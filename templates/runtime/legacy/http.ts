@@ -68,7 +68,9 @@ export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchan
 /** A POST, GET or DELETE naming a session. */
 export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpExchange): Promise<void> {
   const { req, res, sessionId } = exchange;
-  const session = era.get(sessionId!);
+  const found = era.find(sessionId!);
+  // Only a shared session not yet copied to this replica is looked up asynchronously.
+  const session = found instanceof Promise ? await found : found;
   // A session belongs to whoever opened it: another principal is told it does not exist.
   if (session === undefined || session.closed || !samePrincipal(session.context?.["principal"], exchange.context?.["principal"])) {
     return exchange.reject({
@@ -76,12 +78,12 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
       body: errorResponse(null, ERROR_CODES.InvalidRequestError, "Unknown or expired Mcp-Session-Id; send initialize to start a new session"),
     });
   }
-  session.lastActive = Date.now(); // a POST's message sets it again: the session may have waited for the body
+  era.touched(session); // a POST's message sets it again: the session may have waited for the body
   if (req.method === "DELETE") {
     await session.close("cancelled");
     return answerEmpty(res, 204);
   }
-  if (req.method === "GET") return openSessionStream(era, session, exchange);
+  if (req.method === "GET") return await openSessionStream(era, session, exchange);
   if (req.method !== "POST") {
     return exchange.reject({
       status: 405,
@@ -101,7 +103,9 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
   if ("status" in read) return exchange.reject(read);
   if (!("method" in read.message)) {
     // Only an answer to a request this session sent and still waits for is taken; any other is refused as on the modern path.
-    return session.answer(read.message) ? answerEmpty(res, 202) : exchange.reject(refuseClientResponse(read.message));
+    // With a store, the answer may be awaited on another replica.
+    const taken = session.answer(read.message) || (await session.answerElsewhere(read.message));
+    return taken ? answerEmpty(res, 202) : exchange.reject(refuseClientResponse(read.message));
   }
   await exchange.serve(read.message, session);
   if (read.kind !== "request") answerEmpty(res, 202);

@@ -52,7 +52,8 @@ export class ReplayBuffer {
   #head = 0;
   #bytes = 0;
   #nextSeq = 1;
-  #nextStream = STANDALONE_STREAM + 1;
+  readonly #firstStream: number;
+  #nextStream: number;
   /** Per stream, the highest seq dropped from the window: a resume from before it cannot be complete. At most maxEvents entries. */
   readonly #droppedUpTo = new Map<number, number>();
   /** The highest seq of a stream whose entry above was itself forgotten: a resume from before it is not vouched for. */
@@ -60,8 +61,10 @@ export class ReplayBuffer {
   /** The highest stream number whose entry was forgotten: a newer stream's drops are all in the map. */
   #forgottenStream = -1;
 
-  constructor(limits: ReplayLimits) {
+  /** `firstStream`: the first POST stream's number (replicas sharing a session number theirs apart). */
+  constructor(limits: ReplayLimits, firstStream = STANDALONE_STREAM + 1) {
     this.#limits = limits;
+    this.#firstStream = this.#nextStream = firstStream;
   }
 
   /** Bytes of event data held (for tests and limits). */
@@ -79,7 +82,7 @@ export class ReplayBuffer {
 
   /** Whether `stream` was ever opened in this session. */
   knows(stream: number): boolean {
-    return stream >= STANDALONE_STREAM && stream < this.#nextStream;
+    return stream === STANDALONE_STREAM || (stream >= this.#firstStream && stream < this.#nextStream);
   }
 
   /** The next event id of `stream`, with no data kept (a priming event). */

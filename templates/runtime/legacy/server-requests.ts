@@ -33,6 +33,16 @@ interface Waiting {
   readonly timer: NodeJS.Timeout;
 }
 
+/**
+ * Where a shared session's requests get ids no other replica uses, and how an answer POSTed
+ * to another replica comes back here (session-store.ts `nextRequestId`, `awaitAnswer`).
+ */
+export interface RemoteAnswers {
+  nextId(): Promise<number>;
+  /** Registers the wait; `listener` gets the answer wherever it arrives. Resolves with how to stop waiting. */
+  await(requestId: number, ttlMs: number, listener: (response: JsonRpcResponse) => void): Promise<() => void>;
+}
+
 /** Where a request to the client is written: the connection of the request that caused it. */
 export interface RequestSink {
   send(message: JsonRpcMessage): void;
@@ -46,6 +56,8 @@ export class ServerRequests {
   constructor(
     readonly limit: number,
     readonly timeoutMs: number,
+    /** Set for a session shared by several replicas: ids and answers go through its store. */
+    readonly remote?: RemoteAnswers,
   ) {}
 
   /** Requests sent and not yet answered. */
@@ -65,7 +77,30 @@ export class ServerRequests {
     if (!this.fits(1)) {
       return Promise.reject(new ClientRequestFailed(`${method} was not sent: ${this.limit} requests already wait for this client's answers`));
     }
-    const id = this.#nextId++;
+    if (this.remote !== undefined) return this.#askShared(this.remote, sink, method, params, signal);
+    return this.#send(this.#nextId++, sink, method, params, signal);
+  }
+
+  /** A shared session's ask: an id from the store and the wait registered there before the request goes out. */
+  async #askShared(remote: RemoteAnswers, sink: RequestSink, method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+    let id: number;
+    let stopRemote: () => void;
+    try {
+      id = await remote.nextId();
+      stopRemote = await remote.await(id, this.timeoutMs, (response) => void this.settle(response));
+    } catch (error) {
+      throw new ClientRequestFailed(`${method} was not sent: the session store failed (${error instanceof Error ? error.message : String(error)})`);
+    }
+    try {
+      return await this.#send(id, sink, method, params, signal);
+    } finally {
+      stopRemote();
+    }
+  }
+
+  #send(id: number, sink: RequestSink, method: string, params: JsonObject, signal: AbortSignal): Promise<JsonObject> {
+    if (this.#closed !== undefined) return Promise.reject(new ClientRequestFailed(this.#closed));
+    if (signal.aborted) return Promise.reject(new ClientRequestFailed(`${method} was not sent: the request that needed it was cancelled`));
     return new Promise<JsonObject>((resolve, reject) => {
       const stop = (why: string) => {
         if (this.#forget(id) === undefined) return;

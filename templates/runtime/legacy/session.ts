@@ -37,11 +37,12 @@ import type { Translate } from "../connection.js";
 import type { MessageContext } from "../transport.js";
 import { mergeMeta, type HandlerMeta } from "../meta.js";
 import { INPUT_REQUIRED, serveInputRounds, type InputAsker, type Rounds } from "./input-rounds.js";
-import { ServerRequests } from "./server-requests.js";
+import { ServerRequests, type RemoteAnswers } from "./server-requests.js";
 import { PendingNotifications } from "./pending.js";
 import { ImplicitStream, listChangedFilter, URI_KIND, type ImplicitStreamOwner } from "./implicit-stream.js";
 import { INITIALIZED_METHOD, initializeResult, isSharedMethod, SESSION_METHODS, toLegacyResponse, toModernParams } from "./translate.js";
 import type { RevisionCodec } from "./codec.js";
+import type { SessionRecord } from "./session-store.js";
 
 const CANCELLED_METHOD = "notifications/cancelled" satisfies Legacy.ClientNotificationMethod;
 const NO_META: Readonly<JsonObject> = Object.freeze({});
@@ -57,10 +58,30 @@ export interface SessionConnection {
   abandon(): Promise<void>;
 }
 
-/** Where a session's unsolicited notifications go: stdout, or the HTTP session's GET stream. */
+/** Where a session's unsolicited notifications go: stdout, the HTTP session's GET stream, or the session store. */
 export interface SessionOutput {
   send(message: JsonRpcMessage): void;
+  /** Sends a notification with the posted message it came from (a shared output writes one cause once). */
+  sendCaused?(message: JsonRpcMessage, origin: unknown): void;
   close?(): void;
+}
+
+/**
+ * What a session shares with the other replicas when its server has a session store
+ * (shared.ts): its record on every change, its end, and answers its client POSTs elsewhere.
+ */
+export interface SessionSharing {
+  /** The session was initialized: stored before the client learns its id is usable. */
+  created(record: SessionRecord): Promise<void>;
+  saved(record: SessionRecord): Promise<void>;
+  /** The session ended here: it ends everywhere. */
+  ended(id: string): void;
+  /** A `notifications/cancelled` for a request not running here: every replica's copy cancels it if it runs there. */
+  cancelled(id: string, requestId: RequestId): void;
+  /** An answer no request of this replica waits for: handed to the replica that waits, if one does. */
+  answer(id: string, response: JsonRpcResponse): Promise<boolean>;
+  /** Where this session's requests to its client get their ids and answers. */
+  requests(id: string): RemoteAnswers;
 }
 
 /** What one session may keep of its client's requests (LegacyOptions). */
@@ -91,6 +112,8 @@ export interface SessionHost extends SessionBounds {
   releaseStream(session: LegacySession): void;
   /** The session is over; the registry forgets it. */
   ended(session: LegacySession): void;
+  /** Set when sessions are shared by several replicas through a store. */
+  readonly sharing: SessionSharing | undefined;
 }
 
 /** A shared request being handled, with the connection running it (a session usually has one at a time: no Map is made for it). */
@@ -131,7 +154,7 @@ export class LegacySession implements ImplicitStreamOwner {
     /** Whose shares of sessions and listen slots this session and its implicit streams count against. */
     readonly client: ClientKey,
   ) {
-    this.#serverRequests = new ServerRequests(host.maxClientRequests, host.clientRequestTimeoutMs);
+    this.#serverRequests = new ServerRequests(host.maxClientRequests, host.clientRequestTimeoutMs, host.sharing?.requests(id));
   }
 
   get emit(): EventHook {
@@ -167,7 +190,12 @@ export class LegacySession implements ImplicitStreamOwner {
         if (classified.message.method === INITIALIZED_METHOD) void this.#ready();
         else if (classified.message.method === CANCELLED_METHOD) {
           const id = classified.message.params?.["requestId"];
-          if (typeof id === "string" || typeof id === "number") (this.#running.get(id)?.connection ?? connection).cancelRequest(id);
+          if (typeof id !== "string" && typeof id !== "number") return;
+          const running = this.#running.get(id);
+          if (running !== undefined) running.connection.cancelRequest(id);
+          // Shared: the request may run on another replica; every replica's copy hears it.
+          else if (this.host.sharing !== undefined) this.host.sharing.cancelled(this.id, id);
+          else connection.cancelRequest(id);
         }
         return;
       case "request":
@@ -187,6 +215,50 @@ export class LegacySession implements ImplicitStreamOwner {
   answer(response: JsonRpcResponse): boolean {
     this.lastActive = Date.now();
     return this.#serverRequests.settle(response);
+  }
+
+  /** An answer this replica does not wait for, handed to the one that does (shared sessions); false when none waits. */
+  async answerElsewhere(response: JsonRpcResponse): Promise<boolean> {
+    return this.host.sharing === undefined ? false : this.host.sharing.answer(this.id, response);
+  }
+
+  /** The client cancelled a request through another replica: cancelled here if it runs here. */
+  cancelElsewhere(requestId: RequestId): void {
+    this.#running.get(requestId)?.connection.cancelRequest(requestId);
+  }
+
+  /** What another replica needs to serve this session; undefined before `initialize`. */
+  record(): SessionRecord | undefined {
+    if (this.#codec === undefined) return undefined;
+    const principal = this.#context?.["principal"];
+    return {
+      id: this.id,
+      version: this.#codec.version,
+      meta: this.#meta,
+      ...(principal === undefined ? {} : { principal }),
+      ready: this.#phase === "ready",
+      subscriptions: [...this.#resourceStreams.keys()],
+    };
+  }
+
+  /** Takes over a session another replica opened: its revision, `_meta` and principal, then its streams. */
+  restore(record: SessionRecord): void {
+    if (this.#phase !== "new") return;
+    this.#codec = this.host.codecs.find((served) => served.version === record.version) ?? this.host.codecs[0]!;
+    this.#context = record.principal === undefined ? undefined : Object.freeze({ principal: record.principal });
+    this.#setMeta({ ...record.meta });
+    this.#phase = "initialized";
+    this.adopt(record);
+  }
+
+  /** Another replica changed the session: its log level, readiness and subscriptions follow here (nothing is saved back). */
+  adopt(record: SessionRecord): void {
+    if (this.#phase === "new" || this.#phase === "closed") return;
+    if (JSON.stringify(record.meta) !== JSON.stringify(this.#meta)) this.#setMeta({ ...record.meta });
+    if (record.ready && this.#phase === "initialized") void this.#ready(false);
+    if (this.#phase !== "ready") return;
+    for (const uri of record.subscriptions) if (!this.#resourceStreams.has(uri)) void this.#openSubscription(uri);
+    for (const [uri, open] of this.#resourceStreams) if (!record.subscriptions.includes(uri)) void open.stream.teardown({ why: "cancelled" });
   }
 
   /** The client's input ended (stdin EOF): no answer can arrive, so waiting requests fail now instead of at their timeout. */
@@ -214,12 +286,13 @@ export class LegacySession implements ImplicitStreamOwner {
     };
   }
 
-  notify(sent: JsonRpcNotification): void {
+  notify(sent: JsonRpcNotification, origin?: unknown): void {
     if (this.#phase === "closed") return;
     // A notification the client's revision does not have is not sent; the rest carry only what it defines.
     const notification = this.#forClient(sent);
     if (notification === undefined) return;
-    if (this.output !== undefined) this.output.send(notification);
+    if (this.output?.sendCaused !== undefined) this.output.sendCaused(notification, origin);
+    else if (this.output !== undefined) this.output.send(notification);
     else if (!this.ownedByConnection) (this.#pending ??= new PendingNotifications()).keep(notification, KINDS.length + this.#resourceStreams.size);
   }
 
@@ -241,11 +314,17 @@ export class LegacySession implements ImplicitStreamOwner {
     this.host.releaseStream(this);
   }
 
-  /** Ends the session: every implicit stream gets handleClose once, the output closes. */
-  async close(why: SessionEnding): Promise<void> {
+  /**
+   * Ends the session: every implicit stream gets handleClose once, the output closes.
+   * `elsewhere`: it already ended in the store (another replica's DELETE, expiry), so it is
+   * not ended there again; otherwise a shared session ends on every replica.
+   */
+  async close(why: SessionEnding, elsewhere = false): Promise<void> {
     if (this.#phase === "closed") return;
+    const shared = this.#phase !== "new" && !elsewhere && why !== "shutdown";
     this.#phase = "closed";
     this.host.ended(this);
+    if (shared) this.host.sharing?.ended(this.id);
     this.#serverRequests.close("the session ended before the client answered");
     // DELETE or the client gone: its running requests are aborted. At shutdown the connections end them, as for a modern request.
     if (why !== "shutdown") for (const { id, connection } of this.#running.list()) connection.cancelRequest(id);
@@ -257,19 +336,18 @@ export class LegacySession implements ImplicitStreamOwner {
   async #request(connection: SessionConnection, request: JsonRpcRequest): Promise<void> {
     const { id, method } = request;
     if (this.#phase === "closed") return connection.send(errorResponse(id, INVALID_REQUEST, "Invalid request: the session has ended; initialize a new one"));
-    if (method === SESSION_METHODS.initialize) return this.#initialize(connection, request);
+    if (method === SESSION_METHODS.initialize) return await this.#initialize(connection, request);
     if (method === SESSION_METHODS.ping) return answerEmpty(connection, id);
     if (this.#phase === "new") return connection.send(errorResponse(id, INVALID_REQUEST, `Invalid request: send initialize before ${method}`));
     const params = request.params ?? {};
     switch (method) {
       case SESSION_METHODS.setLevel:
-        if (!isLoggingLevel(params["level"])) return connection.send(errorResponse(id, INVALID_PARAMS, `Invalid params: "level" must be a logging level`));
-        this.#setMeta({ ...this.#meta, [META_KEYS.logLevel]: params["level"] });
-        return answerEmpty(connection, id);
+        return this.#setLevel(connection, id, params["level"]);
       case SESSION_METHODS.subscribe:
         return this.#subscribe(connection, id, params["uri"]);
       case SESSION_METHODS.unsubscribe:
         if (typeof params["uri"] === "string") await this.#resourceStreams.get(params["uri"])?.stream.teardown({ why: "cancelled" });
+        if (!(await this.#share(connection, id))) return;
         return answerEmpty(connection, id);
     }
     if (!isSharedMethod(this.#codec!, method) || !this.host.hasMethod(method))
@@ -309,12 +387,30 @@ export class LegacySession implements ImplicitStreamOwner {
     return toLegacyResponse(codec, request.method, await serveInputRounds(request, first, rounds, asker));
   }
 
+  /**
+   * Saves the record for the other replicas (when shared) before the change is answered;
+   * false, having answered the error, when the store could not be written.
+   */
+  async #share(connection: SessionConnection, id: RequestId, first = false): Promise<boolean> {
+    const sharing = this.host.sharing;
+    const record = this.record();
+    if (sharing === undefined || record === undefined) return true;
+    try {
+      await (first ? sharing.created(record) : sharing.saved(record));
+      return true;
+    } catch (error) {
+      this.host.emit({ type: "handler-error", id, callback: "session store", error });
+      connection.send(errorResponse(id, INTERNAL_ERROR, "The session store could not be written; retry the request"));
+      return false;
+    }
+  }
+
   #setMeta(meta: JsonObject): void {
     this.#meta = Object.freeze(meta);
     this.#sessionMeta = undefined;
   }
 
-  #initialize(connection: SessionConnection, request: JsonRpcRequest): void {
+  async #initialize(connection: SessionConnection, request: JsonRpcRequest): Promise<void> {
     const { id } = request;
     const params = request.params ?? {};
     if (this.#phase !== "new") return connection.send(errorResponse(id, INVALID_REQUEST, "Invalid request: this session is already initialized"));
@@ -332,14 +428,19 @@ export class LegacySession implements ImplicitStreamOwner {
       [META_KEYS.logLevel]: LOWEST_LOG_LEVEL,
     });
     this.#phase = "initialized";
+    // Shared: stored before the answer, so the client's next request finds it on any replica; else no session.
+    if (!(await this.#share(connection, id, true))) return void this.close("cancelled", true);
     const result = initializeResult(codec, this.host.capabilities(this.#streamMeta()), this.host.info, this.host.instructions);
     connection.send({ jsonrpc: "2.0", id, result });
   }
 
-  /** After `notifications/initialized`: the implicit stream of every list change the server advertises. */
-  async #ready(): Promise<void> {
+  /** After `notifications/initialized` (here, or `share` false: on another replica): the implicit stream of every list change the server advertises. */
+  async #ready(share = true): Promise<void> {
     if (this.#phase !== "initialized") return;
     this.#phase = "ready";
+    const record = share ? this.record() : undefined;
+    if (record !== undefined)
+      this.host.sharing?.saved(record).catch((error: unknown) => this.host.emit({ type: "handler-error", id: null, callback: "session store", error }));
     const meta = this.#streamMeta();
     const filter = listChangedFilter(this.host.capabilities(meta) as Readonly<Record<string, unknown>>);
     if (Object.keys(filter).length === 0) return;
@@ -350,6 +451,15 @@ export class LegacySession implements ImplicitStreamOwner {
     const open = new ImplicitStream(this, id, meta, filter, this.client);
     this.#listStream = open;
     await this.#open(open);
+  }
+
+  /** The level becomes the requests' `_meta` log level; not kept when the other replicas cannot hear of it. */
+  async #setLevel(connection: SessionConnection, id: RequestId, level: unknown): Promise<void> {
+    if (!isLoggingLevel(level)) return connection.send(errorResponse(id, INVALID_PARAMS, `Invalid params: "level" must be a logging level`));
+    const before = this.#meta;
+    this.#setMeta({ ...this.#meta, [META_KEYS.logLevel]: level });
+    if (!(await this.#share(connection, id))) return this.#setMeta(before);
+    answerEmpty(connection, id);
   }
 
   async #subscribe(connection: SessionConnection, id: RequestId, uri: unknown): Promise<void> {
@@ -366,17 +476,26 @@ export class LegacySession implements ImplicitStreamOwner {
       return connection.send(
         errorResponse(id, INVALID_REQUEST, `Invalid request: this session already holds ${maxSubscriptions} subscriptions, its limit; unsubscribe one first`),
       );
+    const refused = await this.#openSubscription(uri);
+    if (refused !== undefined) return connection.send(errorResponse(id, refused.code, refused.message, refused.data));
+    // Not kept when the other replicas cannot hear of it: the client was told it failed.
+    if (!(await this.#share(connection, id))) return void (await this.#resourceStreams.get(uri)?.stream.teardown({ why: "cancelled" }));
+    connection.send({ jsonrpc: "2.0", id, result: {} });
+  }
+
+  /** Opens the implicit stream of one subscribed URI; the error to answer with when it was not honored. */
+  async #openSubscription(uri: string): Promise<{ code: number; message: string; data?: unknown } | undefined> {
     const slotRefusal = this.host.reserveStream(this);
-    if (slotRefusal !== undefined) return connection.send(errorResponse(id, INTERNAL_ERROR, slotRefusalMessage(slotRefusal)));
-    const filter = { [URI_KIND.filterKey]: [uri] } as SubscriptionFilter;
+    if (slotRefusal !== undefined) return { code: INTERNAL_ERROR, message: slotRefusalMessage(slotRefusal) };
+    const filter = { [URI_KIND!.filterKey]: [uri] } as SubscriptionFilter;
     const open = new ImplicitStream(this, `${this.id}:${uri}`, this.#streamMeta(), filter, this.client);
     this.#resourceStreams.set(uri, open);
     const opened = await this.#open(open);
-    const honored = open.honored?.[URI_KIND.filterKey as keyof SubscriptionFilter];
-    if (opened && Array.isArray(honored) && honored.includes(uri)) return connection.send({ jsonrpc: "2.0", id, result: {} });
+    const honored = open.honored?.[URI_KIND!.filterKey as keyof SubscriptionFilter];
+    if (opened && Array.isArray(honored) && honored.includes(uri)) return undefined;
     if (opened) await open.stream.teardown({ why: "cancelled" }); // narrowed away: nothing is delivered for it
     const refusal = open.refusal;
-    connection.send(errorResponse(id, refusal?.code ?? INVALID_PARAMS, refusal?.message ?? `The server declined the subscription to ${uri}`, refusal?.data));
+    return { code: refusal?.code ?? INVALID_PARAMS, message: refusal?.message ?? `The server declined the subscription to ${uri}`, data: refusal?.data };
   }
 
   async #open(open: ImplicitStream): Promise<boolean> {

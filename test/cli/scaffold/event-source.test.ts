@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
 import { parseCreateFlags } from "../../../cli/scaffold/create-options.js";
-import { addDependency, REDIS_MODULE_PATH, REDIS_TASK_STORE_PATH, useEventSource } from "../../../cli/scaffold/event-source.js";
+import { addDependency, REDIS_MODULE_PATH, REDIS_SESSION_STORE_PATH, REDIS_TASK_STORE_PATH, useEventSource } from "../../../cli/scaffold/event-source.js";
 import { validateName } from "../../../cli/scaffold/names.js";
 import { planProject } from "../../../cli/scaffold/project.js";
 
@@ -81,11 +81,26 @@ test("create --event-source redis gives the project the Redis module, its import
   assert.equal(JSON.parse(files.get("package.json")!).dependencies.redis, "^6.3.1");
 });
 
+test("create --event-source redis keeps legacy sessions in Redis: openSessionStore opens the Redis session store, beside the event source", async () => {
+  const files = new Map((await project("redis")).map((file) => [file.path, file.content]));
+  assert.ok(files.get(REDIS_SESSION_STORE_PATH)?.includes("export function openRedisSessionStore"));
+  const events = files.get("src/events.ts")!;
+  assert.match(events, /^import \{ openRedisSessionStore \} from "\.\/event-sources\/redis-session-store\.js";$/m);
+  assert.match(
+    events,
+    /openSessionStore\(\): Promise<LegacySessionStore \| undefined> \{\n {2}\/\/ Legacy sessions[^\n]*\n {2}return openRedisSessionStore\(\);\n\}/,
+  );
+  const memory = await useEventSource(events, "memory");
+  assert.match(memory, /openSessionStore\(\): Promise<LegacySessionStore \| undefined> \{\n {2}return undefined;\n\}/);
+  assert.doesNotMatch(memory, /redis-session-store/);
+});
+
 test("create without --event-source, or with memory, adds neither the Redis module nor the dependency", async () => {
   for (const files of [await project(), await project("memory")]) {
     const byPath = new Map(files.map((file) => [file.path, file.content]));
     assert.equal(byPath.has(REDIS_MODULE_PATH), false);
     assert.equal(byPath.has(REDIS_TASK_STORE_PATH), false);
+    assert.equal(byPath.has(REDIS_SESSION_STORE_PATH), false);
     assert.equal(JSON.parse(byPath.get("package.json")!).dependencies?.redis, undefined);
     assert.match(byPath.get("src/events.ts")!, /return createEventSource\(\);/);
     assert.doesNotMatch(byPath.get("src/events.ts")!, /event-sources\/redis/);

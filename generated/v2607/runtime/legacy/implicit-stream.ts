@@ -44,8 +44,8 @@ export const URI_KIND: (typeof KINDS)[number] | undefined = KINDS.find((kind) =>
 export interface ImplicitStreamOwner {
   readonly emit: EventHook;
   readonly mailboxSize: number;
-  /** Writes a notification to the session's client. */
-  notify(notification: JsonRpcNotification): void;
+  /** Writes a notification to the session's client; `origin`: the posted message it came from (see session.ts). */
+  notify(notification: JsonRpcNotification, origin: unknown): void;
   /** The stream is over (its handlers got handleClose, or it stopped). */
   streamEnded(stream: ImplicitStream): void;
 }
@@ -76,9 +76,9 @@ export class ImplicitStream implements StreamHost {
     return this.stream.isOpen;
   }
 
-  send(message: JsonRpcMessage): void {
+  send(message: JsonRpcMessage, _json?: string, origin?: unknown): void {
     if ("method" in message) {
-      if (KIND_METHODS.has(message.method)) this.#owner.notify(unstamped(message as JsonRpcNotification));
+      if (KIND_METHODS.has(message.method)) this.#owner.notify(unstamped(message as JsonRpcNotification), origin);
       else this.honored = (message.params?.["notifications"] ?? {}) as SubscriptionFilter; // the ack
       return;
     }

@@ -21,6 +21,7 @@ import type { LegacyEra } from "./era.js";
 import type { LegacyHttpExchange } from "./http.js";
 import type { LegacySession, SessionOutput } from "./session.js";
 import { eventId, parseEventId, ReplayBuffer, STANDALONE_STREAM, type ReplayEvent } from "./replay.js";
+import { openSharedStream } from "./shared-stream.js";
 
 /** The resumption limits a session's streams follow (from `LegacyOptions`). */
 export interface ResumeOptions {
@@ -139,8 +140,11 @@ export class SessionStreams {
     readonly options: ResumeOptions,
     /** Marks the session active (a connection carrying one of its streams just ended). */
     readonly touch: () => void,
+    /** Shared by replicas: POST streams numbered from a random base, so one replica's never names another's. */
+    shared = false,
   ) {
-    this.buffer = new ReplayBuffer({ maxEvents: options.maxReplayEvents, maxBytes: options.maxReplayBytes });
+    const firstStream = shared ? 1 + randomStreamNumber() : undefined;
+    this.buffer = new ReplayBuffer({ maxEvents: options.maxReplayEvents, maxBytes: options.maxReplayBytes }, firstStream);
   }
 
   /** A new POST response stream. */
@@ -162,7 +166,10 @@ const sessionStreams = new WeakMap<LegacySession, SessionStreams>();
 
 export function streamsOf(session: LegacySession, options: ResumeOptions): SessionStreams {
   let streams = sessionStreams.get(session);
-  if (streams === undefined) sessionStreams.set(session, (streams = new SessionStreams(options, () => (session.lastActive = Date.now()))));
+  if (streams === undefined) {
+    streams = new SessionStreams(options, () => (session.lastActive = Date.now()), session.host.sharing !== undefined);
+    sessionStreams.set(session, streams);
+  }
   return streams;
 }
 
@@ -175,13 +182,17 @@ export function closeStreams(session: LegacySession): void {
  * A GET on a session: with `Last-Event-ID`, the stream that id belongs to, resumed after
  * it; without, the standalone stream from now on (409 while a connection carries it).
  */
-export function openSessionStream(era: LegacyEra, session: LegacySession, exchange: LegacyHttpExchange): void {
+export function openSessionStream(era: LegacyEra, session: LegacySession, exchange: LegacyHttpExchange): void | Promise<void> {
   const { req, res } = exchange;
   const refuse = (status: number, message: string) => exchange.reject({ status, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) });
   if (!String(req.headers.get("accept") ?? "").includes("text/event-stream")) return refuse(406, "the GET stream needs Accept: text/event-stream");
   const streams = streamsOf(session, era.resume);
   const sse = era.maxBufferedBytes === undefined ? exchange.sse : { ...exchange.sse, maxBufferedBytes: era.maxBufferedBytes };
   const lastEventId = req.headers.get("last-event-id");
+  // Shared sessions: the GET stream is read from the store; a POST stream resumes on the replica that ran its request.
+  if (era.shared !== undefined && !resumesLocalPost(streams, lastEventId)) {
+    return openSharedStream(era, session, res, sse, typeof lastEventId === "string" ? lastEventId : undefined, refuse);
+  }
   if (typeof lastEventId !== "string") {
     if (streams.standalone?.attached) return refuse(409, "this session already has an open GET stream");
     return carryStandalone(session, streams, res, sse, []);
@@ -208,6 +219,12 @@ export function openSessionStream(era: LegacyEra, session: LegacySession, exchan
   past.attach(res, sse, missed);
 }
 
+/** Whether `lastEventId` names a POST stream of this replica (a shared session's other streams are read from the store). */
+function resumesLocalPost(streams: SessionStreams, lastEventId: string | null | undefined): boolean {
+  const cursor = typeof lastEventId === "string" ? parseEventId(lastEventId) : undefined;
+  return cursor !== undefined && cursor.stream !== STANDALONE_STREAM && streams.buffer.knows(cursor.stream);
+}
+
 /**
  * Carries the session's standalone stream on `res`, making it on the first GET; the
  * session's notifications go to it from then on. It becomes the output only once attached,
@@ -229,4 +246,10 @@ function outputOf(stream: ResumableStream, streams: SessionStreams): SessionOutp
     },
   };
   return output;
+}
+
+/** A random number below 2^40, from Web Crypto (the fetch path imports no node: module). */
+function randomStreamNumber(): number {
+  const words = crypto.getRandomValues(new Uint32Array(2));
+  return (words[0]! % 2 ** 8) * 2 ** 32 + words[1]!;
 }

@@ -1,0 +1,346 @@
+/**
+ * The runtime's `LegacySessionStore` in Redis, so that every replica behind a load balancer
+ * (no stickiness needed) serves every 2025-11-25 session: `createServer({ legacy: { store:
+ * openRedisSessionStore() } })` (or `await connectRedisSessionStore()`, which waits until connected). It has the runtime's shape without importing it,
+ * like the event source and task store beside it.
+ *
+ * - A session is one hash (`<prefix>s:<id>`: its record as JSON and a few counters) that
+ *   Redis expires after `idleMs` unless touched: by the client's requests, and while a GET
+ *   stream is carried, by that replica until `maxSilentMs` after the client last sent one.
+ * - Its GET stream's replay window is a Redis Stream (`<prefix>s:<id>:events`, entry ids
+ *   `0-<seq>`), bounded in events and bytes by one script that also publishes each event on
+ *   `<prefix>events:<id>` for the replica carrying the stream. A write naming a cause that
+ *   was already written (another replica heard the same publish) is skipped in that script.
+ * - Record changes and ends are published on `<prefix>changes`; an answer to a request the
+ *   server sent its client is published to the replica that waits for it (`<prefix>answers:<replica>`).
+ */
+import { randomUUID } from "node:crypto";
+import { createClient } from "redis";
+
+export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+/** The runtime's SessionRecord, as far as the store reads it. */
+export interface SessionRecordLike {
+  readonly id: string;
+}
+export interface SessionKeepingLike {
+  readonly idleMs: number;
+  readonly maxSilentMs: number;
+  readonly maxEvents: number;
+  readonly maxBytes: number;
+}
+export type SessionChangeLike<R> =
+  | { readonly type: "saved"; readonly record: R }
+  | { readonly type: "ended"; readonly id: string }
+  | { readonly type: "cancelled"; readonly id: string; readonly requestId: string | number };
+export interface StoredEventLike {
+  readonly seq: number;
+  readonly json: string;
+}
+/** A JSON-RPC response from the client, as far as the store reads it. */
+export interface ResponseLike {
+  readonly id?: string | number | null;
+}
+
+export interface RedisSessionStoreOptions {
+  /** Broker URL. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
+  url?: string;
+  /** Prepended to every key and channel, so apps can share a broker. Default "mcp:legacy:". */
+  prefix?: string;
+  /** How long a write naming a cause is remembered against a second one. Default 60000 ms. */
+  onceMs?: number;
+}
+
+type RedisClient = ReturnType<typeof createClient>;
+
+const CREATE = `
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'record', ARGV[1], 'seq', 0, 'bytes', 0, 'dropped', 0, 'last', ARGV[3], 'reqs', 0)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PUBLISH', ARGV[4], ARGV[5])
+return 1`;
+
+/** Replaces the record of a session that still exists. */
+const SAVE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1`;
+
+const END = `
+redis.call('DEL', unpack(KEYS))
+redis.call('PUBLISH', ARGV[1], ARGV[2])
+return 1`;
+
+/** A client's request (ARGV[1] = 1) records when; a carrying replica's keeps it alive only within maxSilentMs of that. */
+const TOUCH = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[1] == '1' then redis.call('HSET', KEYS[1], 'last', ARGV[2])
+elseif tonumber(ARGV[2]) - tonumber(redis.call('HGET', KEYS[1], 'last') or '0') >= tonumber(ARGV[4]) then return 0 end
+for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+return 1`;
+
+const ALIVE = `
+local alive = {}
+for i = 1, #KEYS do alive[i] = redis.call('EXISTS', KEYS[i]) end
+return alive`;
+
+/**
+ * One event: skipped when its cause was written already (0), else numbered, kept within the
+ * window (the oldest dropped first, the highest dropped seq remembered) and published; -1 when
+ * the session is gone.
+ */
+const APPEND = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local now = tonumber(ARGV[6])
+if ARGV[2] ~= '' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[8]))
+  if redis.call('ZADD', KEYS[3], 'NX', now, ARGV[2]) == 0 then return 0 end
+  redis.call('PEXPIRE', KEYS[3], ARGV[5])
+end
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+local size = string.len(ARGV[1])
+if size > tonumber(ARGV[4]) then
+  redis.call('HSET', KEYS[1], 'dropped', seq)
+else
+  redis.call('XADD', KEYS[2], '0-' .. seq, 'j', ARGV[1])
+  local bytes = redis.call('HINCRBY', KEYS[1], 'bytes', size)
+  local count = redis.call('XLEN', KEYS[2])
+  while count > tonumber(ARGV[3]) or bytes > tonumber(ARGV[4]) do
+    local oldest = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)[1]
+    redis.call('XDEL', KEYS[2], oldest[1])
+    bytes = redis.call('HINCRBY', KEYS[1], 'bytes', -string.len(oldest[2][2]))
+    redis.call('HSET', KEYS[1], 'dropped', string.sub(oldest[1], 3))
+    count = count - 1
+  end
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
+redis.call('PUBLISH', ARGV[7], seq .. '\\n' .. ARGV[1])
+return seq`;
+
+/** The events after ARGV[1]; nil when the window already dropped one of them. */
+const AFTER = `
+if tonumber(redis.call('HGET', KEYS[1], 'dropped') or '0') > tonumber(ARGV[1]) then return false end
+return redis.call('XRANGE', KEYS[2], '(0-' .. ARGV[1], '+')`;
+
+const AWAIT = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`;
+
+/** Hands an answer to the replica waiting for it, once. */
+const ANSWER = `
+local target = redis.call('HGET', KEYS[1], ARGV[1])
+if not target then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('PUBLISH', target, ARGV[2])
+return 1`;
+
+/** Connects the store; `R` and `A` (the runtime's SessionRecord and JsonRpcResponse) are inferred where a LegacySessionStore is expected. */
+/**
+ * The store, returned at once and connecting in the background: while Redis is out of reach
+ * its commands fail (a session request gets -32603) and it retries, as the event source does.
+ */
+export function openRedisSessionStore<R extends SessionRecordLike = SessionRecordLike, A extends ResponseLike = ResponseLike>(
+  options: RedisSessionStoreOptions = {},
+): RedisSessionStore<R, A> {
+  const store = new RedisSessionStore<R, A>(options);
+  store.start().catch(() => {}); // connect() only gives up on close()
+  return store;
+}
+
+export async function connectRedisSessionStore<R extends SessionRecordLike = SessionRecordLike, A extends ResponseLike = ResponseLike>(
+  options: RedisSessionStoreOptions = {},
+): Promise<RedisSessionStore<R, A>> {
+  const store = new RedisSessionStore<R, A>(options);
+  await store.start();
+  return store;
+}
+
+export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, A extends ResponseLike = ResponseLike> {
+  readonly url: string;
+  readonly #prefix: string;
+  readonly #onceMs: number;
+  readonly #client: RedisClient;
+  readonly #subscriber: RedisClient;
+  /** This replica's answers channel: where another replica sends an answer a handler here waits for. */
+  readonly #answers: string;
+  readonly #watchers = new Set<(change: SessionChangeLike<R>) => void>();
+  /** `<session>\n<request id>` -> the handler's wait on this replica. */
+  readonly #waiting = new Map<string, (response: A) => void>();
+
+  constructor(options: RedisSessionStoreOptions = {}) {
+    this.url = options.url ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+    this.#prefix = options.prefix ?? "mcp:legacy:";
+    this.#onceMs = options.onceMs ?? 60_000;
+    this.#answers = `${this.#prefix}answers:${randomUUID()}`;
+    this.#client = createClient({ url: this.url, disableOfflineQueue: true });
+    this.#subscriber = createClient({ url: this.url });
+    // Failures surface on the commands themselves; without a listener node-redis would throw.
+    this.#client.on("error", () => {});
+    this.#subscriber.on("error", () => {});
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([this.#client.connect(), this.#subscriber.connect()]);
+    await this.#subscriber.subscribe(`${this.#prefix}changes`, (message) => this.#changed(message));
+    await this.#subscriber.subscribe(this.#answers, (message) => this.#answered(message));
+  }
+
+  async create(record: R, keeping: SessionKeepingLike): Promise<void> {
+    await this.#eval(
+      CREATE,
+      [this.#key(record.id)],
+      [JSON.stringify(record), keeping.idleMs, Date.now(), this.#changes, JSON.stringify({ type: "saved", record })],
+    );
+  }
+
+  async load(id: string): Promise<R | undefined> {
+    const json = await this.#client.hGet(this.#key(id), "record");
+    return json === null || json === undefined ? undefined : (JSON.parse(json) as R);
+  }
+
+  async save(record: R): Promise<void> {
+    await this.#eval(SAVE, [this.#key(record.id)], [JSON.stringify(record), this.#changes, JSON.stringify({ type: "saved", record })]);
+  }
+
+  async end(id: string): Promise<void> {
+    await this.#eval(END, this.#keys(id), [this.#changes, JSON.stringify({ type: "ended", id })]);
+  }
+
+  touch(id: string, byClient: boolean, keeping: SessionKeepingLike): void {
+    this.#eval(TOUCH, this.#keys(id), [byClient ? 1 : 0, Date.now(), keeping.idleMs, keeping.maxSilentMs]).catch(() => {});
+  }
+
+  cancel(id: string, requestId: string | number): void {
+    this.#client.publish(this.#changes, JSON.stringify({ type: "cancelled", id, requestId })).catch(() => {});
+  }
+
+  async alive(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    const found = (await this.#eval(
+      ALIVE,
+      ids.map((id) => this.#key(id)),
+      [],
+    )) as number[];
+    return new Set(ids.filter((_, index) => found[index] === 1));
+  }
+
+  watch(listener: (change: SessionChangeLike<R>) => void): () => void {
+    this.#watchers.add(listener);
+    return () => void this.#watchers.delete(listener);
+  }
+
+  async append(id: string, json: string, once: string | undefined, keeping: SessionKeepingLike): Promise<number | undefined> {
+    const seq = (await this.#eval(
+      APPEND,
+      [this.#key(id), `${this.#key(id)}:events`, `${this.#key(id)}:once`],
+      [json, once ?? "", keeping.maxEvents, keeping.maxBytes, keeping.idleMs, Date.now(), this.#eventsChannel(id), this.#onceMs],
+    )) as number;
+    return seq > 0 ? seq : undefined;
+  }
+
+  async after(id: string, seq: number): Promise<StoredEventLike[] | undefined> {
+    const entries = (await this.#eval(AFTER, [this.#key(id), `${this.#key(id)}:events`], [seq])) as Array<[string, string[]]> | null;
+    if (entries === null) return undefined;
+    return entries.map(([entryId, fields]) => ({ seq: Number(entryId.slice(2)), json: fields[1]! }));
+  }
+
+  async latest(id: string): Promise<number> {
+    return Number((await this.#client.hGet(this.#key(id), "seq")) ?? 0);
+  }
+
+  async firstStream(id: string): Promise<boolean> {
+    return (await this.#client.hSetNX(this.#key(id), "first", "1")) === 1;
+  }
+
+  async follow(id: string, listener: (event: StoredEventLike) => void): Promise<() => void> {
+    const channel = this.#eventsChannel(id);
+    const onMessage = (message: string) => {
+      const newline = message.indexOf("\n");
+      listener({ seq: Number(message.slice(0, newline)), json: message.slice(newline + 1) });
+    };
+    await this.#subscriber.subscribe(channel, onMessage);
+    let following = true;
+    return () => {
+      if (!following) return;
+      following = false;
+      this.#subscriber.unsubscribe(channel, onMessage).catch(() => {});
+    };
+  }
+
+  async nextRequestId(id: string): Promise<number> {
+    return Number(await this.#client.hIncrBy(this.#key(id), "reqs", 1));
+  }
+
+  async awaitAnswer(id: string, requestId: number, ttlMs: number, listener: (response: A) => void): Promise<() => void> {
+    const key = `${id}\n${requestId}`;
+    this.#waiting.set(key, listener);
+    try {
+      await this.#eval(AWAIT, [`${this.#key(id)}:waiting`], [requestId, this.#answers, ttlMs]);
+    } catch (error) {
+      this.#waiting.delete(key);
+      throw error;
+    }
+    return () => {
+      if (!this.#waiting.delete(key)) return;
+      this.#client.hDel(`${this.#key(id)}:waiting`, String(requestId)).catch(() => {});
+    };
+  }
+
+  async answer(id: string, response: A): Promise<boolean> {
+    if (typeof response.id !== "number") return false;
+    const sent = await this.#eval(ANSWER, [`${this.#key(id)}:waiting`], [response.id, JSON.stringify({ session: id, response })]);
+    return sent === 1;
+  }
+
+  async close(): Promise<void> {
+    this.#watchers.clear();
+    this.#waiting.clear();
+    await Promise.all([this.#subscriber, this.#client].map((client) => (client.isOpen ? client.close() : undefined)));
+  }
+
+  get #changes(): string {
+    return `${this.#prefix}changes`;
+  }
+
+  #key(id: string): string {
+    return `${this.#prefix}s:${id}`;
+  }
+
+  /** Every key of a session (touched and ended together). */
+  #keys(id: string): string[] {
+    const key = this.#key(id);
+    return [key, `${key}:events`, `${key}:once`, `${key}:waiting`];
+  }
+
+  #eventsChannel(id: string): string {
+    return `${this.#prefix}events:${id}`;
+  }
+
+  #eval(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return this.#client.eval(script, { keys, arguments: args.map(String) });
+  }
+
+  #changed(message: string): void {
+    let change: SessionChangeLike<R>;
+    try {
+      change = JSON.parse(message) as SessionChangeLike<R>;
+    } catch {
+      return; // not ours: a foreign publisher on the channel
+    }
+    for (const watcher of this.#watchers) watcher(change);
+  }
+
+  #answered(message: string): void {
+    let parsed: { session: string; response: A };
+    try {
+      parsed = JSON.parse(message) as { session: string; response: A };
+    } catch {
+      return;
+    }
+    const key = `${parsed.session}\n${String(parsed.response.id)}`;
+    const listener = this.#waiting.get(key);
+    this.#waiting.delete(key);
+    listener?.(parsed.response);
+  }
+}
