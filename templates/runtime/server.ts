@@ -22,7 +22,8 @@ import type { LegacySession } from "./legacy/session.js";
 import { StreamSlots } from "./subscriptions/slots.js";
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
-import { ToolRegistry, type ToolRunner } from "./tools.js";
+import { ToolRegistry, type ToolOptions, type ToolRunner } from "./tools.js";
+import { NO_SCOPES, scopeUnion } from "./scopes.js";
 import { Primitives } from "./primitives/index.js";
 import type { ListsOptions } from "./primitives/pagination.js";
 import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
@@ -164,8 +165,8 @@ export class Server {
   }
 
   /** Adds (or replaces) a tool served by the built-in tools/list and tools/call. */
-  addTool(tool: Tool, run: ToolRunner): this {
-    this.#tools.add(tool, run);
+  addTool(tool: Tool, run: ToolRunner, options?: ToolOptions): this {
+    this.#tools.add(tool, run, options);
     if (!this.#handlers.has("tools/list")) this.#handlers.set("tools/list", (params) => this.#tools.list(params?.cursor, this.#options.lists?.tools));
     if (!this.#handlers.has("tools/call")) this.#handlers.set("tools/call", (params, context) => this.#tools.call(params ?? {}, context));
     return this;
@@ -202,6 +203,22 @@ export class Server {
   /** A tool's `x-mcp-header` parameters: the HTTP transport checks `Mcp-Param-*` headers against them. */
   toolParamHeaders(name: string): readonly ParamHeader[] | undefined {
     return this.#tools.paramHeaders(name);
+  }
+
+  /**
+   * The OAuth scopes a request needs before it is served: what the tool, prompt or resource
+   * it names declares (`options.scopes`); none for any other method. The HTTP transport
+   * asks, with OAuth configured (auth/).
+   */
+  requiredScopes(method: string, params: Readonly<Record<string, unknown>> | undefined): readonly string[] {
+    if (method === "tools/call") return this.#tools.scopes(params?.["name"]);
+    if (method === "prompts/get" || method === "resources/read") return this.#primitives.scopes(method, params);
+    return NO_SCOPES;
+  }
+
+  /** Every scope a registered tool, prompt or resource declares, sorted: `scopes_supported`. */
+  declaredScopes(): string[] {
+    return scopeUnion([this.#tools.declaredScopes(), this.#primitives.declaredScopes()]);
   }
 
   /** Adds a subscription handler; every registered one is folded into server/discover. */

@@ -17,6 +17,7 @@ import type { CompiledSchema, SchemaValidator } from "./validation.js";
 import { readParamHeaders, type ParamHeader } from "./transports/param-headers.js";
 import { bindingOf, inputRound, RequestStateSealer, type InputRequiredAnswer, type InputRound } from "./input-required.js";
 import { TaskStart, type TaskService } from "./tasks/service.js";
+import { checkedScopes, NO_SCOPES } from "./scopes.js";
 
 /**
  * A tool's answer: its result (`resultType` may be left out), a request for input (see
@@ -24,6 +25,16 @@ import { TaskStart, type TaskService } from "./tasks/service.js";
  */
 export type ToolAnswer = (Omit<CallToolResult, "resultType"> & { resultType?: "complete" }) | InputRequiredAnswer | TaskStart;
 export type ToolRunner = (args: Record<string, unknown>, context: RequestContext, input: InputRound) => Awaitable<ToolAnswer>;
+
+/** How a tool is served beyond its definition. */
+export interface ToolOptions {
+  /**
+   * OAuth scopes a caller's token must carry to call it (all of them); an HTTP server with
+   * OAuth answers a call without them 403 `insufficient_scope` (see auth/). Listed in the
+   * server's Protected Resource Metadata. Ignored where no authorization applies (stdio).
+   */
+  readonly scopes?: readonly string[];
+}
 
 /** The server options a registry reads (after the server is made). */
 export interface RegistrySettings {
@@ -41,6 +52,7 @@ interface ToolEntry {
   readonly checkInput: CompiledSchema | undefined;
   readonly checkOutput: CompiledSchema | undefined;
   readonly paramHeaders: readonly ParamHeader[];
+  readonly scopes: readonly string[];
 }
 
 /** Raised when a tool's result breaks its outputSchema; the server reports it (onEvent) and answers -32603. */
@@ -66,13 +78,24 @@ export class ToolRegistry {
     return this.#tools.size;
   }
 
-  add(tool: Tool, run: ToolRunner): void {
+  add(tool: Tool, run: ToolRunner, options: ToolOptions = {}): void {
     if (typeof tool?.name !== "string" || tool.name.length === 0) throw new TypeError("addTool: the tool needs a non-empty name");
     const paramHeaders = readParamHeaders(tool.name, tool.inputSchema);
     const validator = this.settings().validator;
     const checkInput = validator === undefined ? undefined : compile(validator, tool, "inputSchema");
     const checkOutput = validator === undefined ? undefined : compile(validator, tool, "outputSchema");
-    this.#tools.set(tool.name, { tool, run, checkInput, checkOutput, paramHeaders });
+    const scopes = checkedScopes(`addTool ${tool.name}`, options.scopes);
+    this.#tools.set(tool.name, { tool, run, checkInput, checkOutput, paramHeaders, scopes });
+  }
+
+  /** The scopes a call of the named tool needs; none for an unknown tool (its call fails on its own). */
+  scopes(name: unknown): readonly string[] {
+    return (typeof name === "string" ? this.#tools.get(name)?.scopes : undefined) ?? NO_SCOPES;
+  }
+
+  /** Every scope some tool declares. */
+  declaredScopes(): string[] {
+    return [...this.#tools.values()].flatMap((entry) => entry.scopes);
   }
 
   /** The tool's `x-mcp-header` parameters, for the HTTP transport's check; undefined for an unknown tool. */

@@ -9,7 +9,7 @@ export type { DiscoverOptions } from "./discover.js";
 export type { LegacyOptions } from "./legacy/era.js";
 export { MAX_INPUT_ROUNDS } from "./legacy/input-rounds.js";
 export { ToolOutputError } from "./tools.js";
-export type { RegistrySettings, ToolAnswer, ToolRunner } from "./tools.js";
+export type { RegistrySettings, ToolAnswer, ToolOptions, ToolRunner } from "./tools.js";
 export { bindingOf, inputRequest, RequestStateSealer, STATE_TTL_MS } from "./input-required.js";
 export type { InputMethod, InputRequiredAnswer, InputResultOf, InputRound } from "./input-required.js";
 export { ajvSchemaValidator } from "./validation.js";
@@ -82,3 +82,13 @@ export { HttpClientTransport, HttpStreamClosedError } from "./transports/http-cl
 // The client transport's pieces, for a client of another shape (a session-based legacy one): the bounded SSE and body readers.
 export { DEFAULT_MAX_MESSAGE_BYTES, readText, sseMessages } from "./transports/http-client.js";
 export type { HttpClientTransportOptions } from "./transports/http-client.js";
+// OAuth 2.1 resource server (auth/): transport-neutral, and its node handler wiring.
+export { createResourceServer, DEFAULT_FETCH_BOUNDS, DEFAULT_KEY_LIMITS, DEFAULT_MAX_TOKEN_BYTES, ResourceServer } from "./auth/resource-server.js";
+export type { AuthOutcome, AuthRequest, OAuthOptions } from "./auth/resource-server.js";
+export type { AuthRejection } from "./auth/challenge.js";
+export type { IntrospectionOptions } from "./auth/introspection.js";
+export type { MetadataResponse, ProtectedResourceMetadata } from "./auth/metadata.js";
+export { TokenPrincipal } from "./auth/principal.js";
+export type { PrincipalIdentity } from "./auth/principal.js";
+export { oauthHttpOptions } from "./transports/http-oauth.js";
+export type { OAuthHttpOptions, ScopedServer } from "./transports/http-oauth.js";

@@ -12,6 +12,7 @@ import type { Awaitable } from "../subscriptions/types.js";
 import { complete } from "./completion.js";
 import type { ListsOptions } from "./pagination.js";
 import { RequestStateSealer } from "../input-required.js";
+import { NO_SCOPES } from "../scopes.js";
 import { PromptRegistry, type PromptDefinition, type PromptGetter, type PromptOptions } from "./prompts.js";
 import { ResourceRegistry, type ResourceOptions, type ResourceReader, type TemplateOptions, type TemplateReader } from "./resources.js";
 
@@ -58,6 +59,17 @@ export class Primitives {
     this.install("prompts/list", (params) => this.#prompts.list(params?.cursor, this.lists()?.prompts));
     this.install("prompts/get", (params, context) => this.#prompts.get(params, context));
     if (options?.complete !== undefined) this.#installCompletion();
+  }
+
+  /** The scopes a `prompts/get` or `resources/read` with these params needs. */
+  scopes(method: string, params: Readonly<Record<string, unknown>> | undefined): readonly string[] {
+    if (method === "prompts/get") return this.#prompts.scopes(params?.["name"]);
+    if (method === "resources/read") return this.#resources.scopes(params?.["uri"]);
+    return NO_SCOPES;
+  }
+
+  declaredScopes(): string[] {
+    return [...this.#prompts.declaredScopes(), ...this.#resources.declaredScopes()];
   }
 
   removeResource(uriOrTemplate: string): boolean {

@@ -11,6 +11,7 @@ import { INVALID_PARAMS, McpError } from "../jsonrpc.js";
 import type { Awaitable } from "../subscriptions/types.js";
 import type { Completers } from "./completion.js";
 import { cacheFields, paginate, type ListSettings } from "./pagination.js";
+import { checkedScopes, NO_SCOPES } from "../scopes.js";
 import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
 
 /** A prompt as registered: the wire `Prompt`, its argument list possibly read-only (a `const` inference). */
@@ -37,12 +38,15 @@ export type PromptGetter<P extends PromptDefinition> = (
 export interface PromptOptions<P extends PromptDefinition> {
   /** Completers for the prompt's arguments, by name. */
   complete?: Completers<PromptArguments<P>>;
+  /** OAuth scopes a `prompts/get` of it needs (see `ToolOptions.scopes`). */
+  scopes?: readonly string[];
 }
 
 interface PromptEntry {
   readonly prompt: Prompt;
   readonly get: (args: Record<string, string>, context: RequestContext, input: InputRound) => Awaitable<PromptResult | InputRequiredAnswer>;
   readonly complete: Completers<Record<string, string | undefined>> | undefined;
+  readonly scopes: readonly string[];
 }
 
 export class PromptRegistry {
@@ -58,7 +62,17 @@ export class PromptRegistry {
     }
     const listed = { ...prompt, arguments: prompt.arguments === undefined ? undefined : [...prompt.arguments] } as Prompt;
     if (listed.arguments === undefined) delete listed.arguments;
-    this.#prompts.set(prompt.name, { prompt: listed, get: get as PromptEntry["get"], complete: options.complete as PromptEntry["complete"] });
+    const scopes = checkedScopes(`addPrompt ${prompt.name}`, options.scopes);
+    this.#prompts.set(prompt.name, { prompt: listed, get: get as PromptEntry["get"], complete: options.complete as PromptEntry["complete"], scopes });
+  }
+
+  /** The scopes a get of the named prompt needs. */
+  scopes(name: unknown): readonly string[] {
+    return (typeof name === "string" ? this.#prompts.get(name)?.scopes : undefined) ?? NO_SCOPES;
+  }
+
+  declaredScopes(): string[] {
+    return [...this.#prompts.values()].flatMap((entry) => entry.scopes);
   }
 
   remove(name: string): boolean {

@@ -11,6 +11,7 @@ import type { Awaitable } from "../subscriptions/types.js";
 import type { Completers } from "./completion.js";
 import { cacheFields, paginate, type CacheHints, type ListSettings } from "./pagination.js";
 import { UriTemplate, type TemplateVariables } from "./uri-template.js";
+import { checkedScopes, NO_SCOPES } from "../scopes.js";
 import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
 
 export type ResourceContents = TextResourceContents | BlobResourceContents;
@@ -25,9 +26,12 @@ export type TemplateReader<T extends string> = (
   input: InputRound,
 ) => Awaitable<ResourceBody | InputRequiredAnswer>;
 
-/** Per resource: the cache hints of its reads (a reader's own hints win). */
-export type ResourceOptions = CacheHints;
-export interface TemplateOptions<T extends string> extends CacheHints {
+/** Per resource: the cache hints of its reads (a reader's own hints win), and the scopes a read needs. */
+export interface ResourceOptions extends CacheHints {
+  /** OAuth scopes a `resources/read` of it needs (see `ToolOptions.scopes`). */
+  scopes?: readonly string[];
+}
+export interface TemplateOptions<T extends string> extends ResourceOptions {
   /** Completers for the template's variables, by name. */
   complete?: Completers<TemplateVariables<T>>;
 }
@@ -36,6 +40,7 @@ interface StaticEntry {
   readonly resource: Resource;
   readonly read: ResourceReader;
   readonly hints: CacheHints;
+  readonly scopes: readonly string[];
 }
 interface TemplateEntry {
   readonly template: ResourceTemplate;
@@ -47,6 +52,7 @@ interface TemplateEntry {
     input: InputRound,
   ) => Awaitable<ResourceBody | InputRequiredAnswer>;
   readonly options: TemplateOptions<string>;
+  readonly scopes: readonly string[];
 }
 
 export class ResourceRegistry {
@@ -59,14 +65,16 @@ export class ResourceRegistry {
     if (typeof resource?.uri !== "string" || resource.uri.length === 0) throw new TypeError("addResource: the resource needs a non-empty uri");
     if (typeof resource.name !== "string") throw new TypeError(`addResource ${resource.uri}: the resource needs a name`);
     cacheFields(options);
-    this.#resources.set(resource.uri, { resource, read, hints: options });
+    const scopes = checkedScopes(`addResource ${resource.uri}`, options.scopes);
+    this.#resources.set(resource.uri, { resource, read, hints: options, scopes });
   }
 
   addTemplate<T extends string>(template: ResourceTemplate & { uriTemplate: T }, read: TemplateReader<T>, options: TemplateOptions<T> = {}): void {
     if (typeof template?.name !== "string") throw new TypeError("addResourceTemplate: the template needs a name");
     const matcher = new UriTemplate(template.uriTemplate);
     cacheFields(options);
-    const entry = { template, matcher, read, options } as unknown as TemplateEntry;
+    const scopes = checkedScopes(`addResourceTemplate ${template.uriTemplate}`, options.scopes);
+    const entry = { template, matcher, read, options, scopes } as unknown as TemplateEntry;
     this.#templates.set(template.uriTemplate, entry);
   }
 
@@ -95,6 +103,19 @@ export class ResourceRegistry {
   listTemplates(cursor: unknown, settings: ListSettings | undefined) {
     const { page, nextCursor } = paginate([...this.#templates.values()], cursor, settings);
     return { resourceTemplates: page.map((entry) => entry.template), ...withCursor(nextCursor), ...cacheFields(settings) };
+  }
+
+  /** The scopes a read of `uri` needs: those of the entry that would serve it (as `read` picks it). */
+  scopes(uri: unknown): readonly string[] {
+    if (typeof uri !== "string") return NO_SCOPES;
+    const fixed = this.#resources.get(uri);
+    if (fixed !== undefined) return fixed.scopes;
+    for (const entry of this.#templates.values()) if (entry.matcher.match(uri) !== undefined) return entry.scopes;
+    return NO_SCOPES;
+  }
+
+  declaredScopes(): string[] {
+    return [...this.#resources.values(), ...this.#templates.values()].flatMap((entry) => entry.scopes);
   }
 
   /** Reads a URI: an exact static resource first, then the first template it fits; otherwise -32602. */

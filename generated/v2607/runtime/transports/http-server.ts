@@ -47,14 +47,17 @@ export interface ConnectableServer {
   readonly legacySessions?: LegacyEra;
   /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
   toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
+  /** The OAuth scopes a request needs (see scopes.ts); a server without it needs none. */
+  requiredScopes?(method: string, params: Readonly<Record<string, unknown>> | undefined): readonly string[];
 }
 
-/** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge. */
+/** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge and further headers. */
 export class HttpAuthError extends Error {
   constructor(
     message: string,
     readonly status = 401,
     readonly challenge?: string,
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = "HttpAuthError";
@@ -89,6 +92,12 @@ export interface HttpHandlerOptions extends ExchangeOptions {
    * the request context; throw `HttpAuthError` to refuse.
    */
   readonly authenticate?: (req: IncomingMessage) => unknown | Promise<unknown>;
+  /**
+   * Checks a request whose tool, prompt or resource declares required scopes
+   * (`server.requiredScopes`) against the principal `authenticate` returned, once its body
+   * is read; a rejection (403) refuses it before it is served. See http-oauth.ts.
+   */
+  readonly authorize?: (principal: unknown, requiredScopes: readonly string[]) => HttpRejection | undefined;
 }
 
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -179,6 +188,8 @@ export function createHttpHandler(server: ConnectableServer, options: HttpHandle
       ? undefined
       : (checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server)));
     if (mismatch !== undefined) return writeRejection(res, mismatch);
+    const forbidden = checkScopes(handler, context, parsed.message);
+    if (forbidden !== undefined) return writeRejection(res, forbidden);
     const exchange = new HttpExchange(res, parsed.message, context, exchangeOptions);
     await server.connect(exchange);
     if (parsed.kind !== "request") {
@@ -197,10 +208,20 @@ async function authenticate(
     return principal === undefined ? {} : { context: { principal } };
   } catch (error) {
     const status = error instanceof HttpAuthError ? error.status : 401;
-    const headers: Record<string, string> = error instanceof HttpAuthError && error.challenge ? { "www-authenticate": error.challenge } : {};
+    const headers: Record<string, string> =
+      error instanceof HttpAuthError ? { ...error.headers, ...(error.challenge ? { "www-authenticate": error.challenge } : {}) } : {};
     const message = error instanceof Error ? error.message : "unauthorized";
     return { status, headers, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) };
   }
+}
+
+/** The `authorize` step: the scopes the message's tool, prompt or resource declares, held to the caller's. */
+function checkScopes(handler: HandlerScope, context: MessageContext | undefined, message: JsonRpcMessage): HttpRejection | undefined {
+  const authorize = handler.options.authorize;
+  if (authorize === undefined || !("method" in message) || handler.server.requiredScopes === undefined) return undefined;
+  const params = message.params as Readonly<Record<string, unknown>> | undefined;
+  const required = handler.server.requiredScopes(message.method, params);
+  return required.length === 0 ? undefined : authorize(context?.["principal"], required);
 }
 
 /** What every request of one handler shares. */
@@ -234,6 +255,8 @@ class LegacyRequest implements LegacyHttpExchange {
   }
 
   serve(message: JsonRpcMessage, session: LegacySession): Promise<void> {
+    const forbidden = checkScopes(this.handler, this.context, message);
+    if (forbidden !== undefined) return Promise.resolve(this.reject(forbidden));
     const era = this.handler.server.legacySessions!;
     return era.host.connect(new LegacyPostExchange(this.res, message, this.context, this.handler.options, session, era), session);
   }
@@ -255,6 +278,11 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
   readonly port?: number;
   /** The MCP endpoint path. Default `/mcp`. */
   readonly path?: string;
+  /**
+   * Answers for paths other than `path`, asked first (the OAuth metadata, see http-oauth.ts):
+   * an answer to write, or undefined for a path it does not serve (then 404).
+   */
+  readonly wellKnown?: (method: string | undefined, path: string) => HttpRejection | undefined;
 }
 
 export interface HttpServerHandle {
@@ -279,6 +307,8 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
     const query = url.indexOf("?");
     const requestPath = query < 0 ? url : url.slice(0, query);
     if (requestPath === path) return handler(req, res);
+    const answer = options.wellKnown?.(req.method, requestPath);
+    if (answer !== undefined) return writeRejection(res, answer);
     writeRejection(res, { status: 404, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `no MCP endpoint at ${requestPath}; use ${path}`) });
   });
   await new Promise<void>((resolve, rejectListen) => {
