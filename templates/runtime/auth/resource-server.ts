@@ -17,6 +17,7 @@ import { IssuerKeys, type KeyCacheLimits } from "./issuer-keys.js";
 import { ASYMMETRIC_ALGORITHMS, isJwtShaped, verifyJwt, type JwtSettings, type TokenCheck } from "./jwt.js";
 import { canonicalUrl, metadataPaths, metadataUrl, respondMetadata, type MetadataResponse, type ProtectedResourceMetadata } from "./metadata.js";
 import { principalOf, TokenPrincipal } from "./principal.js";
+import { DEFAULT_TOKEN_CACHE, TokenCache, type TokenCacheLimits } from "./token-cache.js";
 
 export interface OAuthOptions {
   /** This server's canonical URL (e.g. `https://example.com/mcp`): the audience every token must name. */
@@ -43,6 +44,8 @@ export interface OAuthOptions {
   readonly keys?: Partial<Omit<KeyCacheLimits, "fetch">>;
   /** Bounds of each call to an authorization server: `maxBytes` 256 KiB, `timeoutMs` 5 s. */
   readonly fetch?: Partial<FetchBounds>;
+  /** Verified JWTs kept for reuse (see token-cache.ts): `maxEntries` 10,000, `maxBytes` 8 MiB. */
+  readonly tokenCache?: Partial<TokenCacheLimits>;
   /** Further metadata fields (RFC 9728 §2), e.g. `resource_name`, `resource_documentation`. */
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
@@ -72,6 +75,7 @@ export class ResourceServer {
   readonly #fetch: FetchBounds;
   readonly #maxTokenBytes: number;
   readonly #baseScopes: readonly string[];
+  readonly #verified: TokenCache;
 
   constructor(private readonly options: OAuthOptions) {
     this.resource = canonicalUrl(options.resource, "the OAuth resource (the server's public URL)");
@@ -87,18 +91,29 @@ export class ResourceServer {
     this.#jwt = { audience: this.resource, algorithms: options.algorithms ?? ASYMMETRIC_ALGORITHMS, clockToleranceSeconds: options.clockToleranceSeconds ?? 5 };
     this.#maxTokenBytes = options.maxTokenBytes ?? DEFAULT_MAX_TOKEN_BYTES;
     this.#baseScopes = checkedScopes("OAuth requiredScopes", options.requiredScopes);
+    this.#verified = new TokenCache({ ...DEFAULT_TOKEN_CACHE, ...options.tokenCache });
   }
 
   /** The principal the request's bearer token speaks for, or why it is refused. */
   async authenticate(request: AuthRequest): Promise<AuthOutcome> {
     const found = this.#bearerToken(request);
     if (typeof found !== "string") return { rejection: found };
-    const check = await this.#check(found);
-    if (!check.ok) return { rejection: check.unavailable ? unavailable(this.metadataUrl, check.reason) : this.#unauthorized("invalid_token", check.reason) };
-    const principal = principalOf(check.issuer, check.claims);
-    if (principal === undefined) return { rejection: this.#unauthorized("invalid_token", "the token names no subject or client") };
+    const principal = this.#verified.get(found) ?? (await this.#verify(found));
+    if (!(principal instanceof TokenPrincipal)) return { rejection: principal };
     const short = this.authorize(principal, this.#baseScopes);
     return short === undefined ? { principal } : { rejection: short };
+  }
+
+  /** A token not seen before (or no longer cached): checked, and kept when it is a valid JWT. */
+  async #verify(token: string): Promise<TokenPrincipal | AuthRejection> {
+    const check = await this.#check(token);
+    if (!check.ok) return check.unavailable ? unavailable(this.metadataUrl, check.reason) : this.#unauthorized("invalid_token", check.reason);
+    const principal = principalOf(check.issuer, check.claims);
+    if (principal === undefined) return this.#unauthorized("invalid_token", "the token names no subject or client");
+    if (isJwtShaped(token) && check.introspected !== true && principal.expiresAt !== undefined) {
+      this.#verified.set(token, principal, principal.expiresAt + this.#jwt.clockToleranceSeconds * 1000);
+    }
+    return principal;
   }
 
   /** A 403 when `principal` lacks any of `required`; undefined when it has them all. */

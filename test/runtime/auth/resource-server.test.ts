@@ -95,8 +95,9 @@ describe("OAuth resource server", () => {
     assertInvalidToken(await post(http.url, listTools(), bearer(token)), /audience/);
   });
 
-  test("an expired token gets 401 invalid_token", async () => {
+  test("an expired token gets 401 invalid_token, also one that was accepted (and kept) while valid", async () => {
     const token = await as.token(SHORT_LIVED, resource, "mcp:read");
+    assert.equal((await post(http.url, listTools(), bearer(token))).status, 200);
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     assertInvalidToken(await post(http.url, listTools(), bearer(token)), /expired/);
   });

@@ -53,7 +53,7 @@ function judge(answer: Record<string, unknown>, issuer: string, settings: Intros
   if (typeof exp === "number" && exp + settings.clockToleranceSeconds <= now) return { ok: false, reason: "the token has expired" };
   const nbf = answer["nbf"];
   if (typeof nbf === "number" && nbf - settings.clockToleranceSeconds > now) return { ok: false, reason: "the token is not valid yet" };
-  return { ok: true, issuer, claims: answer };
+  return { ok: true, issuer, claims: answer, introspected: true };
 }
 
 /** RFC 6749 §2.3.1: each part form-encoded, then base64. */

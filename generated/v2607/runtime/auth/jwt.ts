@@ -25,7 +25,7 @@ export const ASYMMETRIC_ALGORITHMS: readonly string[] = Object.freeze([
 
 /** What a token check found: its verified claims, or why it failed (`unavailable`: the issuer could not be asked). */
 export type TokenCheck =
-  | { readonly ok: true; readonly issuer: string; readonly claims: Readonly<Record<string, unknown>> }
+  | { readonly ok: true; readonly issuer: string; readonly claims: Readonly<Record<string, unknown>>; readonly introspected?: true }
   | { readonly ok: false; readonly unavailable?: true; readonly reason: string };
 
 export interface JwtSettings {
