@@ -1,19 +1,22 @@
 /**
- * The token's client is the principal every per-client bound keys on: two tokens of one
- * client (with different scopes) count as one client, another client has its own share.
+ * The token's client is the principal every per-client bound and task owner keys on: two
+ * tokens of one client (with different scopes) count as one client, another client has its
+ * own share and cannot read the first one's tasks.
  * And the key cache: an unknown kid refetches the issuer's keys at most once per floor; an
  * issuer that cannot be reached answers 503, not 401, and is not asked again within the floor.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { oauthHttpOptions, serveHttp, createServer } from "../../../templates/runtime/index.js";
+import { oauthHttpOptions, runAsTask, serveHttp, createServer } from "../../../templates/runtime/index.js";
 import { connectTestClient } from "../../../templates/runtime/testing/client.js";
 import { IssuerKeys } from "../../../templates/runtime/auth/issuer-keys.js";
 import { loadJose } from "../../../templates/runtime/auth/jose.js";
 import { DEFAULT_FETCH_BOUNDS } from "../../../templates/runtime/auth/resource-server.js";
 import { freePort } from "../../support/redis-server.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
-import { countingApp, openListen, post, request } from "../transports/http-helpers.js";
+import { countingApp, meta, openListen, post, request } from "../transports/http-helpers.js";
+
+const TASKS = "io.modelcontextprotocol/tasks";
 
 const ALICE: TestClient = { clientId: "alice", clientSecret: "alice-secret", scope: "mcp:read mcp:write" };
 const BOB: TestClient = { clientId: "bob", clientSecret: "bob-secret", scope: "mcp:read" };
@@ -50,6 +53,35 @@ describe("OAuth principals and keys", () => {
     } finally {
       for (const stream of streams) stream.close();
       await http.close();
+    }
+  });
+
+  test("a task belongs to the token's client: another token of that client reads it, another client cannot", { timeout: 20_000 }, async () => {
+    const server = createServer({ name: "tasks", version: "1" });
+    server.addTool({ name: "job", inputSchema: { type: "object" } }, () => runAsTask(async () => ({ content: [{ type: "text", text: "done" }] })));
+    const port = await freePort();
+    const resource = `http://127.0.0.1:${port}/mcp`;
+    const http = await serveHttp(server, { port, ...oauthHttpOptions(server, { resource, issuers: as.issuer }) });
+    const withTasks = (id: number, method: string, params: Record<string, unknown>) => ({
+      jsonrpc: "2.0" as const,
+      id,
+      method,
+      params: { ...params, _meta: meta({ "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } } }) },
+    });
+    try {
+      const aliceRead = await as.token(ALICE, resource, "mcp:read");
+      const aliceWrite = await as.token(ALICE, resource, "mcp:write");
+      const bob = await as.token(BOB, resource, "mcp:read");
+      const created = await post(http.url, withTasks(1, "tools/call", { name: "job", arguments: {} }), { authorization: `Bearer ${aliceRead}` });
+      const taskId = created.body.result.taskId as string;
+      assert.equal(typeof taskId, "string", JSON.stringify(created.body));
+      const own = await post(http.url, withTasks(2, "tasks/get", { taskId }), { authorization: `Bearer ${aliceWrite}` });
+      assert.equal(own.body.result?.taskId, taskId, JSON.stringify(own.body));
+      const other = await post(http.url, withTasks(3, "tasks/get", { taskId }), { authorization: `Bearer ${bob}` });
+      assert.equal(other.body.error?.code, -32602, JSON.stringify(other.body));
+    } finally {
+      await http.close();
+      await server.close();
     }
   });
 
