@@ -6,7 +6,7 @@
  */
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportJWK, generateKeyPair } from "jose";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import Provider from "oidc-provider";
 
 export interface TestClient {
@@ -25,6 +25,8 @@ export interface AuthorizationServer {
   readonly kid: string;
   /** A client-credentials token for `resource`; `opaque` asks for a reference token instead of a JWT. */
   token(client: TestClient, resource: string, scope?: string, opaque?: boolean): Promise<string>;
+  /** A JWT signed with the provider's own key, with these claims (for claims it never issues, such as nbf). */
+  sign(claims: Record<string, unknown>): Promise<string>;
   /** Requests served, by path: what the resource server fetched (its metadata, its keys). */
   readonly hits: ReadonlyMap<string, number>;
   close(): Promise<void>;
@@ -86,6 +88,7 @@ export async function startAuthorizationServer(clients: readonly TestClient[]): 
     issuer,
     kid,
     hits,
+    sign: (claims) => new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid, typ: "at+jwt" }).sign(privateKey),
     async token(client, resource, scope, opaque = false) {
       const body = new URLSearchParams({ grant_type: "client_credentials", resource, ...(scope === undefined ? {} : { scope }) });
       const response = await fetch(`${issuer}/token`, {

@@ -117,6 +117,39 @@ describe("OAuth resource server", () => {
     assertInvalidToken(await post(http.url, listTools(), bearer(await forge("made-up"))), /no key/);
   });
 
+  test("a token not valid yet (nbf) gets 401; one naming this resource among several audiences is accepted", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iss: as.issuer, sub: "reader", client_id: "reader", scope: "mcp:read", exp: now + 300 };
+    const early = await as.sign({ ...claims, aud: resource, nbf: now + 120 });
+    assertInvalidToken(await post(http.url, listTools(), bearer(early)), /not valid yet/);
+    const shared = await as.sign({ ...claims, aud: ["https://other.example", resource] });
+    assert.equal((await post(http.url, listTools(), bearer(shared))).status, 200);
+  });
+
+  test("a legacy session's tools/call is held to the declared scopes too", async () => {
+    const reader = await as.token(READER, resource, "mcp:read");
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", ...bearer(reader) };
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "legacy", version: "1" } },
+    };
+    const opened = await fetch(http.url, { method: "POST", headers, body: JSON.stringify(initialize) });
+    await opened.body?.cancel();
+    const session = opened.headers.get("mcp-session-id");
+    assert.ok(session, `a session was opened (HTTP ${opened.status})`);
+    const inSession = { ...headers, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" };
+    await (
+      await fetch(http.url, { method: "POST", headers: inSession, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) })
+    ).body?.cancel();
+    const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "admin_reset", arguments: {} } };
+    const refused = await fetch(http.url, { method: "POST", headers: inSession, body: JSON.stringify(call) });
+    await refused.body?.cancel();
+    assert.equal(refused.status, 403);
+    assert.equal(challenge(refused.headers)["error"], "insufficient_scope");
+  });
+
   test("a token from an untrusted issuer, or an opaque one the issuer does not know, gets 401", async () => {
     const { privateKey } = await generateKeyPair("ES256");
     const foreign = await new SignJWT({})
