@@ -4,7 +4,7 @@ import { CliError } from "../errors.js";
 import { EVENT_SOURCES, type EventSourceChoice } from "./event-source.js";
 import { DEFAULT_REVISIONS, projectConfigFor } from "./generated.js";
 import { validateName, type NameForms } from "./names.js";
-import { projectPackageName, type PackageManager, type TransportChoice } from "./project.js";
+import { projectPackageName, type AuthChoice, type PackageManager, type TransportChoice } from "./project.js";
 import { SCHEMA_LIBRARIES, type SchemaLibrary } from "./schema-library.js";
 
 export interface CreateOptions {
@@ -15,6 +15,8 @@ export interface CreateOptions {
   eventSource: EventSourceChoice;
   /** How tool schemas are written: JSON Schema literals, or zod (then a dependency). */
   schemaLibrary: SchemaLibrary;
+  /** `oauth`: the HTTP server is an OAuth 2.1 resource server (MCP_AUTH_ISSUER, MCP_PUBLIC_URL). */
+  auth: AuthChoice;
   /** The protocol revisions the project lists, oldest first. */
   revisions: string[];
   install: boolean;
@@ -47,6 +49,7 @@ export type OptionSpec = { key: FlagKey; flag: string; describe: string } & (
 );
 
 export const TRANSPORTS: readonly TransportChoice[] = ["stdio", "http", "both"];
+export const AUTH_CHOICES: readonly AuthChoice[] = ["none", "oauth"];
 export const PACKAGE_MANAGERS: readonly PackageManager[] = ["npm", "pnpm", "yarn"];
 
 /** Every option, in the order it is asked and listed: flags, prompts, --yes and usage come from here. */
@@ -106,6 +109,15 @@ export const CREATE_OPTIONS: readonly OptionSpec[] = [
     choices: SCHEMA_LIBRARIES,
     default: "json-schema",
     describe: "what `mcp-gen tool` writes tool schemas with: JSON Schema literals, or zod (added as a dependency); either types the handler",
+  },
+  {
+    key: "auth",
+    flag: "auth",
+    kind: "choice",
+    choices: AUTH_CHOICES,
+    default: "none",
+    describe:
+      "oauth makes the HTTP server an OAuth 2.1 resource server: tokens from the issuer MCP_AUTH_ISSUER for the audience MCP_PUBLIC_URL (needs --transport http or both)",
   },
   {
     key: "revisions",
@@ -240,6 +252,10 @@ export function resolveWithoutPrompts(flags: CreateFlags, cwd: string): CreateOp
 /** The options once every one has a value: each text checked, the folder made absolute. */
 export function completeOptions(chosen: Partial<Record<FlagKey, unknown>>, cwd: string): CreateOptions {
   for (const spec of CREATE_OPTIONS) if (spec.kind === "text") spec.check(chosen[spec.key] as string, cwd);
+  if (chosen.auth === "oauth" && chosen.transport === "stdio") {
+    // The spec: stdio SHOULD NOT use OAuth; its credentials come from the environment.
+    throw new CliError("--auth oauth protects the HTTP server, and --transport stdio serves none", { hint: "pass --transport http or both", exitCode: 2 });
+  }
   const options = {
     ...chosen,
     dir: resolve(cwd, chosen.dir as string),

@@ -21,6 +21,7 @@ import { zodDependencySpec, type SchemaLibrary } from "./schema-library.js";
 
 export type TransportChoice = "stdio" | "http" | "both";
 export type PackageManager = "npm" | "pnpm" | "yarn";
+export type AuthChoice = "none" | "oauth";
 
 export interface ProjectOptions {
   /** Absolute path of the folder to create. */
@@ -31,6 +32,8 @@ export interface ProjectOptions {
   pm: PackageManager;
   /** What `npm start` publishes events through; tests always use the in-process source. */
   eventSource?: EventSourceChoice;
+  /** `oauth`: an OAuth resource server on HTTP (src/serve/oauth.ts) and the admin_reset tool; default none. */
+  auth?: AuthChoice;
   /** The protocol revisions the project lists (package.json "mcp-gen"); default DEFAULT_REVISIONS. */
   revisions?: readonly string[];
   /** How its tool schemas are written; zod adds the dependency. Default json-schema. */
@@ -90,11 +93,15 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     redis: options.eventSource === "redis",
     zod: options.schemaLibrary === "zod",
     zodSpec: options.schemaLibrary === "zod" ? zodDependencySpec(root) : undefined,
+    oauth: options.auth === "oauth",
     run: options.pm === "npm" ? "npm run" : options.pm,
   };
   const rendered = await renderTemplateTree(join(root, "templates", "project"), view, {
     fileName: options.handler.kebab,
-    include: (path) => (view.http || !(path.endsWith("http.ts") || path === "src/fetch.ts")) && (view.stdio || !path.endsWith("stdio.ts")),
+    include: (path) =>
+      (view.http || !(path.endsWith("http.ts") || path === "src/fetch.ts")) &&
+      (view.stdio || !path.endsWith("stdio.ts")) &&
+      (view.oauth || !OAUTH_ONLY.has(path)),
   });
   const config = JSON.parse(rendered.find((file) => file.path === ".prettierrc.json")!.content) as Record<string, unknown>;
   // The first handler comes from the same template as `mcp-gen handler`'s; the project
@@ -164,7 +171,9 @@ function dependencySpecFor(pm: PackageManager, spec: string): string {
   return `link:${spec.slice("file:".length)}`;
 }
 
-const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts", "src/tools/toggle-greet.ts"]);
+const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts", "src/tools/toggle-greet.ts", "src/tools/admin-reset.ts"]);
+/** Files only a project made with `--auth oauth` has. */
+const OAUTH_ONLY = new Set(["src/serve/oauth.ts", "src/tools/admin-reset.ts"]);
 function isTemplated(path: string): boolean {
   return TEMPLATED.has(path) || path.startsWith("src/handlers/") || path.startsWith("test/");
 }

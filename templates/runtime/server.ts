@@ -20,9 +20,10 @@ import type { LegacySession } from "./legacy/session.js";
 import { StreamSlots } from "./subscriptions/slots.js";
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
-import { ToolRegistry, TOOLS_CALL, TOOLS_LIST } from "./tools.js";
+import { ToolRegistry, TOOLS_CALL, TOOLS_LIST, type ToolOptions } from "./tools.js";
 import type { ToolArguments, ToolDefinition, ToolInputSchema, ToolOutputSchema, ToolRunner, ToolStructured } from "./tool-schemas.js";
 import type { JsonSchemaConverter, StandardSchema } from "./schema.js";
+import { NO_SCOPES, scopeUnion } from "./scopes.js";
 import { Primitives } from "./primitives/index.js";
 import type { ListsOptions } from "./primitives/pagination.js";
 import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
@@ -198,12 +199,14 @@ export class Server {
    * Adds (or replaces) a tool served by the built-in tools/list and tools/call. Each schema is
    * a JSON Schema literal or a Standard Schema (zod, valibot, ...): `run` gets the arguments
    * typed from `inputSchema`, and must answer structured content of `outputSchema`'s type.
+   * `options.scopes`: the OAuth scopes a call needs (see auth/).
    */
   addTool<const I extends ToolInputSchema, const O extends ToolOutputSchema | undefined = undefined>(
     tool: ToolDefinition<I, O>,
     run: ToolRunner<ToolArguments<I>, ToolStructured<O>>,
+    options?: ToolOptions,
   ): this {
-    this.#tools.add(tool, run);
+    this.#tools.add(tool, run, options);
     if (!this.#handlers.has(TOOLS_LIST))
       this.#handlers.set(TOOLS_LIST, (params, context) => this.#tools.list(params?.cursor, this.#options.lists?.tools, context.meta));
     if (!this.#handlers.has(TOOLS_CALL)) this.#handlers.set(TOOLS_CALL, (params, context) => this.#tools.call(params ?? {}, context));
@@ -245,6 +248,22 @@ export class Server {
   /** A tool's `x-mcp-header` parameters: the HTTP transport checks `Mcp-Param-*` headers against them. */
   toolParamHeaders(name: string): readonly ParamHeader[] | undefined {
     return this.#tools.paramHeaders(name);
+  }
+
+  /**
+   * The OAuth scopes a request needs before it is served: what the tool, prompt or resource
+   * it names declares (`options.scopes`); none for any other method. The HTTP transport
+   * asks, with OAuth configured (auth/).
+   */
+  requiredScopes(method: string, params: Readonly<Record<string, unknown>> | undefined): readonly string[] {
+    if (method === "tools/call") return this.#tools.scopes(params?.["name"]);
+    if (method === "prompts/get" || method === "resources/read") return this.#primitives.scopes(method, params);
+    return NO_SCOPES;
+  }
+
+  /** Every scope a registered tool, prompt or resource declares, sorted: `scopes_supported`. */
+  declaredScopes(): string[] {
+    return scopeUnion([this.#tools.declaredScopes(), this.#primitives.declaredScopes()]);
   }
 
   /** Adds a subscription handler; every registered one is folded into server/discover. */

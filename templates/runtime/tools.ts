@@ -21,10 +21,21 @@ import { bindingOf, inputRound, RequestStateSealer, type InputRequiredAnswer, ty
 import { TaskStart, type TaskOutcome, type TaskService } from "./tasks/service.js";
 import { claimingExtension, offeredTo } from "./extensions.js";
 import { toolSide, type ToolDefinition, type ToolInputSchema, type ToolOutputSchema, type ToolSide } from "./tool-schemas.js";
+import { checkedScopes, NO_SCOPES } from "./scopes.js";
 
 /** The methods a tool registry serves, pinned to the generated map: a renamed method fails to compile here. */
 export const TOOLS_LIST = "tools/list" satisfies ClientRequestMethod;
 export const TOOLS_CALL = "tools/call" satisfies ClientRequestMethod;
+
+/** How a tool is served beyond its definition. */
+export interface ToolOptions {
+  /**
+   * OAuth scopes a caller's token must carry to call it (all of them); an HTTP server with
+   * OAuth answers a call without them 403 `insufficient_scope` (see auth/). Listed in the
+   * server's Protected Resource Metadata. Ignored where no authorization applies (stdio).
+   */
+  readonly scopes?: readonly string[];
+}
 
 /** The server options a registry reads (after the server is made). */
 export interface RegistrySettings {
@@ -52,6 +63,8 @@ interface ToolEntry {
   readonly paramHeaders: readonly ParamHeader[];
   /** The extension its `_meta` ties it to (extensions.ts `claimingExtension`): listed and called only for clients declaring it. */
   readonly extension: string | undefined;
+  /** The OAuth scopes a call needs (see auth/); none for most tools. */
+  readonly scopes: readonly string[];
 }
 
 /** Raised when a tool's result breaks its outputSchema; the server reports it (onEvent) and answers -32603. */
@@ -77,7 +90,7 @@ export class ToolRegistry {
     return this.#tools.size;
   }
 
-  add(definition: AnyDefinition, run: StoredRunner): void {
+  add(definition: AnyDefinition, run: StoredRunner, options: ToolOptions = {}): void {
     const name = definition?.name;
     if (typeof name !== "string" || name.length === 0) throw new TypeError("addTool: the tool needs a non-empty name");
     const settings = this.settings();
@@ -87,7 +100,18 @@ export class ToolRegistry {
     const tool: Tool = { ...fields, inputSchema: { ...input.json, type: "object" }, ...(output === undefined ? {} : { outputSchema: output.json }) };
     const paramHeaders = readParamHeaders(name, tool.inputSchema);
     // The handler's parameter type is what the input check yields, so it is called only with checked arguments.
-    this.#tools.set(name, { tool, run: run as ToolEntry["run"], input, output, paramHeaders, extension: claimingExtension(tool._meta) });
+    const scopes = checkedScopes(`addTool ${name}`, options.scopes);
+    this.#tools.set(name, { tool, run: run as ToolEntry["run"], input, output, paramHeaders, extension: claimingExtension(tool._meta), scopes });
+  }
+
+  /** The scopes a call of the named tool needs; none for an unknown tool (its call fails on its own). */
+  scopes(name: unknown): readonly string[] {
+    return (typeof name === "string" ? this.#tools.get(name)?.scopes : undefined) ?? NO_SCOPES;
+  }
+
+  /** Every scope some tool declares. */
+  declaredScopes(): string[] {
+    return [...this.#tools.values()].flatMap((entry) => entry.scopes);
   }
 
   /** The tool's `x-mcp-header` parameters, for the HTTP transport's check; undefined for an unknown tool. */

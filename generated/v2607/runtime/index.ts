@@ -18,6 +18,7 @@ export { ToolOutputError } from "./tools.js";
 export type { ToolAnswer, ToolArguments, ToolDefinition, ToolInputSchema, ToolOutputSchema, ToolResult, ToolRunner, ToolStructured } from "./tool-schemas.js";
 export type { FromJsonSchema, JsonSchemaConverter, JsonSchemaObject, StandardSchema } from "./schema.js";
 export { inputRequest } from "./input-required.js";
+export type { ToolOptions } from "./tools.js";
 export type { InputMethod, InputRequiredAnswer, InputResultOf, InputRound } from "./input-required.js";
 export { ajvSchemaValidator } from "./validation.js";
 export type { AjvLike, AjvValidateFunction, CompiledSchema, SchemaValidator, ValidationResult } from "./validation.js";
@@ -80,3 +81,15 @@ export { DEFAULT_MAX_TOTAL_BUFFERED_BYTES, SseBudget } from "./transports/sse-bu
 export { toFetchHandler } from "./transports/http-fetch.js";
 export type { FetchHandler, FetchHandlerOptions } from "./transports/http-fetch.js";
 export type { HttpEndpointOptions } from "./transports/http-core.js";
+// OAuth 2.1 resource server (auth/): transport-neutral, and its node handler wiring.
+export { createResourceServer, DEFAULT_FETCH_BOUNDS, DEFAULT_KEY_LIMITS, DEFAULT_MAX_TOKEN_BYTES, ResourceServer } from "./auth/resource-server.js";
+export type { AuthOutcome, AuthRequest, OAuthOptions } from "./auth/resource-server.js";
+export type { AuthRejection } from "./auth/challenge.js";
+export type { IntrospectionOptions } from "./auth/introspection.js";
+export { DEFAULT_TOKEN_CACHE } from "./auth/token-cache.js";
+export type { TokenCacheLimits } from "./auth/token-cache.js";
+export type { MetadataResponse, ProtectedResourceMetadata } from "./auth/metadata.js";
+export { TokenPrincipal } from "./auth/principal.js";
+export type { PrincipalIdentity } from "./auth/principal.js";
+export { oauthHttpOptions } from "./transports/http-oauth.js";
+export type { OAuthHttpOptions, ScopedServer } from "./transports/http-oauth.js";

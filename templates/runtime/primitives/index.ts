@@ -12,6 +12,7 @@ import { complete } from "./completion.js";
 import type { ListsOptions } from "./pagination.js";
 import { RequestStateSealer } from "../input-required.js";
 import type { JsonSchemaConverter, StandardSchema } from "../schema.js";
+import { NO_SCOPES } from "../scopes.js";
 import { PromptRegistry, type PromptDefinition, type PromptGetter, type PromptOptions } from "./prompts.js";
 import {
   ResourceRegistry,
@@ -78,6 +79,17 @@ export class Primitives {
   /** The extensions registered resources belong to (extensions.ts `claimingExtension`). */
   claimedExtensions(): Set<string> {
     return this.#resources.claimedExtensions();
+  }
+
+  /** The scopes a `prompts/get` or `resources/read` with these params needs. */
+  scopes(method: string, params: Readonly<Record<string, unknown>> | undefined): readonly string[] {
+    if (method === "prompts/get") return this.#prompts.scopes(params?.["name"]);
+    if (method === "resources/read") return this.#resources.scopes(params?.["uri"]);
+    return NO_SCOPES;
+  }
+
+  declaredScopes(): string[] {
+    return [...this.#prompts.declaredScopes(), ...this.#resources.declaredScopes()];
   }
 
   removeResource(uriOrTemplate: string): boolean {

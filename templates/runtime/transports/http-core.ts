@@ -49,16 +49,19 @@ export interface ConnectableServer {
   readonly legacySessions?: LegacyEra;
   /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
   toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
+  /** The OAuth scopes a request needs (see scopes.ts); a server without it needs none. */
+  requiredScopes?(method: string, params: Readonly<Record<string, unknown>> | undefined): readonly string[];
   /** True once the server is closing: a new POST is answered 503 with Retry-After, for the balancer to send it elsewhere. */
   readonly closed?: boolean;
 }
 
-/** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge. */
+/** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge and further headers. */
 export class HttpAuthError extends Error {
   constructor(
     message: string,
     readonly status = 401,
     readonly challenge?: string,
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = "HttpAuthError";
@@ -67,6 +70,17 @@ export class HttpAuthError extends Error {
 
 /** The limits and policies of one endpoint, the same for every adapter. */
 export interface HttpEndpointOptions extends ExchangeOptions {
+  /**
+   * Checks a request whose tool, prompt or resource declares required scopes
+   * (`server.requiredScopes`) against the principal `authenticate` returned, once its body
+   * is read; a rejection (403) refuses it before it is served. See http-oauth.ts.
+   */
+  readonly authorize?: ((principal: unknown, requiredScopes: readonly string[]) => HttpRejection | undefined) | undefined;
+  /**
+   * Answers for paths beside the endpoint, asked first (the OAuth metadata, see
+   * http-oauth.ts): an answer to write, or undefined for a path it does not serve.
+   */
+  readonly wellKnown?: ((method: string | undefined, path: string) => HttpRejection | undefined) | undefined;
   /**
    * Budget for all SSE output the handler's streams hold at once (see sse-budget.ts), used
    * when no `budget` is given. Default 64 MiB.
@@ -137,6 +151,8 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
 
   /** Steps 1 to 3, synchronous; then the promise of the rest (none when answered here). */
   function route(req: HttpRequest, res: HttpResponse): Promise<void> | void {
+    const known = options.wellKnown?.(req.method, req.path);
+    if (known !== undefined) return writeRejection(res, known);
     if (endpointPath !== undefined && req.path !== endpointPath) return writeRejection(res, noEndpoint(req.path, endpointPath));
     const era = server.legacySessions;
     const sessionId = req.headers.get(SESSION_HEADER) ?? undefined;
@@ -182,6 +198,8 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
       ? undefined
       : (checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server)));
     if (mismatch !== undefined) return writeRejection(res, mismatch);
+    const forbidden = checkScopes(scope, context, parsed.message);
+    if (forbidden !== undefined) return writeRejection(res, forbidden);
     if (server.closed === true) return writeRejection(res, shuttingDown(parsed.kind === "request" ? parsed.message.id : null));
     const exchange = new HttpExchange(res, parsed.message, context, exchangeOptions);
     await server.connect(exchange);
@@ -211,10 +229,20 @@ async function runAuthenticate(req: HttpRequest, check: Authenticate): Promise<{
     return principal === undefined ? {} : { context: { principal } };
   } catch (error) {
     const status = error instanceof HttpAuthError ? error.status : 401;
-    const headers: Record<string, string> = error instanceof HttpAuthError && error.challenge ? { "www-authenticate": error.challenge } : {};
+    const headers: Record<string, string> =
+      error instanceof HttpAuthError ? { ...error.headers, ...(error.challenge ? { "www-authenticate": error.challenge } : {}) } : {};
     const message = error instanceof Error ? error.message : "unauthorized";
     return { status, headers, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) };
   }
+}
+
+/** The `authorize` step: the scopes the message's tool, prompt or resource declares, held to the caller's. */
+function checkScopes(scope: CoreScope, context: MessageContext | undefined, message: JsonRpcMessage): HttpRejection | undefined {
+  const authorize = scope.options.authorize;
+  if (authorize === undefined || !("method" in message) || scope.server.requiredScopes === undefined) return undefined;
+  const params = message.params as Readonly<Record<string, unknown>> | undefined;
+  const required = scope.server.requiredScopes(message.method, params);
+  return required.length === 0 ? undefined : authorize(context?.["principal"], required);
 }
 
 /** What every request of one endpoint shares. */
@@ -248,6 +276,8 @@ class LegacyRequest implements LegacyHttpExchange {
   }
 
   serve(message: JsonRpcMessage, session: LegacySession): Promise<void> {
+    const forbidden = checkScopes(this.scope, this.context, message);
+    if (forbidden !== undefined) return Promise.resolve(this.reject(forbidden));
     const era = this.scope.server.legacySessions!;
     return era.host.connect(new LegacyPostExchange(this.res, message, this.context, this.scope.options, session, era), session);
   }

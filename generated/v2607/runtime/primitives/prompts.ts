@@ -14,6 +14,7 @@ import { INVALID_PARAMS, McpError } from "../jsonrpc.js";
 import type { Awaitable } from "../subscriptions/types.js";
 import type { Completers } from "./completion.js";
 import { cacheFields, paginate, type ListSettings } from "./pagination.js";
+import { checkedScopes, NO_SCOPES } from "../scopes.js";
 import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
 import { isStandardSchema, jsonSchemaOf, standardCheck, type JsonSchemaConverter, type StandardOutput, type StandardSchema } from "../schema.js";
 
@@ -43,6 +44,8 @@ export type PromptGetter<P extends PromptDefinition> = (
 export interface PromptOptions<P extends PromptDefinition> {
   /** Completers for the prompt's arguments, by name. */
   complete?: Completers<PromptArguments<P>>;
+  /** OAuth scopes a `prompts/get` of it needs (see `ToolOptions.scopes`). */
+  scopes?: readonly string[];
 }
 
 interface PromptEntry {
@@ -51,6 +54,7 @@ interface PromptEntry {
   readonly schema: StandardSchema | undefined;
   readonly get: (args: unknown, context: RequestContext, input: InputRound) => Awaitable<PromptResult | InputRequiredAnswer>;
   readonly complete: Completers<Record<string, string | undefined>> | undefined;
+  readonly scopes: readonly string[];
 }
 
 export class PromptRegistry {
@@ -73,7 +77,17 @@ export class PromptRegistry {
     const { arguments: _given, ...fields } = prompt;
     // The definition is a Prompt apart from its argument list, which is replaced by the listed one.
     const listed = (declared === undefined ? fields : { ...fields, arguments: [...declared] }) as Prompt;
-    this.#prompts.set(prompt.name, { prompt: listed, schema, get: get as PromptEntry["get"], complete: options.complete as PromptEntry["complete"] });
+    const scopes = checkedScopes(`addPrompt ${prompt.name}`, options.scopes);
+    this.#prompts.set(prompt.name, { prompt: listed, schema, get: get as PromptEntry["get"], complete: options.complete as PromptEntry["complete"], scopes });
+  }
+
+  /** The scopes a get of the named prompt needs. */
+  scopes(name: unknown): readonly string[] {
+    return (typeof name === "string" ? this.#prompts.get(name)?.scopes : undefined) ?? NO_SCOPES;
+  }
+
+  declaredScopes(): string[] {
+    return [...this.#prompts.values()].flatMap((entry) => entry.scopes);
   }
 
   remove(name: string): boolean {

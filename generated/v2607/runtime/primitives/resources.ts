@@ -13,6 +13,7 @@ import type { Awaitable } from "../subscriptions/types.js";
 import type { Completers } from "./completion.js";
 import { cacheFields, paginate, type CacheHints, type ListSettings } from "./pagination.js";
 import { UriTemplate, type TemplateVariables } from "./uri-template.js";
+import { checkedScopes, NO_SCOPES } from "../scopes.js";
 import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
 import { claimingExtension, offeredTo } from "../extensions.js";
 import { standardCheck, type StandardOutput, type StandardSchema } from "../schema.js";
@@ -33,9 +34,12 @@ export type TemplateReader<T extends string, V extends StandardSchema | undefine
   input: InputRound,
 ) => Awaitable<ResourceBody | InputRequiredAnswer>;
 
-/** Per resource: the cache hints of its reads (a reader's own hints win). */
-export type ResourceOptions = CacheHints;
-export interface TemplateOptions<T extends string> extends CacheHints {
+/** Per resource: the cache hints of its reads (a reader's own hints win), and the scopes a read needs. */
+export interface ResourceOptions extends CacheHints {
+  /** OAuth scopes a `resources/read` of it needs (see `ToolOptions.scopes`). */
+  scopes?: readonly string[];
+}
+export interface TemplateOptions<T extends string> extends ResourceOptions {
   /** Completers for the template's variables, by name. */
   complete?: Completers<TemplateVariables<T>>;
 }
@@ -46,6 +50,7 @@ interface StaticEntry {
   readonly read: ResourceReader;
   readonly hints: CacheHints;
   readonly extension: string | undefined;
+  readonly scopes: readonly string[];
 }
 interface TemplateEntry {
   readonly template: ResourceTemplate;
@@ -54,6 +59,7 @@ interface TemplateEntry {
   readonly matcher: UriTemplate;
   readonly read: (uri: string, variables: unknown, context: RequestContext, input: InputRound) => Awaitable<ResourceBody | InputRequiredAnswer>;
   readonly options: TemplateOptions<string>;
+  readonly scopes: readonly string[];
 }
 
 export class ResourceRegistry {
@@ -66,7 +72,8 @@ export class ResourceRegistry {
     if (typeof resource?.uri !== "string" || resource.uri.length === 0) throw new TypeError("addResource: the resource needs a non-empty uri");
     if (typeof resource.name !== "string") throw new TypeError(`addResource ${resource.uri}: the resource needs a name`);
     cacheFields(options);
-    this.#resources.set(resource.uri, { resource, read, hints: options, extension: claimingExtension(resource._meta) });
+    const scopes = checkedScopes(`addResource ${resource.uri}`, options.scopes);
+    this.#resources.set(resource.uri, { resource, read, hints: options, extension: claimingExtension(resource._meta), scopes });
   }
 
   addTemplate<T extends string, V extends StandardSchema | undefined>(
@@ -78,7 +85,8 @@ export class ResourceRegistry {
     const { variables, ...template } = definition;
     const matcher = new UriTemplate(template.uriTemplate);
     cacheFields(options);
-    const entry = { template, variables, matcher, read, options, extension: claimingExtension(template._meta) } as unknown as TemplateEntry;
+    const scopes = checkedScopes(`addResourceTemplate ${template.uriTemplate}`, options.scopes);
+    const entry = { template, variables, matcher, read, options, extension: claimingExtension(template._meta), scopes } as unknown as TemplateEntry;
     this.#templates.set(template.uriTemplate, entry);
   }
 
@@ -115,6 +123,19 @@ export class ResourceRegistry {
     const offered = [...this.#templates.values()].filter((entry) => offeredTo(entry.extension, meta));
     const { page, nextCursor } = paginate(offered, cursor, settings);
     return { resourceTemplates: page.map((entry) => entry.template), ...withCursor(nextCursor), ...cacheFields(settings) };
+  }
+
+  /** The scopes a read of `uri` needs: those of the entry that would serve it (as `read` picks it). */
+  scopes(uri: unknown): readonly string[] {
+    if (typeof uri !== "string") return NO_SCOPES;
+    const fixed = this.#resources.get(uri);
+    if (fixed !== undefined) return fixed.scopes;
+    for (const entry of this.#templates.values()) if (entry.matcher.match(uri) !== undefined) return entry.scopes;
+    return NO_SCOPES;
+  }
+
+  declaredScopes(): string[] {
+    return [...this.#resources.values(), ...this.#templates.values()].flatMap((entry) => entry.scopes);
   }
 
   /** Reads a URI: an exact static resource first, then the first template it fits; otherwise -32602. */
