@@ -128,12 +128,18 @@ try {
       samples[i]!.push(await round(callers[i]!, CALLS));
     }
   }
-  console.log(`tools/call round trip, ${ROUNDS} rounds of ${CALLS} sequential calls each (after ${WARM_UP} warm-up), ${values.busy ? "the other core busy" : "quiet"}, node ${process.version}`);
-  callers.forEach((caller, i) => console.log(`  ${caller.name.padEnd(34)} min ${fmt(Math.min(...samples[i]!)).padStart(10)}  median ${fmt(median(samples[i]!)).padStart(10)}`));
+  console.log(
+    `tools/call round trip, ${ROUNDS} rounds of ${CALLS} sequential calls each (after ${WARM_UP} warm-up), ${values.busy ? "the other core busy" : "quiet"}, node ${process.version}`,
+  );
+  callers.forEach((caller, i) =>
+    console.log(`  ${caller.name.padEnd(34)} min ${fmt(Math.min(...samples[i]!)).padStart(10)}  median ${fmt(median(samples[i]!)).padStart(10)}`),
+  );
   const last = callers.length - 1;
   const ratio = (i: number, pick: (xs: number[]) => number) => (pick(samples[i]!) / pick(samples[last]!)).toFixed(3);
   for (let i = 0; i < last; i++) {
-    console.log(`  ${`${callers[i]!.name} / official:`.padEnd(34)} min ${ratio(i, (xs) => Math.min(...xs))}x  median ${ratio(i, median)}x  (target: within 1.1x)`);
+    console.log(
+      `  ${`${callers[i]!.name} / official:`.padEnd(34)} min ${ratio(i, (xs) => Math.min(...xs))}x  median ${ratio(i, median)}x  (target: within 1.1x)`,
+    );
   }
   for (const caller of callers) await caller.close();
 } finally {

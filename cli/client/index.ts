@@ -35,9 +35,20 @@ export async function generateClient(options: ClientCommandOptions): Promise<Cli
   const place = placeOf(project, options);
   const entry = runtimeEntry(place.generated);
   refuseForeignFile(place.file);
-  const source: ToolSource = options.fromUrl !== undefined ? await toolsFromUrl(options.fromUrl, options.headers) : project !== undefined ? await toolsFromProject(project) : { tools: [], origin: "no tools" };
+  const source: ToolSource =
+    options.fromUrl !== undefined
+      ? await toolsFromUrl(options.fromUrl, options.headers)
+      : project !== undefined
+        ? await toolsFromProject(project)
+        : { tools: [], origin: "no tools" };
   const runtimeImport = specifier(dirname(place.file), join(place.generated, entry.folder, "runtime", "client", "index.js"));
-  const content = await emitClientFile({ tools: source.tools, origin: source.origin, command: regenerateCommand(project, options, place), runtimeImport, revision: entry.revision });
+  const content = await emitClientFile({
+    tools: source.tools,
+    origin: source.origin,
+    command: regenerateCommand(project, options, place),
+    runtimeImport,
+    revision: entry.revision,
+  });
   writeFilesAtomically(dirname(place.file), [{ path: basename(place.file), content }]);
   return { path: place.file, tools: source.tools.map((tool) => tool.name), revision: entry.revision, origin: source.origin };
 }
@@ -58,7 +69,10 @@ function placeOf(project: string | undefined, options: ClientCommandOptions): { 
     return { file: options.out !== undefined ? resolve(options.cwd, options.out) : join(generated, "client.ts"), generated };
   }
   if (options.out === undefined) {
-    throw new CliError("outside a project, say where the client goes", { hint: "pass --out <file.ts> and --generated <the folder `mcp-gen types --out` wrote>", exitCode: 2 });
+    throw new CliError("outside a project, say where the client goes", {
+      hint: "pass --out <file.ts> and --generated <the folder `mcp-gen types --out` wrote>",
+      exitCode: 2,
+    });
   }
   const file = resolve(options.cwd, options.out);
   return { file, generated: options.generated !== undefined ? resolve(options.cwd, options.generated) : dirname(file) };
@@ -71,7 +85,9 @@ function runtimeEntry(generated: string): { folder: string; revision: string } {
   const folder = withClient.at(-1);
   if (folder === undefined) {
     const why = folders.length === 0 ? "no revision folder" : `no runtime with a client in ${folders.join(", ")}`;
-    throw new CliError(`${generated} has ${why}`, { hint: "run `npx mcp-gen types` (in a project) or `mcp-gen types --out <dir>` with this mcp-gen first, or pass --generated <dir>" });
+    throw new CliError(`${generated} has ${why}`, {
+      hint: "run `npx mcp-gen types` (in a project) or `mcp-gen types --out <dir>` with this mcp-gen first, or pass --generated <dir>",
+    });
   }
   const capabilities = readFileSync(join(generated, folder, "capabilities.ts"), "utf8");
   const revision = /PROTOCOL_VERSION\b[^"]*"([^"]+)"/.exec(capabilities)?.[1] ?? folder;
@@ -81,7 +97,10 @@ function runtimeEntry(generated: string): { folder: string; revision: string } {
 function refuseForeignFile(file: string): void {
   if (!existsSync(file)) return;
   if (readFileSync(file, "utf8").startsWith(CLIENT_HEADER_START)) return;
-  throw new CliError(`${file} exists and was not written by mcp-gen client; it is left as it is`, { hint: "move it away, or pass --out <another file>", exitCode: 2 });
+  throw new CliError(`${file} exists and was not written by mcp-gen client; it is left as it is`, {
+    hint: "move it away, or pass --out <another file>",
+    exitCode: 2,
+  });
 }
 
 /** A relative import specifier with `/` and a leading `./`. */

@@ -33,14 +33,17 @@ export async function toolsFromUrl(url: string, headers: Readonly<Record<string,
 export async function toolsFromProject(project: string): Promise<ToolSource> {
   const built = join(project, "dist", "src", "server.js");
   const hint = "run `npm run build` in the project first, or pass --from-url for a running server";
-  if (!existsSync(built)) throw new CliError(`${relative(process.cwd(), built) || built} does not exist: the project's tools are read from its built server`, { hint });
+  if (!existsSync(built))
+    throw new CliError(`${relative(process.cwd(), built) || built} does not exist: the project's tools are read from its built server`, { hint });
   const newer = newestSource(join(project, "src"));
   if (newer !== undefined && newer.mtimeMs > statSync(built).mtimeMs) {
     throw new CliError(`${relative(project, newer.path)} is newer than dist/src/server.js: the built server may not hold its tools`, { hint });
   }
   const module = (await import(pathToFileURL(built).href)) as { createAppServer?: () => ProjectServer };
   if (typeof module.createAppServer !== "function") {
-    throw new CliError("dist/src/server.js exports no createAppServer()", { hint: "a project made by create-mcp-handler has one in src/server.ts; or pass --from-url" });
+    throw new CliError("dist/src/server.js exports no createAppServer()", {
+      hint: "a project made by create-mcp-handler has one in src/server.ts; or pass --from-url",
+    });
   }
   const server = module.createAppServer();
   try {

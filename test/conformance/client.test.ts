@@ -65,7 +65,10 @@ describe("official conformance suite, client scenarios, against a generated clie
       const scenarios = new Set(run.checks.map((check) => check.scenario));
       const spoken = [...scenarios].filter((scenario) => !EXPECTED_FAILURES.has(scenario));
       t.diagnostic(`${spoken.length} scenarios spoken (${spoken.join(", ")}); ${scenarios.size - spoken.length} authorization scenarios expected to fail`);
-      assert.ok(spoken.length >= (revision === "2026-07-28" ? 8 : 5), `expected the requirement set's scenarios, got ${[...scenarios].join(", ")}:\n${run.output.slice(-2000)}`);
+      assert.ok(
+        spoken.length >= (revision === "2026-07-28" ? 8 : 5),
+        `expected the requirement set's scenarios, got ${[...scenarios].join(", ")}:\n${run.output.slice(-2000)}`,
+      );
       const notPassing = run.checks
         .filter((check) => !EXPECTED_FAILURES.has(check.scenario) && !PASSING.has(check.status) && !isNotThisEra(check, revision))
         .map((check) => `${check.scenario}/${check.id}: ${check.status} ${check.errorMessage ?? ""}`);

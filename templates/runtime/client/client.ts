@@ -217,7 +217,8 @@ export class McpClient<Tools extends ToolMap = {}> {
   }
 
   #onEvent(event: TransportEvent): void {
-    if (event.type === "closed") return this.#failAll(new McpError(ERROR_CODES.InternalError, `the connection closed${event.reason ? `: ${String(event.reason)}` : ""}`));
+    if (event.type === "closed")
+      return this.#failAll(new McpError(ERROR_CODES.InternalError, `the connection closed${event.reason ? `: ${String(event.reason)}` : ""}`));
     if (event.type === "error") {
       const requestId = (event.error as { requestId?: RequestId }).requestId;
       if (requestId !== undefined) this.#settle(requestId, undefined, event.error instanceof Error ? event.error : new Error(String(event.error)));

@@ -104,14 +104,20 @@ test("refused in one line, nothing written: a file mcp-gen did not write, a buil
   writeFileSync(foreign, "export const mine = 1;\n");
   const overwrite = runMcpGen(["client", "--out", "src/mine.ts"], app);
   assert.equal(overwrite.status, 2, explain(overwrite));
-  assert.match(overwrite.stderr, /^error: .*src\/mine\.ts exists and was not written by mcp-gen client; it is left as it is \(move it away, or pass --out <another file>\)\n$/);
+  assert.match(
+    overwrite.stderr,
+    /^error: .*src\/mine\.ts exists and was not written by mcp-gen client; it is left as it is \(move it away, or pass --out <another file>\)\n$/,
+  );
   assert.equal(readFileSync(foreign, "utf8"), "export const mine = 1;\n");
 
   const later = new Date(Date.now() + 60_000);
   utimesSync(join(app, "src", "tools", "weather.ts"), later, later);
   const stale = runMcpGen(["client", "--out", "src/stale-client.ts"], app);
   assert.equal(stale.status, 1, explain(stale));
-  assert.match(stale.stderr, /^error: src\/tools\/weather\.ts is newer than dist\/src\/server\.js: the built server may not hold its tools \(run `npm run build` in the project first/);
+  assert.match(
+    stale.stderr,
+    /^error: src\/tools\/weather\.ts is newer than dist\/src\/server\.js: the built server may not hold its tools \(run `npm run build` in the project first/,
+  );
   assert.equal(existsSync(join(app, "src", "stale-client.ts")), false);
 
   const badUrl = runMcpGen(["client", "--from-url", "ftp://127.0.0.1/mcp"], app);

@@ -60,7 +60,9 @@ async function main(): Promise<void> {
   const file = process.env["MCP_GEN_CLIENT"];
   const flow = FLOWS[scenario];
   if (url === undefined || file === undefined || flow === undefined) {
-    throw new Error(`usage: MCP_GEN_CLIENT=<client.ts> MCP_CONFORMANCE_SCENARIO=<${Object.keys(FLOWS).join("|")}> client-driver.ts <url> (got ${scenario || "no scenario"})`);
+    throw new Error(
+      `usage: MCP_GEN_CLIENT=<client.ts> MCP_CONFORMANCE_SCENARIO=<${Object.keys(FLOWS).join("|")}> client-driver.ts <url> (got ${scenario || "no scenario"})`,
+    );
   }
   const context = JSON.parse(process.env["MCP_CONFORMANCE_CONTEXT"] ?? "{}") as Context;
   const generated = (await import(pathToFileURL(file).href)) as typeof Generated;
@@ -71,7 +73,10 @@ async function main(): Promise<void> {
       timeoutMs: 20_000,
       inputHandlers: {
         // The scenarios' elicitations are confirmations; a form left empty gets the schema's defaults.
-        "elicitation/create": (params) => ({ action: "accept", content: "requestedSchema" in params && JSON.stringify(params.requestedSchema).includes('"confirmed"') ? { confirmed: true } : {} }),
+        "elicitation/create": (params) => ({
+          action: "accept",
+          content: "requestedSchema" in params && JSON.stringify(params.requestedSchema).includes('"confirmed"') ? { confirmed: true } : {},
+        }),
         "sampling/createMessage": () => ({ role: "assistant", content: { type: "text", text: "sampled" }, model: "conformance" }),
         "roots/list": () => ({ roots: [] }),
       },

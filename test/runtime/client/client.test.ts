@@ -66,26 +66,33 @@ describe("client: rules", () => {
   it("an input request without a handler fails naming the handler to pass", async () => {
     const client = await connectClient({ server: createAskingServer("no-handler") });
     try {
-      await assert.rejects(client.callTool(ASK_TOOL, {}), (error: unknown) => error instanceof McpError && /inputHandlers\["elicitation\/create"\]/.test(error.message));
+      await assert.rejects(
+        client.callTool(ASK_TOOL, {}),
+        (error: unknown) => error instanceof McpError && /inputHandlers\["elicitation\/create"\]/.test(error.message),
+      );
     } finally {
       await client.close();
     }
   });
 
-  it("a server that does not know server/discover (the 1.x SDK over stdio) gets an initialize session, and its notifications reach on()", { timeout: 30_000 }, async () => {
-    const client = await connectClient({ command: process.execPath, args: ["--import", "tsx", SDK1_FIXTURE], stderr: "ignore" }, { timeoutMs: 10_000 });
-    try {
-      assert.equal(client.era, "initialize");
-      assert.equal(client.server?.serverInfo.name, "sdk1-stdio");
-      const changed = new Promise<string>((resolve) => client.on("notifications/tools/list_changed", (notification) => resolve(notification.method)));
-      assert.equal(await changed, "notifications/tools/list_changed");
-      assert.deepEqual((await client.listTools()).map((tool) => tool.name).sort(), ["added", "hello"]);
-      assert.deepEqual((await client.callTool("hello")).content, [{ type: "text", text: "hello" }]);
-      await assert.rejects(client.request("subscriptions/listen", { notifications: {} }), /not a method of 2025-11-25/);
-    } finally {
-      await client.close();
-    }
-  });
+  it(
+    "a server that does not know server/discover (the 1.x SDK over stdio) gets an initialize session, and its notifications reach on()",
+    { timeout: 30_000 },
+    async () => {
+      const client = await connectClient({ command: process.execPath, args: ["--import", "tsx", SDK1_FIXTURE], stderr: "ignore" }, { timeoutMs: 10_000 });
+      try {
+        assert.equal(client.era, "initialize");
+        assert.equal(client.server?.serverInfo.name, "sdk1-stdio");
+        const changed = new Promise<string>((resolve) => client.on("notifications/tools/list_changed", (notification) => resolve(notification.method)));
+        assert.equal(await changed, "notifications/tools/list_changed");
+        assert.deepEqual((await client.listTools()).map((tool) => tool.name).sort(), ["added", "hello"]);
+        assert.deepEqual((await client.callTool("hello")).content, [{ type: "text", text: "hello" }]);
+        await assert.rejects(client.request("subscriptions/listen", { notifications: {} }), /not a method of 2025-11-25/);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it("elicitation defaults: an accepted form answer gets the requested schema's default for each field the handler left out", async () => {
     const server = createServer({ name: "defaults", version: "1.0.0" });
@@ -128,7 +135,10 @@ describe("client: rules", () => {
 
   it("custom headers: Mcp-Param-* mirror the annotated arguments of a listed tool over HTTP, Base64 where the value needs it", async () => {
     const server = createServer({ name: "headers", version: "1.0.0" });
-    const inputSchema = { type: "object" as const, properties: { region: { type: "string", "x-mcp-header": "Region" }, n: { type: "integer", "x-mcp-header": "N" } } };
+    const inputSchema = {
+      type: "object" as const,
+      properties: { region: { type: "string", "x-mcp-header": "Region" }, n: { type: "integer", "x-mcp-header": "N" } },
+    };
     server.addTool({ name: "where", inputSchema }, (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] }));
     const handle = await serveHttp(server, { host: "127.0.0.1", port: 0 });
     const client = await connectClient({ url: handle.url });
@@ -158,7 +168,10 @@ describe("client: rules", () => {
         ["good"],
       );
       await assert.rejects(client.callTool("bad", { q: {} }), /tool bad is not callable: .*x-mcp-header on q needs type string, integer or boolean/);
-      assert.deepEqual(peer.methods.filter((method) => method === "tools/call"), []);
+      assert.deepEqual(
+        peer.methods.filter((method) => method === "tools/call"),
+        [],
+      );
     } finally {
       await client.close();
       await peer.close();
@@ -205,7 +218,8 @@ async function jsonPeer(answer: (message: { method?: string }) => object | undef
       if (message.id === undefined) return void res.writeHead(202).end();
       const result = answer(message);
       if (result === undefined) return void held.add(res);
-      if ("error" in result) return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...result }));
+      if ("error" in result)
+        return void res.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...result }));
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
     });
   });

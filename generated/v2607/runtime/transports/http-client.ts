@@ -199,7 +199,7 @@ export class HttpClientTransport implements Transport {
   async #pump(body: ReadableStream<Uint8Array>, id: RequestId | undefined, abort: AbortController): Promise<void> {
     const cursor = this.#session.cursor();
     let failure: unknown;
-    for (let stream: ReadableStream<Uint8Array> | undefined = body; stream !== undefined; ) {
+    for (let stream: ReadableStream<Uint8Array> | undefined = body; stream !== undefined;) {
       try {
         for await (const data of sseMessages(stream, this.#maxMessageBytes, cursor.fields)) {
           cursor.carried();
