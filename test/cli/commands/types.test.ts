@@ -153,7 +153,7 @@ describe("--types-only", () => {
     assert.match(fresh.stdout, /v2607 is up to date with MCP 2026-07-28/);
     const stale = await runMcpGen(["types", "--schema", schema, "--out", out, "--check"]);
     assert.equal(stale.status, 1, explain(stale));
-    assert.match(stale.stderr, /^error: .*v2607 is stale against MCP 2026-07-28 .*: mcp-gen\.manifest\.json, runtime\/client\/client\.ts, /);
+    assert.match(stale.stderr, /^error: .*v2607 is stale against MCP 2026-07-28 .*: mcp-gen\.manifest\.json, runtime\/[^,]*\.ts, .*runtime\/server\.ts, /);
     assert.deepEqual(
       readdirSync(join(out, "v2607")).sort(),
       ["capabilities.ts", "mcp-gen.manifest.json", "methods.ts", "shapes.ts", "types.ts"],
@@ -167,7 +167,7 @@ describe("--types-only", () => {
     assert.equal((await runMcpGen(["types", "--schema", schema, "--out", out])).status, 0);
     const run = await runMcpGen(["types", "--schema", schema, "--out", out, "--check", "--types-only"]);
     assert.equal(run.status, 1, explain(run));
-    assert.match(run.stderr, /^error: .*v2607 is stale against MCP 2026-07-28 .*: mcp-gen\.manifest\.json, runtime\/client\/client\.ts, /);
+    assert.match(run.stderr, /^error: .*v2607 is stale against MCP 2026-07-28 .*: mcp-gen\.manifest\.json, runtime\/[^,]*\.ts, .*runtime\/server\.ts, /);
   });
 });
 

@@ -1,5 +1,5 @@
 import { oauthHttpOptions, type OAuthHttpOptions, type Server } from "../mcp.js";
-import { StartupError } from "./http.js";
+import { StartupError } from "../startup.js";
 
 /** Scopes every request needs: what a client asks its first token for (the 401 names them). */
 export const BASE_SCOPES = ["mcp:read"];
