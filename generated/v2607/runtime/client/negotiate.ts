@@ -10,7 +10,15 @@
 import { McpError } from "../jsonrpc.js";
 import { CLIENT_REQUEST_METHODS as LEGACY_METHODS, PROTOCOL_VERSION as LEGACY_PROTOCOL_VERSION } from "../legacy/protocol.js";
 import { LEGACY_REVISIONS } from "../legacy/revisions.js";
-import { ERROR_CODES, META_KEYS, PROTOCOL_VERSION, type ClientRequestMethod, type DiscoverResult, type Implementation, type ServerCapabilities } from "../protocol.js";
+import {
+  ERROR_CODES,
+  META_KEYS,
+  PROTOCOL_VERSION,
+  type ClientRequestMethod,
+  type DiscoverResult,
+  type Implementation,
+  type ServerCapabilities,
+} from "../protocol.js";
 import { HttpStatusError } from "../transports/http-client.js";
 import type { McpClient, ServerIdentity } from "./client.js";
 import type { ToolMap } from "./tools.js";
