@@ -87,7 +87,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   };
   const rendered = await renderTemplateTree(join(root, "templates", "project"), view, {
     fileName: options.handler.kebab,
-    include: (path) => (view.http || !path.endsWith("http.ts")) && (view.stdio || !path.endsWith("stdio.ts")),
+    include: (path) => (view.http || !(path.endsWith("http.ts") || path === "src/fetch.ts")) && (view.stdio || !path.endsWith("stdio.ts")),
   });
   const config = JSON.parse(rendered.find((file) => file.path === ".prettierrc.json")!.content) as Record<string, unknown>;
   // The first handler comes from the same template as `mcp-gen handler`'s; the project

@@ -78,6 +78,12 @@ export type { ExchangeOptions, SseStreamReport } from "./transports/http-exchang
 // One budget shared by several HTTP handlers (`budget` option), and the constant it defaults to.
 export { DEFAULT_MAX_TOTAL_BUFFERED_BYTES, SseBudget } from "./transports/sse-budget.js";
 export type { ConnectableServer, HttpHandler, HttpHandlerOptions, HttpServerHandle, ServeHttpOptions } from "./transports/http-server.js";
+// The same endpoint as a web-standard fetch handler (Bun, Deno, Workers, Hono), and the Express and Hono adapters.
+export { toFetchHandler } from "./transports/http-fetch.js";
+export type { FetchHandler, FetchHandlerOptions } from "./transports/http-fetch.js";
+export { toExpressMiddleware, toHonoHandler } from "./transports/http-frameworks.js";
+export type { ExpressLikeRequest, HonoLikeContext } from "./transports/http-frameworks.js";
+export type { HttpEndpointOptions } from "./transports/http-core.js";
 export { HttpClientTransport, HttpStreamClosedError } from "./transports/http-client.js";
 // The client transport's pieces, for a client of another shape (a session-based legacy one): the bounded SSE and body readers.
 export { DEFAULT_MAX_MESSAGE_BYTES, readText, sseMessages } from "./transports/http-client.js";

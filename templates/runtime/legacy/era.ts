@@ -6,7 +6,6 @@
  * its `Mcp-Session-Id`. A modern-only server answers `initialize` with the error naming
  * the versions it does speak.
  */
-import { randomUUID } from "node:crypto";
 import { META_KEYS } from "../protocol.js";
 import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcErrorResponse, type JsonRpcRequest } from "../jsonrpc.js";
 import type { MessageContext, Transport } from "../transport.js";
@@ -25,6 +24,7 @@ import { LEGACY_CODECS, SESSION_METHODS } from "./translate.js";
 import type { RevisionCodec } from "./codec.js";
 import { DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_REPLAY_EVENTS } from "./replay.js";
 import { closeStreams, type ResumeOptions } from "./resumable.js";
+import { unrefTimer } from "../transports/http-io.js";
 
 export interface LegacyOptions {
   /**
@@ -216,9 +216,9 @@ export class LegacyEra {
     const refusal = this.#slots.reserve(client);
     if (refusal?.scope === "server") return { refused: "full", error: this.limitError(initialize) };
     if (refusal !== undefined) return { refused: "share", error: this.#shareError(initialize) };
-    const session = new LegacySession(this.#sessionHost, randomUUID(), output, ownedByConnection, client);
+    const session = new LegacySession(this.#sessionHost, crypto.randomUUID(), output, ownedByConnection, client);
     this.#sessions.set(session.id, session);
-    this.#sweep ??= setInterval(() => this.#expireIdle(), Math.min(this.idleMs, this.maxSilentMs, 60_000)).unref();
+    this.#sweep ??= unrefTimer(setInterval(() => this.#expireIdle(), Math.min(this.idleMs, this.maxSilentMs, 60_000)));
     return session;
   }
 

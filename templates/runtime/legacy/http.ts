@@ -7,11 +7,11 @@
  * server-requests.ts) is POSTed with the session id. Sessions are bounded in number, idle
  * time and the bytes their GET stream may hold (`LegacyOptions`).
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_CODES } from "../protocol.js";
 import { errorResponse, type Classified, type JsonRpcMessage, type JsonRpcRequest } from "../jsonrpc.js";
-import { refuseClientResponse, statusForErrorCode, type HttpRejection } from "../transports/http-request.js";
+import { answerEmpty, refuseClientResponse, statusForErrorCode, type HttpRejection } from "../transports/http-request.js";
 import type { SseOptions } from "../transports/http-sse.js";
+import type { HttpRequest, HttpResponse } from "../transports/http-io.js";
 import type { MessageContext } from "../transport.js";
 import { carriesModernMeta, type LegacyEra } from "./era.js";
 import { openSessionStream } from "./resumable.js";
@@ -23,8 +23,8 @@ export const SESSION_HEADER = "mcp-session-id";
 
 /** What the HTTP handler hands over for one legacy request. */
 export interface LegacyHttpExchange {
-  readonly req: IncomingMessage;
-  readonly res: ServerResponse;
+  readonly req: HttpRequest;
+  readonly res: HttpResponse;
   readonly sessionId: string | undefined;
   readonly sse: SseOptions;
   /** The transport's context for this request (the authenticated principal, when there is one). */
@@ -53,8 +53,8 @@ export function isLegacyInitialize(message: JsonRpcMessage): boolean {
 /** An `initialize` POST: a new session whose id travels on the answer; a refused one (400, or 503 at the limit) opens none. */
 export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchange, message: JsonRpcRequest): Promise<void> {
   // The client as a listen over this request would be keyed: its principal, else its address, else its socket.
-  const socket = exchange.req.socket;
-  const session = era.open(message, undefined, false, clientKey(exchange.context?.["principal"], socket.remoteAddress, socket));
+  const { remoteAddress, connection } = exchange.req;
+  const session = era.open(message, undefined, false, clientKey(exchange.context?.["principal"], remoteAddress, connection));
   if (!(session instanceof LegacySession)) {
     if (session.refused === "full") return exchange.reject({ status: 503, headers: { "retry-after": "5" }, body: session.error });
     // This client at its share: waiting does not help, ending one of its sessions does.
@@ -79,8 +79,7 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
   session.lastActive = Date.now(); // a POST's message sets it again: the session may have waited for the body
   if (req.method === "DELETE") {
     await session.close("cancelled");
-    res.writeHead(204).end();
-    return;
+    return answerEmpty(res, 204);
   }
   if (req.method === "GET") return openSessionStream(era, session, exchange);
   if (req.method !== "POST") {
@@ -91,7 +90,7 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
     });
   }
   // A request without the header is the session's own revision (2025-03-26 clients send none); one naming another is refused.
-  const version = req.headers["mcp-protocol-version"];
+  const version = req.headers.get("mcp-protocol-version");
   if (typeof version === "string" && session.version !== undefined && version !== session.version) {
     return exchange.reject({
       status: 400,
@@ -102,10 +101,10 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
   if ("status" in read) return exchange.reject(read);
   if (!("method" in read.message)) {
     // Only an answer to a request this session sent and still waits for is taken; any other is refused as on the modern path.
-    return session.answer(read.message) ? void res.writeHead(202).end() : exchange.reject(refuseClientResponse(read.message));
+    return session.answer(read.message) ? answerEmpty(res, 202) : exchange.reject(refuseClientResponse(read.message));
   }
   await exchange.serve(read.message, session);
-  if (read.kind !== "request") res.writeHead(202).end();
+  if (read.kind !== "request") answerEmpty(res, 202);
 }
 
 function samePrincipal(owner: unknown, caller: unknown): boolean {

@@ -12,10 +12,10 @@
  * - a client that drops the connection is not cancelling (the spec's words): its request
  *   keeps running and the answer waits in the window.
  */
-import type { ServerResponse } from "node:http";
 import { ERROR_CODES } from "../protocol.js";
 import { errorResponse } from "../jsonrpc.js";
 import { SseWriter, type SseOptions } from "../transports/http-sse.js";
+import { unrefTimer, type HttpResponse } from "../transports/http-io.js";
 import type { LegacyEra } from "./era.js";
 import type { LegacyHttpExchange } from "./http.js";
 import type { LegacySession, SessionOutput } from "./session.js";
@@ -60,7 +60,7 @@ export class ResumableStream {
    * would resume from there and never get the replay. An older connection carrying the
    * stream is closed: the client evidently lost it.
    */
-  attach(res: ServerResponse, sse: SseOptions, missed: readonly ReplayEvent[] = []): void {
+  attach(res: HttpResponse, sse: SseOptions, missed: readonly ReplayEvent[] = []): void {
     this.#detach();
     const writer = new SseWriter(res, sse);
     this.#writer = writer;
@@ -72,7 +72,7 @@ export class ResumableStream {
       if (this.#writer === writer) this.#detach();
     });
     if (this.#finished) return writer.end();
-    if (options.pollAfterMs > 0) this.#pollTimer = setTimeout(() => this.poll(), options.pollAfterMs).unref();
+    if (options.pollAfterMs > 0) this.#pollTimer = unrefTimer(setTimeout(() => this.poll(), options.pollAfterMs));
   }
 
   /** Sends one event (kept for replay, written when a connection carries the stream); false once the stream is over. */
@@ -177,10 +177,10 @@ export function closeStreams(session: LegacySession): void {
 export function openSessionStream(era: LegacyEra, session: LegacySession, exchange: LegacyHttpExchange): void {
   const { req, res } = exchange;
   const refuse = (status: number, message: string) => exchange.reject({ status, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) });
-  if (!String(req.headers.accept ?? "").includes("text/event-stream")) return refuse(406, "the GET stream needs Accept: text/event-stream");
+  if (!String(req.headers.get("accept") ?? "").includes("text/event-stream")) return refuse(406, "the GET stream needs Accept: text/event-stream");
   const streams = streamsOf(session, era.resume);
   const sse = era.maxBufferedBytes === undefined ? exchange.sse : { ...exchange.sse, maxBufferedBytes: era.maxBufferedBytes };
-  const lastEventId = req.headers["last-event-id"];
+  const lastEventId = req.headers.get("last-event-id");
   if (typeof lastEventId !== "string") {
     if (streams.standalone?.attached) return refuse(409, "this session already has an open GET stream");
     return carryStandalone(session, streams, res, sse, []);
@@ -212,7 +212,7 @@ export function openSessionStream(era: LegacyEra, session: LegacySession, exchan
  * session's notifications go to it from then on. It becomes the output only once attached,
  * so what waited for the first GET follows the priming event.
  */
-function carryStandalone(session: LegacySession, streams: SessionStreams, res: ServerResponse, sse: SseOptions, missed: readonly ReplayEvent[]): void {
+function carryStandalone(session: LegacySession, streams: SessionStreams, res: HttpResponse, sse: SseOptions, missed: readonly ReplayEvent[]): void {
   const made = streams.standalone === undefined;
   const stream = (streams.standalone ??= new ResumableStream(streams, STANDALONE_STREAM));
   stream.attach(res, sse, missed);

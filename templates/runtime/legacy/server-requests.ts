@@ -7,6 +7,7 @@
  * wait ends early (timeout, the request that caused it cancelled) the client is told with
  * `notifications/cancelled`, and when the session ends every wait fails.
  */
+import { unrefTimer } from "../transports/http-io.js";
 import { isObject, type JsonObject, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc.js";
 
 const CANCELLED_METHOD = "notifications/cancelled";
@@ -70,8 +71,7 @@ export class ServerRequests {
         reject(new ClientRequestFailed(`${method}: ${why}`));
       };
       const onAbort = () => stop("the request that needed the answer was cancelled");
-      const timer = setTimeout(() => stop(`the client did not answer within ${this.timeoutMs} ms`), this.timeoutMs);
-      timer.unref();
+      const timer = unrefTimer(setTimeout(() => stop(`the client did not answer within ${this.timeoutMs} ms`), this.timeoutMs));
       signal.addEventListener("abort", onAbort, { once: true });
       const settled =
         <T>(finish: (value: T) => void) =>

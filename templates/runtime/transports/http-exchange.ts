@@ -4,7 +4,6 @@
  * anything comes before the answer (progress, logs, or a whole `subscriptions/listen`
  * stream). Closing the response from the client side is an outside teardown.
  */
-import type { ServerResponse } from "node:http";
 import { errorResponse, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
 import { ERROR_CODES } from "../protocol.js";
 import {
@@ -22,6 +21,7 @@ import { Inbox } from "./inbox.js";
 import { statusForErrorCode, writeRejection } from "./http-request.js";
 import { SseWriter, type Eviction, type SseOptions } from "./http-sse.js";
 import { SHARED_FRAME_MIN_CHARS, sharedFrame, sseFrame } from "./sse-frames.js";
+import { peerAddressOf, utf8Length, type HttpResponse } from "./http-io.js";
 
 /** How one SSE response went, reported when it is over (slow consumers show up here). */
 export interface SseStreamReport {
@@ -50,14 +50,14 @@ export interface ExchangeOptions extends SseOptions {
  * once when the response is over, whether the server ended it or the client went away.
  */
 export class HttpExchange implements Transport {
-  readonly #res: ServerResponse;
+  readonly #res: HttpResponse;
   readonly #inbox = new Inbox();
   readonly #requestId: RequestId | undefined;
   readonly #options: ExchangeOptions;
   #writer: SseWriter | undefined;
   #ended = false;
 
-  constructor(res: ServerResponse, message: JsonRpcMessage, context: MessageContext | undefined, options: ExchangeOptions = {}) {
+  constructor(res: HttpResponse, message: JsonRpcMessage, context: MessageContext | undefined, options: ExchangeOptions = {}) {
     this.#res = res;
     this.#options = options;
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
@@ -84,7 +84,7 @@ export class HttpExchange implements Transport {
     const json = encoded ?? JSON.stringify(message);
     if (isFinal && this.#writer === undefined) {
       const status = "error" in message ? statusForErrorCode(message.error.code) : 200;
-      this.#res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(json) });
+      this.#res.writeHead(status, { "content-type": "application/json", "content-length": utf8Length(json) });
       this.#res.end(json);
       return SENT;
     }
@@ -120,7 +120,7 @@ export class HttpExchange implements Transport {
   }
 
   remoteAddress(): string | undefined {
-    return this.#res.socket?.remoteAddress;
+    return peerAddressOf(this.#res);
   }
 
   /** Ends the response from the server side: a stream is ended, an unanswered request gets 503. */

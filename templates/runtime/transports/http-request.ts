@@ -5,10 +5,10 @@
  * passes or yields an `HttpRejection`: the status and body to answer with, nothing parsed
  * further. The core then does the checks that do not depend on HTTP (`_meta`, methods).
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_CODES, META_KEYS } from "../protocol.js";
 import { NAME_PARAMS } from "../extensions.js";
 import { classifyValue, errorResponse, type Classified, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc.js";
+import { utf8Length, type HeaderSource, type HttpResponse } from "./http-io.js";
 
 /** A refusal the transport answers by itself: an HTTP status and, usually, a JSON-RPC error. */
 export interface HttpRejection {
@@ -18,16 +18,22 @@ export interface HttpRejection {
 }
 
 /** Answers a refused request: its status, headers and JSON-RPC error, with nothing streamed. */
-export function writeRejection(res: ServerResponse, rejection: HttpRejection): void {
+export function writeRejection(res: HttpResponse, rejection: HttpRejection): void {
   res.end(writeRejectionHead(res, rejection));
 }
 
+/** An answer without a body: a preflight's 204, an accepted notification's 202. */
+export function answerEmpty(res: HttpResponse, status: number, headers?: Readonly<Record<string, string>>): void {
+  res.writeHead(status, headers);
+  res.end();
+}
+
 /** Writes a rejection's status and headers; returns its body text, to be written next. */
-function writeRejectionHead(res: ServerResponse, rejection: HttpRejection): string {
+export function writeRejectionHead(res: HttpResponse, rejection: HttpRejection): string {
   const text = rejection.body === undefined ? "" : JSON.stringify(rejection.body);
   res.writeHead(rejection.status, {
     ...(text ? { "content-type": "application/json" } : {}),
-    "content-length": Buffer.byteLength(text),
+    "content-length": utf8Length(text),
     ...rejection.headers,
   });
   return text;
@@ -95,7 +101,18 @@ export function checkVerb(method: string | undefined): HttpRejection | undefined
  * fail as a parse error that hides the cause), and the client must take JSON or an event
  * stream, the two forms an answer comes in (406). No Accept header takes anything.
  */
-export function checkPostHeaders(headers: IncomingHttpHeaders): HttpRejection | undefined {
+export function checkPostHeaders(headers: HeaderSource): HttpRejection | undefined {
+  // What every client sends, answered without parsing (this runs on every POST).
+  const contentType = headers.get("content-type");
+  const accept = headers.get("accept");
+  if (contentType === "application/json" && COMMON_ACCEPTS.has(accept) && (headers.get("content-encoding") ?? undefined) === undefined) return undefined;
+  return checkPostHeadersInFull(headers);
+}
+
+/** The Accept values clients send most, each taking both answer forms. */
+const COMMON_ACCEPTS = new Set<string | null | undefined>(["application/json, text/event-stream", "text/event-stream, application/json"]);
+
+function checkPostHeadersInFull(headers: HeaderSource): HttpRejection | undefined {
   const encoding = header(headers, "content-encoding")?.toLowerCase();
   if (encoding !== undefined && encoding !== "" && encoding !== "identity") {
     return unsupported(415, `Content-Encoding "${encoding.slice(0, 64)}" is not supported; send the body unencoded`);
@@ -138,7 +155,7 @@ function accepts(accept: string, type: string): boolean {
 /** After a 413, how long the rest of the body is read and dropped before the connection is closed. */
 export const BODY_DISCARD_MS = 2000;
 
-function tooLarge(limit: number): HttpRejection {
+export function tooLarge(limit: number): HttpRejection {
   return {
     status: 413,
     body: errorResponse(null, ERROR_CODES.InvalidRequestError, `request body exceeds ${limit} bytes`),
@@ -191,7 +208,7 @@ export class BodyLimits {
   }
 }
 
-function overBudget(limits: BodyLimits): HttpRejection {
+export function overBudget(limits: BodyLimits): HttpRejection {
   return {
     status: 503,
     headers: { "retry-after": BODY_BUDGET_RETRY_AFTER },
@@ -203,125 +220,12 @@ function overBudget(limits: BodyLimits): HttpRejection {
   };
 }
 
-function tooSlow(limits: BodyLimits): HttpRejection {
+export function tooSlow(limits: BodyLimits): HttpRejection {
   return {
     status: 408,
     headers: { connection: "close" },
     body: errorResponse(null, ERROR_CODES.InvalidRequestError, `request body not complete within ${limits.bodyTimeoutMs} ms (bodyTimeoutMs)`),
   };
-}
-
-/**
- * Reads the whole body and decodes it (parseBody), refusing as soon as it would break one
- * of `limits`: over `maxBodyBytes` (413; a declared Content-Length over it before a byte is
- * read, a chunked body as soon as it crosses it), over what the shared budget has left
- * (503 with Retry-After; its bytes go back to the budget at once), or not ended within
- * `bodyTimeoutMs` (408, its connection closed). The refused body is never parsed; the
- * caller answers with `refuseBody`, which drops the rest of it. One promise per body: the
- * decoding happens in the reader, not in an async step after it.
- */
-export function readMessage(req: IncomingMessage, limits: BodyLimits): Promise<ParsedBody | HttpRejection> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limits.maxBodyBytes) return Promise.resolve(tooLarge(limits.maxBodyBytes));
-  if (Number.isFinite(declared) && limits.held + declared > limits.maxTotalBodyBytes) return Promise.resolve(overBudget(limits));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(onBodyTimeout, limits.bodyTimeoutMs, req);
-    timer.unref();
-    (req as ReadingRequest)[BODY] = { chunks: [], size: 0, limits, timer, resolve, reject };
-    req.on("data", onBodyData);
-    req.on("end", onBodyEnd);
-    req.on("error", onBodyError);
-    req.on("close", onBodyClose);
-  });
-}
-
-/**
- * A body being read, kept on its request: the listeners are module functions (`this` is
- * the request), so reading a body makes no closure per request.
- */
-const BODY = Symbol("body");
-interface BodyRead {
-  readonly chunks: Buffer[];
-  /** Bytes received, all of them taken from the budget. */
-  size: number;
-  readonly limits: BodyLimits;
-  readonly timer: NodeJS.Timeout;
-  resolve(body: ParsedBody | HttpRejection): void;
-  reject(error: Error): void;
-}
-type ReadingRequest = IncomingMessage & { [BODY]?: BodyRead | undefined };
-
-function onBodyData(this: ReadingRequest, chunk: Buffer): void {
-  const read = this[BODY]!;
-  if (read.size + chunk.length > read.limits.maxBodyBytes) return refuseRead(this, read, tooLarge(read.limits.maxBodyBytes));
-  if (!read.limits.take(chunk.length)) return refuseRead(this, read, overBudget(read.limits));
-  read.size += chunk.length;
-  read.chunks.push(chunk);
-}
-
-function onBodyEnd(this: ReadingRequest): void {
-  const read = this[BODY]!;
-  stopReading(this, read);
-  const { chunks, size } = read;
-  read.resolve(parseBody((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString("utf8")));
-}
-
-function onBodyError(this: ReadingRequest, error: Error): void {
-  const read = this[BODY]!;
-  stopReading(this, read);
-  read.reject(error);
-}
-
-/** The request closed before its body ended (the client went away): its bytes go back. */
-function onBodyClose(this: ReadingRequest): void {
-  const read = this[BODY];
-  if (read === undefined) return;
-  stopReading(this, read);
-  read.reject(new Error("the request closed before its body ended"));
-}
-
-function onBodyTimeout(req: ReadingRequest): void {
-  const read = req[BODY];
-  if (read !== undefined) refuseRead(req, read, tooSlow(read.limits));
-}
-
-/** Ends a read with `rejection`: what it buffered is dropped and given back to the budget. */
-function refuseRead(req: ReadingRequest, read: BodyRead, rejection: HttpRejection): void {
-  stopReading(req, read);
-  read.chunks.length = 0;
-  read.resolve(rejection);
-}
-
-function stopReading(req: ReadingRequest, read: BodyRead): void {
-  clearTimeout(read.timer);
-  read.limits.give(read.size);
-  req.off("data", onBodyData);
-  req.off("end", onBodyEnd);
-  req.off("error", onBodyError);
-  req.off("close", onBodyClose);
-  req[BODY] = undefined;
-}
-
-/**
- * Answers a request whose body is refused, or not read, with `rejection`. The rest of the
- * body is read and dropped (never buffered), so that the refusal reaches the client: a
- * socket closed with unread data answers with a reset, which makes the client lose the
- * response. The answer is written at once but ended only when the body has ended: once a
- * response ends, Node closes a `Connection: close` socket, with the body still coming. A
- * body still coming after `ms` has its connection closed.
- */
-export function refuseBody(req: IncomingMessage, res: ServerResponse, rejection: HttpRejection, ms = BODY_DISCARD_MS): void {
-  if (req.complete || req.readableEnded) return writeRejection(res, rejection); // Node drops what it holds of a complete body
-  const text = writeRejectionHead(res, rejection);
-  res.write(text);
-  const timer = setTimeout(() => req.socket.destroy(), ms);
-  timer.unref();
-  req.once("end", () => {
-    clearTimeout(timer);
-    res.end();
-  });
-  req.once("close", () => clearTimeout(timer));
-  req.resume();
 }
 
 /**
@@ -374,13 +278,27 @@ export function decodeHeaderValue(value: string): string | undefined {
   }
   const payload = value.slice(BASE64_PREFIX.length, value.length - BASE64_SUFFIX.length);
   if (!STRICT_BASE64.test(payload)) return undefined;
-  return Buffer.from(payload, "base64").toString("utf8");
+  return decodeBase64Utf8(payload);
 }
 
 /** Whether a header value must travel in the Base64 form (not plain visible ASCII, or ambiguous). */
 export function encodeHeaderValue(value: string): string {
   const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith(BASE64_PREFIX);
-  return plain ? value : `${BASE64_PREFIX}${Buffer.from(value, "utf8").toString("base64")}${BASE64_SUFFIX}`;
+  return plain ? value : `${BASE64_PREFIX}${encodeBase64Utf8(value)}${BASE64_SUFFIX}`;
+}
+
+// Base64 through atob/btoa, which every runtime has (the fetch path has no Buffer to count on).
+function decodeBase64Utf8(payload: string): string {
+  const binary = atob(payload);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return new TextDecoder().decode(bytes);
+}
+
+function encodeBase64Utf8(value: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }
 
 /**
@@ -421,9 +339,8 @@ function nameField(method: string | undefined): string {
   return named === undefined ? "name or uri" : `params.${named}`;
 }
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(", ") : value?.trim();
+function header(headers: HeaderSource, name: string): string | undefined {
+  return headers.get(name)?.trim() ?? undefined;
 }
 
 function mismatch(id: RequestId | null, message: string): HttpRejection {
@@ -437,7 +354,7 @@ function mismatch(id: RequestId | null, message: string): HttpRejection {
  * responses are checked only for the headers they carry. Whether the version is one the
  * server speaks is the core's question (-32022), asked once the two agree.
  */
-export function checkMcpHeaders(headers: IncomingHttpHeaders, message: JsonRpcMessage): HttpRejection | undefined {
+export function checkMcpHeaders(headers: HeaderSource, message: JsonRpcMessage): HttpRejection | undefined {
   const isRequest = "method" in message && "id" in message;
   const id = isRequest ? message.id : null;
   const method = "method" in message ? message.method : undefined;

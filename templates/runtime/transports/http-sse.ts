@@ -26,12 +26,11 @@
  *   holding the most (see sse-budget.ts; streams whose writes the socket took are never
  *   evicted for the budget).
  */
-import type { ServerResponse } from "node:http";
-import type { Socket } from "node:net";
 import type { SseBudget } from "./sse-budget.js";
 import { StreamHold, type Eviction } from "./sse-hold.js";
 import { httpChunk, sseFrame, SSE_HEADERS, type SharedFrame } from "./sse-frames.js";
 import { TimerGroups, type TimerGroup } from "./timer-group.js";
+import { afterThisStep, utf8Length, type HttpResponse, type HttpSocket } from "./http-io.js";
 
 export type { Eviction } from "./sse-hold.js";
 
@@ -56,7 +55,7 @@ export const DEFAULT_MAX_STALLED_MS = 30_000;
 const KEEP_ALIVE_FRAME = ": keep-alive\n\n";
 
 export class SseWriter {
-  readonly #res: ServerResponse;
+  readonly #res: HttpResponse;
   readonly #highWater: number;
   /** What the stream holds, against its cap, the stall time and the budget. */
   readonly #hold: StreamHold;
@@ -64,7 +63,7 @@ export class SseWriter {
   #keepAlive: TimerGroup<SseWriter> | undefined;
   readonly #onDrain: () => void;
   /** The socket this writer writes whole HTTP chunks to, from its second write on (see #write). */
-  #chunkSocket: Socket | undefined;
+  #chunkSocket: HttpSocket | undefined;
   /** This turn's frames, written together when the turn ends. */
   #batch = "";
   #inTurn = false;
@@ -78,7 +77,7 @@ export class SseWriter {
   /** Why the writer ended the stream, when the client did not keep up. */
   eviction: Eviction | undefined;
 
-  constructor(res: ServerResponse, options: SseOptions = {}) {
+  constructor(res: HttpResponse, options: SseOptions = {}) {
     this.#res = res;
     // Never below Node's high-water mark for the socket (16 KiB, 64 KiB from Node 22): then
     // a stream congested by the writer has had a write refused, so 'drain' comes to flush
@@ -127,7 +126,7 @@ export class SseWriter {
     if (!this.#congested) {
       // Checked exactly only near the cap: a UTF-8 byte is at most 3 UTF-16 units.
       const hold = this.#hold;
-      if (!hold.fits(3 * (this.#batch.length + frame.length), 1) && !hold.fits(Buffer.byteLength(this.#batch + frame), 1)) return this.evict("stream-cap");
+      if (!hold.fits(3 * (this.#batch.length + frame.length), 1) && !hold.fits(utf8Length(this.#batch + frame), 1)) return this.evict("stream-cap");
       this.#batch += frame;
       return true;
     }
@@ -136,7 +135,7 @@ export class SseWriter {
       this.coalescedFrames++;
       return true;
     }
-    if (!this.#hold.queue(Buffer.byteLength(frame))) return this.evict("stream-cap");
+    if (!this.#hold.queue(utf8Length(frame))) return this.evict("stream-cap");
     pending.add(frame); // queue() may have evicted this stream to keep the budget: then finish() drops the list
     return !this.done;
   }
@@ -213,7 +212,7 @@ export class SseWriter {
   #startTurn(): boolean {
     this.#inTurn = true;
     // One tick flushes every writer of this turn: a burst to 10,000 streams queues one tick, not 10,000.
-    if (SseWriter.#turn.push(this) === 1) process.nextTick(SseWriter.#endTurn);
+    if (SseWriter.#turn.push(this) === 1) afterThisStep(SseWriter.#endTurn);
     const buffered = this.#res.writableLength;
     this.#hold.account(buffered);
     this.#congested = this.#pending !== undefined || buffered > this.#highWater;
@@ -290,7 +289,7 @@ export class SseWriter {
         if (refill.length >= room) break;
         refill += frame;
         pending.delete(frame);
-        this.#hold.unqueue(Buffer.byteLength(frame));
+        this.#hold.unqueue(utf8Length(frame));
       }
       if (pending.size === 0) this.#pending = undefined;
     }
@@ -322,6 +321,6 @@ const keepAlives = new TimerGroups<SseWriter>(
  * bytes (everything written went to the socket), so a whole chunk written to the socket
  * lands in order. `chunkedEncoding` is Node's own field; where it is missing, never.
  */
-function writesChunksStraightThrough(res: ServerResponse, socket: Socket): boolean {
+function writesChunksStraightThrough(res: HttpResponse, socket: HttpSocket): boolean {
   return (res as { chunkedEncoding?: boolean }).chunkedEncoding === true && res.headersSent && res.writableLength === socket.writableLength;
 }

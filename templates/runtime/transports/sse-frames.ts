@@ -3,6 +3,7 @@
  * shared bytes of a large frame fanned out to many streams.
  */
 import type { SharedText } from "../transport.js";
+import { utf8Length } from "./http-io.js";
 
 /** Response headers of an SSE stream; `X-Accel-Buffering: no` keeps nginx from holding frames. */
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -18,7 +19,7 @@ export function sseFrame(json: string): string {
 
 /** One HTTP/1.1 chunk of a chunked response body carrying `text`. */
 export function httpChunk(text: string): string {
-  return `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
+  return `${utf8Length(text).toString(16)}\r\n${text}\r\n`;
 }
 
 /**
@@ -30,20 +31,21 @@ export const SHARED_FRAME_MIN_CHARS = 16 * 1024;
 
 /** A frame's bytes around the id, encoded once for every stream of a fan-out. */
 export interface SharedFrame {
-  readonly head: Buffer;
-  readonly tail: Buffer;
+  readonly head: Uint8Array;
+  readonly tail: Uint8Array;
   /** head and tail together. */
   readonly bytes: number;
 }
 
 const sharedFrames = new WeakMap<SharedText, SharedFrame>();
+const encoder = new TextEncoder();
 
 /** The shared bytes of the frames made from `text` (kept while `text` is). */
 export function sharedFrame(text: SharedText): SharedFrame {
   let frame = sharedFrames.get(text);
   if (frame === undefined) {
-    const head = Buffer.from(`event: message\ndata: ${text.before}`);
-    const tail = Buffer.from(`${text.after}\n\n`);
+    const head = encoder.encode(`event: message\ndata: ${text.before}`);
+    const tail = encoder.encode(`${text.after}\n\n`);
     frame = { head, tail, bytes: head.length + tail.length };
     sharedFrames.set(text, frame);
   }

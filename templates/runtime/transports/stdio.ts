@@ -4,7 +4,7 @@
  * (within `drainTimeoutMs`), then the transport closes.
  * The client side spawns the server as a child process and talks over its pipes.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import type { JsonRpcMessage } from "../jsonrpc.js";
 import {
   registerTransport,
@@ -78,6 +78,9 @@ export class StdioClientTransport implements Transport {
   }
 
   async connect(): Promise<void> {
+    if (this.#child !== undefined) return;
+    // Loaded here: a module importing the runtime (a fetch server on Workers) may run where child processes do not exist.
+    const { spawn } = await import("node:child_process");
     if (this.#child !== undefined) return;
     const { command, args = [], cwd, env, stderr = "inherit" } = this.#options;
     const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", stderr] });

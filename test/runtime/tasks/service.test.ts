@@ -15,6 +15,9 @@ import {
 import { checkMcpHeaders } from "../../../templates/runtime/transports/http-request.js";
 import { Peer, PROTOCOL_VERSION, REQUEST_META, until } from "../../support/runtime-peer.js";
 
+/** The header checks take a header source (a web Headers here, as the fetch path gives them). */
+const checkHeaders = (headers: Record<string, string>, message: Parameters<typeof checkMcpHeaders>[1]) => checkMcpHeaders(new Headers(headers), message);
+
 const T = { timeout: 20_000 };
 const TASKS = "io.modelcontextprotocol/tasks";
 /** Request `_meta` of a client that declared the tasks extension. */
@@ -301,12 +304,12 @@ describe("tasks extension over Streamable HTTP: Mcp-Name carries the task id", (
       params: { taskId: "t-1", _meta: { "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION } },
     };
     const headers = { "mcp-method": "tasks/get", "mcp-protocol-version": PROTOCOL_VERSION };
-    assert.equal(checkMcpHeaders({ ...headers, "mcp-name": "t-1" }, message), undefined);
-    const wrong = checkMcpHeaders({ ...headers, "mcp-name": "t-2" }, message);
+    assert.equal(checkHeaders({ ...headers, "mcp-name": "t-1" }, message), undefined);
+    const wrong = checkHeaders({ ...headers, "mcp-name": "t-2" }, message);
     assert.equal(wrong?.status, 400);
     assert.equal((wrong?.body as any).error.code, -32020);
     assert.match((wrong?.body as any).error.message, /params\.taskId/);
-    assert.equal((checkMcpHeaders(headers, message)?.body as any).error.code, -32020, "missing");
+    assert.equal((checkHeaders(headers, message)?.body as any).error.code, -32020, "missing");
   });
 });
 

@@ -12,6 +12,9 @@ import {
 } from "../../../templates/runtime/transports/http-request.js";
 import type { JsonRpcMessage } from "../../../templates/runtime/jsonrpc.js";
 
+/** The header checks take a header source (a web Headers here, as the fetch path gives them). */
+const checkHeaders = (headers: Record<string, string>, message: Parameters<typeof checkMcpHeaders>[1]) => checkMcpHeaders(new Headers(headers), message);
+
 const V = "2026-07-28";
 const meta = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} };
 const call = (name: string): JsonRpcMessage => ({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, _meta: meta } });
@@ -20,53 +23,53 @@ const codeOf = (rejection: unknown) => (rejection as { body: { error: { code: nu
 describe("MCP request headers are checked against the body", () => {
   it("accepts headers equal to the body, names case-insensitive (node lowercases them)", () => {
     const headers = { "mcp-method": "tools/call", "mcp-name": "echo", "mcp-protocol-version": V };
-    assert.equal(checkMcpHeaders(headers, call("echo")), undefined);
+    assert.equal(checkHeaders(headers, call("echo")), undefined);
   });
 
   it("a request without Mcp-Method is a header mismatch (-32020, 400) carrying the request id", () => {
-    const rejection = checkMcpHeaders({ "mcp-name": "echo", "mcp-protocol-version": V }, call("echo"));
+    const rejection = checkHeaders({ "mcp-name": "echo", "mcp-protocol-version": V }, call("echo"));
     assert.equal(rejection?.status, 400);
     assert.equal(codeOf(rejection), -32020);
     assert.equal((rejection!.body as { id: unknown }).id, 7);
   });
 
   it("method values are case-sensitive", () => {
-    const rejection = checkMcpHeaders({ "mcp-method": "TOOLS/CALL", "mcp-name": "echo", "mcp-protocol-version": V }, call("echo"));
+    const rejection = checkHeaders({ "mcp-method": "TOOLS/CALL", "mcp-name": "echo", "mcp-protocol-version": V }, call("echo"));
     assert.equal(codeOf(rejection), -32020);
   });
 
   it("Mcp-Name must mirror params.name, and is required when the body has one", () => {
-    assert.equal(codeOf(checkMcpHeaders({ "mcp-method": "tools/call", "mcp-name": "other", "mcp-protocol-version": V }, call("echo"))), -32020);
-    assert.equal(codeOf(checkMcpHeaders({ "mcp-method": "tools/call", "mcp-protocol-version": V }, call("echo"))), -32020);
+    assert.equal(codeOf(checkHeaders({ "mcp-method": "tools/call", "mcp-name": "other", "mcp-protocol-version": V }, call("echo"))), -32020);
+    assert.equal(codeOf(checkHeaders({ "mcp-method": "tools/call", "mcp-protocol-version": V }, call("echo"))), -32020);
   });
 
   it("Mcp-Name mirrors params.uri for resources/read", () => {
     const read: JsonRpcMessage = { jsonrpc: "2.0", id: 1, method: "resources/read", params: { uri: "file:///x", _meta: meta } };
-    assert.equal(checkMcpHeaders({ "mcp-method": "resources/read", "mcp-name": "file:///x", "mcp-protocol-version": V }, read), undefined);
-    assert.equal(codeOf(checkMcpHeaders({ "mcp-method": "resources/read", "mcp-name": "file:///y", "mcp-protocol-version": V }, read)), -32020);
+    assert.equal(checkHeaders({ "mcp-method": "resources/read", "mcp-name": "file:///x", "mcp-protocol-version": V }, read), undefined);
+    assert.equal(codeOf(checkHeaders({ "mcp-method": "resources/read", "mcp-name": "file:///y", "mcp-protocol-version": V }, read)), -32020);
   });
 
   it("a =?base64?...?= Mcp-Name is decoded before comparing", () => {
     const name = "héllo wörld";
     const headers = { "mcp-method": "tools/call", "mcp-name": encodeHeaderValue(name), "mcp-protocol-version": V };
     assert.match(headers["mcp-name"], /^=\?base64\?.*\?=$/);
-    assert.equal(checkMcpHeaders(headers, call(name)), undefined);
+    assert.equal(checkHeaders(headers, call(name)), undefined);
   });
 
   it("a malformed Base64 Mcp-Name is refused", () => {
     const headers = { "mcp-method": "tools/call", "mcp-name": "=?base64?SGVs!!!bG8=?=", "mcp-protocol-version": V };
-    assert.equal(codeOf(checkMcpHeaders(headers, call("Hello"))), -32020);
+    assert.equal(codeOf(checkHeaders(headers, call("Hello"))), -32020);
   });
 
   it("MCP-Protocol-Version must equal the _meta protocol version", () => {
-    assert.equal(codeOf(checkMcpHeaders({ "mcp-method": "tools/call", "mcp-name": "echo", "mcp-protocol-version": "v999" }, call("echo"))), -32020);
-    assert.equal(codeOf(checkMcpHeaders({ "mcp-method": "tools/call", "mcp-name": "echo" }, call("echo"))), -32020);
+    assert.equal(codeOf(checkHeaders({ "mcp-method": "tools/call", "mcp-name": "echo", "mcp-protocol-version": "v999" }, call("echo"))), -32020);
+    assert.equal(codeOf(checkHeaders({ "mcp-method": "tools/call", "mcp-name": "echo" }, call("echo"))), -32020);
   });
 
   it("a notification is checked only for the headers it carries", () => {
     const note: JsonRpcMessage = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } };
-    assert.equal(checkMcpHeaders({}, note), undefined);
-    assert.equal(codeOf(checkMcpHeaders({ "mcp-method": "notifications/other" }, note)), -32020);
+    assert.equal(checkHeaders({}, note), undefined);
+    assert.equal(codeOf(checkHeaders({ "mcp-method": "notifications/other" }, note)), -32020);
   });
 });
 

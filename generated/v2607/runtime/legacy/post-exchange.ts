@@ -7,9 +7,9 @@
  * keeps running, and the connection ends for the server only once the answer is out (or
  * the session ends).
  */
-import type { ServerResponse } from "node:http";
 import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
 import { HttpExchange, type ExchangeOptions } from "../transports/http-exchange.js";
+import { afterThisStep, unrefTimer, type HttpResponse } from "../transports/http-io.js";
 import type { MessageContext, ReceivedMessage, Transport, TransportCapability, TransportEvent, TransportListener } from "../transport.js";
 import type { LegacyEra } from "./era.js";
 import { streamsOf, type ResumableStream } from "./resumable.js";
@@ -18,7 +18,7 @@ import type { LegacySession } from "./session.js";
 const SENT: Promise<void> = Promise.resolve();
 
 export class LegacyPostExchange implements Transport {
-  readonly #res: ServerResponse;
+  readonly #res: HttpResponse;
   readonly #inner: HttpExchange;
   readonly #session: LegacySession;
   readonly #era: LegacyEra;
@@ -30,7 +30,7 @@ export class LegacyPostExchange implements Transport {
   #pollTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    res: ServerResponse,
+    res: HttpResponse,
     message: JsonRpcMessage,
     context: MessageContext | undefined,
     options: ExchangeOptions,
@@ -44,7 +44,7 @@ export class LegacyPostExchange implements Transport {
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
     this.#inner = new HttpExchange(res, message, context, options);
     const { pollAfterMs } = era.resume;
-    if (this.#requestId !== undefined && pollAfterMs > 0) this.#pollTimer = setTimeout(() => this.closeStream(), pollAfterMs).unref();
+    if (this.#requestId !== undefined && pollAfterMs > 0) this.#pollTimer = unrefTimer(setTimeout(() => this.closeStream(), pollAfterMs));
   }
 
   connect(): Promise<void> {
@@ -129,6 +129,6 @@ export class LegacyPostExchange implements Transport {
   #streamEnded(): void {
     clearTimeout(this.#pollTimer);
     if (!this.#res.destroyed && !this.#res.writableFinished) return; // the response's own close follows
-    process.nextTick(() => this.#onInnerEvent({ type: "closed" }));
+    afterThisStep(() => this.#onInnerEvent({ type: "closed" }));
   }
 }

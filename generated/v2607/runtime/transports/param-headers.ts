@@ -10,10 +10,10 @@
  * `readParamHeaders` reads and checks the annotations when a tool is added, so a tool
  * whose annotations break the spec's constraints is refused before any client sees it.
  */
-import type { IncomingHttpHeaders } from "node:http";
 import { ERROR_CODES } from "../protocol.js";
 import { errorResponse, type JsonRpcMessage } from "../jsonrpc.js";
 import { decodeHeaderValue, type HttpRejection } from "./http-request.js";
+import type { HeaderSource } from "./http-io.js";
 
 const ANNOTATION = "x-mcp-header";
 const HEADER_PREFIX = "mcp-param-";
@@ -84,13 +84,13 @@ function assertNoStrayAnnotation(toolName: string, schema: unknown, reachable: b
 }
 
 /** Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments; undefined when they agree. */
-export function checkParamHeaders(headers: IncomingHttpHeaders, message: JsonRpcMessage, lookup: ParamHeaderLookup | undefined): HttpRejection | undefined {
+export function checkParamHeaders(headers: HeaderSource, message: JsonRpcMessage, lookup: ParamHeaderLookup | undefined): HttpRejection | undefined {
   if (lookup === undefined || !("method" in message) || message.method !== "tools/call" || !("id" in message)) return undefined;
   const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
   const declared = typeof params?.name === "string" ? lookup(params.name) : undefined;
   if (declared === undefined || declared.length === 0) return undefined;
   for (const param of declared) {
-    const problem = compare(param, headerValue(headers[param.header]), valueAt(params?.arguments, param.path));
+    const problem = compare(param, headerValue(headers.get(param.header)), valueAt(params?.arguments, param.path));
     if (problem !== undefined) {
       return { status: 400, body: errorResponse(message.id, ERROR_CODES.HeaderMismatchError, `Header mismatch: ${displayName(param)} ${problem}`) };
     }
@@ -110,8 +110,8 @@ function compare(param: ParamHeader, raw: string | undefined, value: unknown): s
   return matches ? undefined : `does not match the body's ${param.path.join(".")}`;
 }
 
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(", ") : value?.trim();
+function headerValue(value: string | null | undefined): string | undefined {
+  return value?.trim() ?? undefined;
 }
 
 function valueAt(args: unknown, path: readonly string[]): unknown {

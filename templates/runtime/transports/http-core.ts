@@ -1,0 +1,242 @@
+/**
+ * The Streamable HTTP endpoint (2026-07-28, and 2025-11-25 sessions on the same endpoint),
+ * written once over `HttpRequest` / `HttpResponse` (http-io.ts) so that the node:http
+ * handler (http-server.ts) and the fetch handler (http-fetch.ts) are two thin adapters of
+ * one core. Each request goes through these steps, in order:
+ *
+ *   1. endpoint: the path (when the adapter serves one path; other paths are 404);
+ *   2. Origin and CORS (403, preflight answered);
+ *   3. verb, then a POST's content type, encoding and Accept (405, 415, 406);
+ *   4. authentication: the `authenticate` hook, before any body byte is read (401/403);
+ *   5. a request naming a legacy session goes to it (legacy/http.ts); any other POST has its
+ *      body read within the limits (413, 503, 408), its MCP headers checked (400), and
+ *      becomes one `HttpExchange` the server core serves with `server.connect`.
+ *
+ * A step that refuses answers at once; nothing after it runs.
+ */
+import type { JsonRpcMessage } from "../jsonrpc.js";
+import { errorResponse } from "../jsonrpc.js";
+import { ERROR_CODES } from "../protocol.js";
+import type { MessageContext, Transport } from "../transport.js";
+import {
+  answerEmpty,
+  BodyLimits,
+  checkMcpHeaders,
+  checkOrigin,
+  checkPostHeaders,
+  checkVerb,
+  isLocalhostOrigin,
+  refuseClientResponse,
+  writeRejection,
+  type HttpRejection,
+  type ParsedBody,
+} from "./http-request.js";
+import { corsHeaders, preflightHeaders } from "./http-cors.js";
+import { HttpExchange, type ExchangeOptions } from "./http-exchange.js";
+import type { HttpRequest, HttpResponse } from "./http-io.js";
+import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
+import type { SseOptions } from "./http-sse.js";
+import { SseBudget } from "./sse-budget.js";
+import type { LegacyEra } from "../legacy/era.js";
+import type { LegacySession } from "../legacy/session.js";
+import { LegacyPostExchange } from "../legacy/post-exchange.js";
+import { isLegacyInitialize, isLegacyTransportRequest, openHttpSession, serveSessionRequest, SESSION_HEADER, type LegacyHttpExchange } from "../legacy/http.js";
+
+/** What the handler needs of a server: the core's `connect`, called once per POST. */
+export interface ConnectableServer {
+  connect(transport: Transport): Promise<void>;
+  /** Legacy (2025-11-25) sessions, when the server serves them (see legacy/http.ts). */
+  readonly legacySessions?: LegacyEra;
+  /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
+  toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
+}
+
+/** Thrown by `authenticate` to refuse a request: 401 (or `status`), with an optional challenge. */
+export class HttpAuthError extends Error {
+  constructor(
+    message: string,
+    readonly status = 401,
+    readonly challenge?: string,
+  ) {
+    super(message);
+    this.name = "HttpAuthError";
+  }
+}
+
+/** The limits and policies of one endpoint, the same for every adapter. */
+export interface HttpEndpointOptions extends ExchangeOptions {
+  /**
+   * Budget for all SSE output the handler's streams hold at once (see sse-budget.ts), used
+   * when no `budget` is given. Default 64 MiB.
+   */
+  readonly maxTotalBufferedBytes?: number;
+  /** Largest accepted body in bytes; larger is refused with 413 before parsing. Default 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /**
+   * Bytes of all request bodies being read at once; a body that would go over is refused
+   * with 503 and Retry-After, and what it held is released. Default 8 × `maxBodyBytes`,
+   * at least 32 MiB.
+   */
+  readonly maxTotalBodyBytes?: number;
+  /** Time a body may take to arrive, once its reading starts; later, 408 and the connection closes. Default 30 s. */
+  readonly bodyTimeoutMs?: number;
+  /**
+   * Origins a browser may call from: a list, `"*"`, or a predicate. Default: localhost
+   * origins only (any port); `serveHttp` bound beyond loopback: none. A request without an
+   * Origin header is not a browser's.
+   */
+  readonly allowedOrigins?: readonly string[] | "*" | ((origin: string) => boolean);
+}
+
+/**
+ * Step 4: the adapter's `authenticate` hook, given the neutral request (the adapter hands
+ * its own request object to the user's hook). What it returns becomes `principal` in the
+ * message context; an `HttpAuthError` (or any throw) refuses the request.
+ */
+export type Authenticate = (request: HttpRequest) => unknown;
+
+export interface HttpCoreOptions extends HttpEndpointOptions {
+  readonly authenticate?: Authenticate | undefined;
+  /** Step 1: the one path served; requests elsewhere get 404. Unset: every path (a handler mounted by its host). */
+  readonly endpointPath?: string | undefined;
+}
+
+/** One endpoint: `handle` serves a request and never throws (a failure answers 500, or cuts the response). */
+export interface HttpCore {
+  handle(request: HttpRequest, response: HttpResponse): void;
+}
+
+export function createHttpCore(server: ConnectableServer, options: HttpCoreOptions = {}): HttpCore {
+  const allowedOrigins = options.allowedOrigins ?? isLocalhostOrigin;
+  const bodies = new BodyLimits(options.maxBodyBytes, options.maxTotalBodyBytes, options.bodyTimeoutMs);
+  const onError = options.onError ?? (() => {});
+  const { authenticate, endpointPath } = options;
+  // One budget for every stream this endpoint serves.
+  const exchangeOptions: HttpEndpointOptions = { ...options, budget: options.budget ?? new SseBudget(options.maxTotalBufferedBytes) };
+  const scope: CoreScope = { server, options: exchangeOptions, bodies };
+
+  return {
+    handle(request, response) {
+      try {
+        const served = route(request, response);
+        if (served !== undefined) served.catch((error: unknown) => fail(response, error));
+      } catch (error) {
+        fail(response, error);
+      }
+    },
+  };
+
+  /** A failure with no other place to go: reported, and answered 500 (or the response cut). */
+  function fail(res: HttpResponse, error: unknown): void {
+    onError(error);
+    if (!res.headersSent) writeRejection(res, { status: 500, body: errorResponse(null, ERROR_CODES.InternalError, "Internal error") });
+    else res.destroy();
+  }
+
+  /** Steps 1 to 3, synchronous; then the promise of the rest (none when answered here). */
+  function route(req: HttpRequest, res: HttpResponse): Promise<void> | void {
+    if (endpointPath !== undefined && req.path !== endpointPath) return writeRejection(res, noEndpoint(req.path, endpointPath));
+    const era = server.legacySessions;
+    const sessionId = req.headers.get(SESSION_HEADER) ?? undefined;
+    const legacy = isLegacyTransportRequest(era, sessionId);
+    const origin = req.headers.get("origin") ?? undefined;
+    const refused = checkOrigin(origin, allowedOrigins);
+    if (refused !== undefined) return writeRejection(res, refused);
+    if (origin !== undefined) {
+      // An allowed browser origin: its preflight is answered, and every answer names it.
+      if (req.method === "OPTIONS") return answerEmpty(res, 204, preflightHeaders(origin, era?.enabled === true));
+      for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
+    }
+    const wrongVerb = legacy ? undefined : checkVerb(req.method);
+    if (wrongVerb !== undefined) return writeRejection(res, wrongVerb);
+    const unfit = req.method === "POST" ? checkPostHeaders(req.headers) : undefined;
+    if (unfit !== undefined) return req.refuse(res, unfit);
+    if (authenticate !== undefined) return authenticated(req, res, authenticate, sessionId, legacy);
+    return serve(req, res, sessionId, legacy, undefined);
+  }
+
+  async function authenticated(req: HttpRequest, res: HttpResponse, check: Authenticate, sessionId: string | undefined, legacy: boolean): Promise<void> {
+    const context = await runAuthenticate(req, check);
+    if ("status" in context) return req.refuse(res, context);
+    return serve(req, res, sessionId, legacy, context.context);
+  }
+
+  function serve(req: HttpRequest, res: HttpResponse, sessionId: string | undefined, legacy: boolean, context: MessageContext | undefined): Promise<void> {
+    if (legacy) return serveSessionRequest(server.legacySessions!, new LegacyRequest(req, res, sessionId, context, scope));
+    return servePost(req, res, sessionId, context);
+  }
+
+  /** A POST outside any legacy session: a 2026-07-28 message, or a legacy `initialize` opening one. */
+  async function servePost(req: HttpRequest, res: HttpResponse, sessionId: string | undefined, context: MessageContext | undefined): Promise<void> {
+    const era = server.legacySessions;
+    const parsed = await req.readMessage(bodies);
+    if ("status" in parsed) return req.refuse(res, parsed);
+    if (parsed.kind === "response") return writeRejection(res, refuseClientResponse(parsed.message));
+    const legacyInitialize = isLegacyInitialize(parsed.message);
+    if (legacyInitialize && era?.enabled && parsed.kind === "request")
+      return openHttpSession(era, new LegacyRequest(req, res, sessionId, context, scope), parsed.message);
+    // A modern-only server's core answers a legacy initialize with the versions it speaks.
+    const mismatch = legacyInitialize
+      ? undefined
+      : (checkMcpHeaders(req.headers, parsed.message) ?? checkParamHeaders(req.headers, parsed.message, server.toolParamHeaders?.bind(server)));
+    if (mismatch !== undefined) return writeRejection(res, mismatch);
+    const exchange = new HttpExchange(res, parsed.message, context, exchangeOptions);
+    await server.connect(exchange);
+    if (parsed.kind !== "request") {
+      // A notification is accepted as soon as the server has it.
+      answerEmpty(res, 202);
+    }
+  }
+}
+
+function noEndpoint(path: string, endpointPath: string): HttpRejection {
+  return { status: 404, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `no MCP endpoint at ${path}; use ${endpointPath}`) };
+}
+
+async function runAuthenticate(req: HttpRequest, check: Authenticate): Promise<{ context?: MessageContext } | HttpRejection> {
+  try {
+    const principal = await check(req);
+    return principal === undefined ? {} : { context: { principal } };
+  } catch (error) {
+    const status = error instanceof HttpAuthError ? error.status : 401;
+    const headers: Record<string, string> = error instanceof HttpAuthError && error.challenge ? { "www-authenticate": error.challenge } : {};
+    const message = error instanceof Error ? error.message : "unauthorized";
+    return { status, headers, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) };
+  }
+}
+
+/** What every request of one endpoint shares. */
+interface CoreScope {
+  readonly server: ConnectableServer;
+  readonly options: HttpEndpointOptions;
+  /** One budget for the bodies of every request this endpoint reads. */
+  readonly bodies: BodyLimits;
+}
+
+/** One request handed to the legacy side (legacy/http.ts): one object per request, its methods on the prototype. */
+class LegacyRequest implements LegacyHttpExchange {
+  constructor(
+    readonly req: HttpRequest,
+    readonly res: HttpResponse,
+    readonly sessionId: string | undefined,
+    readonly context: MessageContext | undefined,
+    readonly scope: CoreScope,
+  ) {}
+
+  get sse(): SseOptions {
+    return this.scope.options;
+  }
+
+  reject(rejection: HttpRejection): void {
+    this.req.refuse(this.res, rejection);
+  }
+
+  readMessage(): Promise<ParsedBody | HttpRejection> {
+    return this.req.readMessage(this.scope.bodies);
+  }
+
+  serve(message: JsonRpcMessage, session: LegacySession): Promise<void> {
+    const era = this.scope.server.legacySessions!;
+    return era.host.connect(new LegacyPostExchange(this.res, message, this.context, this.scope.options, session, era), session);
+  }
+}
