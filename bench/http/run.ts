@@ -1,18 +1,20 @@
 /**
- * Streamable HTTP listen streams, side by side in one run: our runtime (`runtime`), the
+ * Streamable HTTP listen streams, side by side in one run: our runtime's node handler
+ * (`runtime`), the same server through its fetch handler (`fetch`, on @hono/node-server), the
  * official SDK's createMcpHandler (`sdk`) and a bare node:http server writing one
  * pre-serialised frame per open response (`bare`). Each server is its own process, fresh
  * for every round; the load (this process) is the same for all. Per round and server:
  * - ack latency: one stream at a time, request sent to ack frame received;
  * - notifications delivered per second with 1, 100 and 1000 open streams;
  * - RSS per open stream: server RSS (after GC) with 1000 streams open, minus without.
- * Reports min and median over rounds and the ratios to bare.
+ * Reports min and median over rounds, the ratios to bare, and the fetch handler's to the node handler's.
+ * `--busy` keeps the other core busy with a spinning process for the whole run.
  *
- *   node --import tsx bench/http/run.ts [--rounds 3] [--acks 50] [--deliveries 100000] [--streams 1,100,1000]
+ *   node --import tsx bench/http/run.ts [--rounds 3] [--acks 50] [--deliveries 100000] [--streams 1,100,1000] [--kinds runtime,fetch,sdk,bare] [--busy]
  *
  * Loopback only; every wait is bounded. Not part of the test suite.
  */
-import { fork, type ChildProcess } from "node:child_process";
+import { fork, spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { deliveredAtLeast, deliveredSoFar, openStream, type Stream } from "./load.js";
@@ -23,15 +25,19 @@ const { values } = parseArgs({
     acks: { type: "string", default: "50" },
     deliveries: { type: "string", default: "100000" },
     streams: { type: "string", default: "1,100,1000" },
+    kinds: { type: "string", default: "runtime,fetch,sdk,bare" },
+    busy: { type: "boolean", default: false },
   },
 });
 const ROUNDS = Number(values.rounds);
 const ACK_SAMPLES = Number(values.acks);
 const DELIVERIES = Number(values.deliveries);
 const STREAM_COUNTS = values.streams.split(",").map(Number);
-const KINDS = ["runtime", "sdk", "bare"] as const;
+const ALL_KINDS = ["runtime", "fetch", "sdk", "bare"] as const;
+type Kind = (typeof ALL_KINDS)[number];
+// bare is always measured: every ratio is to it.
+const KINDS = ALL_KINDS.filter((kind) => kind === "bare" || values.kinds.split(",").includes(kind));
 const WAIT_MS = 60_000;
-type Kind = (typeof KINDS)[number];
 
 interface Server {
   readonly child: ChildProcess;
@@ -109,7 +115,14 @@ async function settle(): Promise<void> {
 
 type Results = Record<Kind, { ack: number[]; rate: Record<number, number[]>; rssPerStream: number[] }>;
 
+/** A process spinning on one core for the whole run (`--busy`): the servers and the load share the other. */
+function startBusy(): ChildProcess | undefined {
+  if (!values.busy) return undefined;
+  return spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
+}
+
 async function main(): Promise<void> {
+  const busy = startBusy();
   const results = Object.fromEntries(
     KINDS.map((kind) => [kind, { ack: [], rate: Object.fromEntries(STREAM_COUNTS.map((count) => [count, []])), rssPerStream: [] }]),
   ) as unknown as Results;
@@ -126,6 +139,7 @@ async function main(): Promise<void> {
       process.stderr.write(`round ${round} ${kind} done\n`);
     }
   }
+  busy?.kill();
   report(results);
 }
 
@@ -154,12 +168,13 @@ function report(results: Results): void {
     const bare = median(pick("bare"));
     const cells = KINDS.map((kind) => {
       const values = pick(kind);
-      const ratio = kind === "bare" ? "" : ` (${fmt(median(values) / bare, 2)}x bare)`;
+      const toNode = kind === "fetch" && KINDS.includes("runtime") ? `, ${fmt(median(values) / median(pick("runtime")), 2)}x runtime` : "";
+      const ratio = kind === "bare" ? "" : ` (${fmt(median(values) / bare, 2)}x bare${toNode})`;
       return `${kind} min ${fmt(Math.min(...values), digits)} / median ${fmt(median(values), digits)}${ratio}`;
     });
     console.log(`${label} [${unit}]: ${cells.join("; ")}`);
   };
-  console.log(`HTTP listen bench: ${ROUNDS} rounds, ${ACK_SAMPLES} ack samples per round, ~${DELIVERIES} deliveries per throughput run`);
+  console.log(`HTTP listen bench: ${ROUNDS} rounds, ${ACK_SAMPLES} ack samples per round, ~${DELIVERIES} deliveries per throughput run${values.busy ? ", the other core busy" : ""}`);
   if (ACK_SAMPLES > 0) line("ack latency", (kind) => results[kind].ack, 2, "ms");
   for (const count of STREAM_COUNTS) line(`throughput, ${count} streams`, (kind) => results[kind].rate[count]!, 0, "notifications/s");
   if (STREAM_COUNTS.includes(1000)) line("RSS per open stream", (kind) => results[kind].rssPerStream.map((bytes) => bytes / 1024), 1, "KB");

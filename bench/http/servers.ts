@@ -5,6 +5,8 @@
  * to every open stream:
  * - `runtime`: the generated runtime (createServer + a subscription handler on an
  *   in-process event source) behind our Streamable HTTP transport (`serveHttp`);
+ * - `fetch`: the same server behind the fetch handler (`toFetchHandler`), served from
+ *   node:http by @hono/node-server, the adapter a Node user of a fetch handler takes;
  * - `sdk`: the official SDK, `createMcpHandler` from @modelcontextprotocol/server, with a
  *   minimal node:http adapter for its fetch-shaped handler;
  * - `bare`: node:http writing one pre-serialised SSE frame to each open response (the floor).
@@ -13,32 +15,46 @@
  */
 import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer, InProcessEventSource } from "../../templates/runtime/index.js";
+import { createServer, InProcessEventSource, toFetchHandler, type HttpEndpointOptions } from "../../templates/runtime/index.js";
 import { serveHttp } from "../../templates/runtime/transports/http-server.js";
 import { toolsListChangedHandler, type ToolEvents } from "./list-changed.js";
 import { serveFetch } from "./serve-fetch.js";
 
-type Kind = "runtime" | "sdk" | "bare";
+type Kind = "runtime" | "fetch" | "sdk" | "bare";
 type Fire = () => void;
 
 const kind = process.argv[2] as Kind;
 const yieldToIo = () => new Promise((resolve) => setImmediate(resolve));
 
-async function startRuntime(): Promise<{ port: number; fire: Fire }> {
+// The slow-consumer policy is lifted (the SDK and bare buffer without bound): a load
+// client descheduled for a moment on a busy machine must not see bursts coalesced.
+const UNBOUNDED: HttpEndpointOptions = {
+  keepAliveMs: 0,
+  highWaterBytes: 64 * 1024 * 1024,
+  maxBufferedBytes: 256 * 1024 * 1024,
+  maxTotalBufferedBytes: Number.MAX_SAFE_INTEGER,
+  maxStalledMs: 0,
+};
+
+function benchServer() {
   const events = new InProcessEventSource<ToolEvents>();
   const server = createServer({ name: "bench-runtime", version: "1.0.0", limits: { maxStreams: 100_000, maxStreamsPerClient: 100_000 } });
   server.addSubscriptionHandler(toolsListChangedHandler(events));
-  // The slow-consumer policy is lifted (the SDK and bare buffer without bound): a load
-  // client descheduled for a moment on a busy machine must not see bursts coalesced.
-  const handle = await serveHttp(server, {
-    port: 0,
-    keepAliveMs: 0,
-    highWaterBytes: 64 * 1024 * 1024,
-    maxBufferedBytes: 256 * 1024 * 1024,
-    maxTotalBufferedBytes: Number.MAX_SAFE_INTEGER,
-    maxStalledMs: 0,
-  });
-  return { port: handle.port, fire: () => void events.publish("tools", {}) };
+  return { server, fire: () => void events.publish("tools", {}) };
+}
+
+async function startRuntime(): Promise<{ port: number; fire: Fire }> {
+  const { server, fire } = benchServer();
+  const handle = await serveHttp(server, { port: 0, ...UNBOUNDED });
+  return { port: handle.port, fire };
+}
+
+async function startFetch(): Promise<{ port: number; fire: Fire }> {
+  const { serve } = await import("@hono/node-server");
+  const { server, fire } = benchServer();
+  const http = serve({ fetch: toFetchHandler(server, { path: "/mcp", ...UNBOUNDED }), hostname: "127.0.0.1", port: 0 }) as ReturnType<typeof createNodeServer>;
+  if (!http.listening) await new Promise<void>((ready) => http.once("listening", ready));
+  return { port: (http.address() as AddressInfo).port, fire };
 }
 
 async function startSdk(): Promise<{ port: number; fire: Fire }> {
@@ -77,7 +93,7 @@ function listen(server: ReturnType<typeof createNodeServer>): Promise<number> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 }
 
-const starters: Record<Kind, () => Promise<{ port: number; fire: Fire }>> = { runtime: startRuntime, sdk: startSdk, bare: startBare };
+const starters: Record<Kind, () => Promise<{ port: number; fire: Fire }>> = { runtime: startRuntime, fetch: startFetch, sdk: startSdk, bare: startBare };
 const { port, fire } = await starters[kind]();
 
 process.on("message", async (command: { fire?: number; batch?: number; rss?: boolean }) => {
