@@ -26,5 +26,6 @@ export async function fetch(request: Request, context?: unknown): Promise<Respon
 }
 
 // Bun serves the default export on these (Deno and Workers take the address from their own settings).
-const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
+const env =
+  (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
 export default { fetch, hostname: env["HOST"] || "127.0.0.1", port: Number(env["PORT"] || 3000) };

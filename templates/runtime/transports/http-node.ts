@@ -18,6 +18,7 @@ import {
   type HttpRejection,
   type ParsedBody,
 } from "./http-request.js";
+import { TimerGroups } from "./timer-group.js";
 
 /** One Node request as the core reads it: one small object per request, its methods on the prototype. */
 export class NodeRequest implements HttpRequest, HeaderSource {
@@ -78,12 +79,13 @@ export function readMessage(req: IncomingMessage, limits: BodyLimits): Promise<P
   if (Number.isFinite(declared) && declared > limits.maxBodyBytes) return Promise.resolve(tooLarge(limits.maxBodyBytes));
   if (Number.isFinite(declared) && limits.held + declared > limits.maxTotalBodyBytes) return Promise.resolve(overBudget(limits));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(onBodyTimeout, limits.bodyTimeoutMs, req);
-    timer.unref();
-    (req as ReadingRequest)[BODY] = { chunks: [], size: 0, limits, timer, resolve, reject };
+    const read: BodyRead = { req: req as ReadingRequest, chunks: [], size: 0, limits, started: Date.now(), resolve, reject };
+    (req as ReadingRequest)[BODY] = read;
+    // No per-body timer: one sweep per deadline checks every body being read (most end within the turn).
+    bodyDeadlines.for(limits.bodyTimeoutMs).add(read);
     req.on("data", onBodyData);
     req.on("end", onBodyEnd);
-    req.on("error", onBodyError);
+    // No "error" listener: a request emits "error" only to listeners, and "close" follows either way.
     req.on("close", onBodyClose);
   });
 }
@@ -94,11 +96,13 @@ export function readMessage(req: IncomingMessage, limits: BodyLimits): Promise<P
  */
 const BODY = Symbol("body");
 interface BodyRead {
+  readonly req: ReadingRequest;
   readonly chunks: Buffer[];
   /** Bytes received, all of them taken from the budget. */
   size: number;
   readonly limits: BodyLimits;
-  readonly timer: NodeJS.Timeout;
+  /** When its reading started (Date.now()), for the deadline sweep. */
+  readonly started: number;
   resolve(body: ParsedBody | HttpRejection): void;
   reject(error: Error): void;
 }
@@ -119,12 +123,6 @@ function onBodyEnd(this: ReadingRequest): void {
   read.resolve(parseBody((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)).toString("utf8")));
 }
 
-function onBodyError(this: ReadingRequest, error: Error): void {
-  const read = this[BODY]!;
-  stopReading(this, read);
-  read.reject(error);
-}
-
 /** The request closed before its body ended (the client went away): its bytes go back. */
 function onBodyClose(this: ReadingRequest): void {
   const read = this[BODY];
@@ -133,10 +131,17 @@ function onBodyClose(this: ReadingRequest): void {
   read.reject(new Error("the request closed before its body ended"));
 }
 
-function onBodyTimeout(req: ReadingRequest): void {
-  const read = req[BODY];
-  if (read !== undefined) refuseRead(req, read, tooSlow(read.limits));
+/** Refuses a body still being read past its deadline. */
+function checkDeadline(read: BodyRead, now: number): void {
+  if (now - read.started >= read.limits.bodyTimeoutMs && read.req[BODY] === read) refuseRead(read.req, read, tooSlow(read.limits));
 }
+
+/**
+ * One sweep per body deadline for the bodies being read (none while none is): it checks
+ * twenty times per deadline (at least every 10 ms, at most every second), so a 408 comes at
+ * most a twentieth of `bodyTimeoutMs` (a second at most) late.
+ */
+const bodyDeadlines = new TimerGroups<BodyRead>((timeoutMs) => Math.min(1000, Math.max(10, Math.floor(timeoutMs / 20))), checkDeadline);
 
 /** Ends a read with `rejection`: what it buffered is dropped and given back to the budget. */
 function refuseRead(req: ReadingRequest, read: BodyRead, rejection: HttpRejection): void {
@@ -146,11 +151,10 @@ function refuseRead(req: ReadingRequest, read: BodyRead, rejection: HttpRejectio
 }
 
 function stopReading(req: ReadingRequest, read: BodyRead): void {
-  clearTimeout(read.timer);
+  bodyDeadlines.for(read.limits.bodyTimeoutMs).delete(read);
   read.limits.give(read.size);
   req.off("data", onBodyData);
   req.off("end", onBodyEnd);
-  req.off("error", onBodyError);
   req.off("close", onBodyClose);
   req[BODY] = undefined;
 }
