@@ -1,6 +1,7 @@
 /**
  * Streamable HTTP listen streams, side by side in one run: our runtime's node handler
- * (`runtime`), the same server through its fetch handler (`fetch`, on @hono/node-server), the
+ * (`runtime`), the same server through its fetch handler (`fetch` on @hono/node-server,
+ * `fetch-bun` on Bun.serve under real Bun), the
  * official SDK's createMcpHandler (`sdk`) and a bare node:http server writing one
  * pre-serialised frame per open response (`bare`). Each server is its own process, fresh
  * for every round; the load (this process) is the same for all. Per round and server:
@@ -25,7 +26,7 @@ const { values } = parseArgs({
     acks: { type: "string", default: "50" },
     deliveries: { type: "string", default: "100000" },
     streams: { type: "string", default: "1,100,1000" },
-    kinds: { type: "string", default: "runtime,fetch,sdk,bare" },
+    kinds: { type: "string", default: "runtime,fetch,fetch-bun,sdk,bare" },
     busy: { type: "boolean", default: false },
   },
 });
@@ -33,7 +34,7 @@ const ROUNDS = Number(values.rounds);
 const ACK_SAMPLES = Number(values.acks);
 const DELIVERIES = Number(values.deliveries);
 const STREAM_COUNTS = values.streams.split(",").map(Number);
-const ALL_KINDS = ["runtime", "fetch", "sdk", "bare"] as const;
+const ALL_KINDS = ["runtime", "fetch", "fetch-bun", "sdk", "bare"] as const;
 type Kind = (typeof ALL_KINDS)[number];
 // bare is always measured: every ratio is to it.
 const KINDS = ALL_KINDS.filter((kind) => kind === "bare" || values.kinds.split(",").includes(kind));
@@ -46,8 +47,11 @@ interface Server {
 }
 
 async function startServer(kind: Kind): Promise<Server> {
+  // fetch-bun runs the same file under real Bun (installed from npm), which runs TypeScript itself.
+  const underBun = kind === "fetch-bun";
   const child = fork(fileURLToPath(new URL("./servers.ts", import.meta.url)), [kind], {
-    execArgv: ["--import", "tsx", "--expose-gc"],
+    ...(underBun ? { execPath: fileURLToPath(new URL("../../node_modules/.bin/bun", import.meta.url)) } : {}),
+    execArgv: underBun ? [] : ["--import", "tsx", "--expose-gc"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -168,7 +172,7 @@ function report(results: Results): void {
     const bare = median(pick("bare"));
     const cells = KINDS.map((kind) => {
       const values = pick(kind);
-      const toNode = kind === "fetch" && KINDS.includes("runtime") ? `, ${fmt(median(values) / median(pick("runtime")), 2)}x runtime` : "";
+      const toNode = kind.startsWith("fetch") && KINDS.includes("runtime") ? `, ${fmt(median(values) / median(pick("runtime")), 2)}x runtime` : "";
       const ratio = kind === "bare" ? "" : ` (${fmt(median(values) / bare, 2)}x bare${toNode})`;
       return `${kind} min ${fmt(Math.min(...values), digits)} / median ${fmt(median(values), digits)}${ratio}`;
     });

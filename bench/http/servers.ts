@@ -7,6 +7,8 @@
  *   in-process event source) behind our Streamable HTTP transport (`serveHttp`);
  * - `fetch`: the same server behind the fetch handler (`toFetchHandler`), served from
  *   node:http by @hono/node-server, the adapter a Node user of a fetch handler takes;
+ * - `fetch-bun`: the same fetch handler served by Bun.serve, this file run by real Bun (the
+ *   runtime a fetch handler is made for);
  * - `sdk`: the official SDK, `createMcpHandler` from @modelcontextprotocol/server, with a
  *   minimal node:http adapter for its fetch-shaped handler;
  * - `bare`: node:http writing one pre-serialised SSE frame to each open response (the floor).
@@ -20,7 +22,7 @@ import { serveHttp } from "../../templates/runtime/transports/http-server.js";
 import { toolsListChangedHandler, type ToolEvents } from "./list-changed.js";
 import { serveFetch } from "./serve-fetch.js";
 
-type Kind = "runtime" | "fetch" | "sdk" | "bare";
+type Kind = "runtime" | "fetch" | "fetch-bun" | "sdk" | "bare";
 type Fire = () => void;
 
 const kind = process.argv[2] as Kind;
@@ -55,6 +57,13 @@ async function startFetch(): Promise<{ port: number; fire: Fire }> {
   const http = serve({ fetch: toFetchHandler(server, { path: "/mcp", ...UNBOUNDED }), hostname: "127.0.0.1", port: 0 }) as ReturnType<typeof createNodeServer>;
   if (!http.listening) await new Promise<void>((ready) => http.once("listening", ready));
   return { port: (http.address() as AddressInfo).port, fire };
+}
+
+async function startFetchBun(): Promise<{ port: number; fire: Fire }> {
+  const { server, fire } = benchServer();
+  const bun = (globalThis as unknown as { Bun: { serve(options: object): { port: number } } }).Bun;
+  const served = bun.serve({ fetch: toFetchHandler(server, { path: "/mcp", ...UNBOUNDED }), hostname: "127.0.0.1", port: 0, idleTimeout: 0 });
+  return { port: served.port, fire };
 }
 
 async function startSdk(): Promise<{ port: number; fire: Fire }> {
@@ -93,7 +102,7 @@ function listen(server: ReturnType<typeof createNodeServer>): Promise<number> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 }
 
-const starters: Record<Kind, () => Promise<{ port: number; fire: Fire }>> = { runtime: startRuntime, fetch: startFetch, sdk: startSdk, bare: startBare };
+const starters: Record<Kind, () => Promise<{ port: number; fire: Fire }>> = { runtime: startRuntime, fetch: startFetch, "fetch-bun": startFetchBun, sdk: startSdk, bare: startBare };
 const { port, fire } = await starters[kind]();
 
 process.on("message", async (command: { fire?: number; batch?: number; rss?: boolean }) => {
@@ -108,6 +117,7 @@ process.on("message", async (command: { fire?: number; batch?: number; rss?: boo
   if (command.rss) {
     for (let i = 0; i < 3; i++) {
       (globalThis as { gc?: () => void }).gc?.();
+      (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun?.gc(true);
       await yieldToIo();
     }
     process.send!({ rss: process.memoryUsage().rss });

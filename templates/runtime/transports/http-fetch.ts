@@ -105,6 +105,7 @@ async function readFetchBody(request: Request, limits: BodyLimits): Promise<Pars
   if (Number.isFinite(declared) && declared > limits.maxBodyBytes) return tooLarge(limits.maxBodyBytes);
   if (Number.isFinite(declared) && limits.held + declared > limits.maxTotalBodyBytes) return overBudget(limits);
   if (request.body === null) return parseBody("");
+  if (Number.isFinite(declared) && declared >= 0) return readDeclared(request, limits, declared);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -128,6 +129,25 @@ async function readFetchBody(request: Request, limits: BodyLimits): Promise<Pars
     limits.give(size);
   }
   return parseBody(decoder.decode(chunks.length === 1 ? chunks[0] : concat(chunks, size)));
+}
+
+/**
+ * A body of declared length (the runtime frames it: no more can come) is read whole by the
+ * runtime, in one step instead of one per chunk, its bytes taken from the budget up front.
+ */
+async function readDeclared(request: Request, limits: BodyLimits, declared: number): Promise<ParsedBody | HttpRejection> {
+  if (!limits.take(declared)) return overBudget(limits);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<HttpRejection>((expire) => (timer = unrefTimer(setTimeout(() => expire(tooSlow(limits)), limits.bodyTimeoutMs))));
+  try {
+    const body = request
+      .arrayBuffer()
+      .then((bytes) => (bytes.byteLength > limits.maxBodyBytes ? tooLarge(limits.maxBodyBytes) : parseBody(decoder.decode(bytes))));
+    return await Promise.race([body, deadline]);
+  } finally {
+    clearTimeout(timer);
+    limits.give(declared);
+  }
 }
 
 const decoder = new TextDecoder();

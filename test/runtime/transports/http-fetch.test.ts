@@ -125,6 +125,22 @@ describe("the fetch handler (toFetchHandler) on Node's Request and Response", ()
     assert.match(((await slow.json()) as { error: { message: string } }).error.message, /bodyTimeoutMs/);
   });
 
+  it("a body of declared length that stops coming is 408 at bodyTimeoutMs, its budget given back", T, async () => {
+    const app = countingApp();
+    const handler = toFetchHandler(app.server, { bodyTimeoutMs: 200, maxTotalBodyBytes: 100_000 });
+    const message = request(7, "tools/list");
+    const stalled = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode("{")) });
+    const headers = { ...mcpHeaders(message), "content-length": "5000" };
+    const probe = new Request(URL_, { method: "POST", headers, body: stalled, duplex: "half" } as RequestInit);
+    assert.equal(probe.headers.get("content-length"), "5000", "the declared length reaches the handler");
+    const alive = setInterval(() => {}, 1000);
+    const slow = await handler(probe).finally(() => clearInterval(alive));
+    assert.equal(slow.status, 408);
+    // All 100,000 budget bytes are free again: a body of 90,000 declared bytes is read, not refused with 503.
+    const big = { ...message, id: 8, pad: "z".repeat(90_000) };
+    assert.equal((await handler(webPost(big))).status, 200);
+  });
+
   it("authenticate gets the web Request: its value is the principal; HttpAuthError answers 401 with the challenge", T, async () => {
     const app = countingApp();
     const seen: string[] = [];
