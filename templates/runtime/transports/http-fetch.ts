@@ -288,6 +288,10 @@ export class FetchResponse implements HttpResponse {
     );
     this.#controller = made;
     this.headersSent = true;
+    // A stream of unknown length, said so: a node bridge such as @hono/node-server otherwise
+    // waits a timer turn for more chunks to set a Content-Length, delaying the first frame
+    // (a listen's ack). Bun and Deno take the header as it is.
+    this.#headers.set("transfer-encoding", "chunked");
     this.#resolve(new Response(body, { status: this.#status, headers: this.#headers }));
     return made;
   }

@@ -81,6 +81,16 @@ describe("the fetch handler (toFetchHandler) on Node's Request and Response", ()
     await app.closed(1);
   });
 
+  it("a stream's Response says Transfer-Encoding: chunked, so a node bridge (@hono/node-server) sends the ack without waiting to count a length", T, async () => {
+    const app = countingApp();
+    const stream = await listen(toFetchHandler(app.server), "s3");
+    assert.equal(stream.response.headers.get("transfer-encoding"), "chunked");
+    const lone = await toFetchHandler(app.server)(webPost(request(9, "server/discover")));
+    assert.equal(lone.headers.get("transfer-encoding"), null, "a lone answer has a length");
+    await stream.cancel();
+    await app.closed(1);
+  });
+
   it("an aborted request signal (the client went away) ends its stream: handleClose runs", T, async () => {
     const app = countingApp();
     const abort = new AbortController();
