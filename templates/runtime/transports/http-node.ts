@@ -137,11 +137,12 @@ function checkDeadline(read: BodyRead, now: number): void {
 }
 
 /**
- * One sweep per body deadline for the bodies being read (none while none is): it checks
+ * One sweep per body deadline for the bodies being read, lingering a beat after the last
+ * (POSTs one after another reuse its timer; none runs for long while no body is read): it checks
  * twenty times per deadline (at least every 10 ms, at most every second), so a 408 comes at
  * most a twentieth of `bodyTimeoutMs` (a second at most) late.
  */
-const bodyDeadlines = new TimerGroups<BodyRead>((timeoutMs) => Math.min(1000, Math.max(10, Math.floor(timeoutMs / 20))), checkDeadline);
+const bodyDeadlines = new TimerGroups<BodyRead>((timeoutMs) => Math.min(1000, Math.max(10, Math.floor(timeoutMs / 20))), checkDeadline, true);
 
 /** Ends a read with `rejection`: what it buffered is dropped and given back to the budget. */
 function refuseRead(req: ReadingRequest, read: BodyRead, rejection: HttpRejection): void {
