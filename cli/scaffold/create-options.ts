@@ -275,13 +275,20 @@ function revisionList(value: string): string[] {
     .filter(Boolean);
 }
 
-/** `text` in lines of at most `columns` characters, broken between words. */
+/**
+ * `text` in lines of at most `columns` characters, broken between words; a word longer than
+ * a line (a comma-separated list such as the default revisions) is broken after its commas.
+ */
 function wrap(text: string, columns: number): string[] {
   const lines: string[] = [];
   for (const word of text.split(" ")) {
-    const last = lines.at(-1);
-    if (last !== undefined && last.length + 1 + word.length <= columns) lines[lines.length - 1] = `${last} ${word}`;
-    else lines.push(word);
+    const pieces = word.length > columns ? word.split(/(?<=,)/) : [word];
+    pieces.forEach((piece, index) => {
+      const glue = index === 0 ? " " : "";
+      const last = lines.at(-1);
+      if (last !== undefined && last.length + glue.length + piece.length <= columns) lines[lines.length - 1] = `${last}${glue}${piece}`;
+      else lines.push(piece);
+    });
   }
   return lines;
 }

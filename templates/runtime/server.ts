@@ -256,8 +256,9 @@ export class Server {
    * asks, with OAuth configured (auth/).
    */
   requiredScopes(method: string, params: Readonly<Record<string, unknown>> | undefined): readonly string[] {
-    if (method === "tools/call") return this.#tools.scopes(params?.["name"]);
-    if (method === "prompts/get" || method === "resources/read") return this.#primitives.scopes(method, params);
+    if (method === TOOLS_CALL) return this.#tools.scopes(params?.["name"]);
+    if (method === ("prompts/get" satisfies ClientRequestMethod) || method === ("resources/read" satisfies ClientRequestMethod))
+      return this.#primitives.scopes(method, params);
     return NO_SCOPES;
   }
 

@@ -75,6 +75,6 @@ test("a new transport says how to serve over it: the lines to add to src/main.ts
       wiring.map((line) => `  ${line}\n`).join(""),
   );
   const header = readFileSync(join(app, "src", "transports", "socket.ts"), "utf8").split("export class")[0]!;
-  assert.ok(header.includes(`after \`const server = createAppServer(events, { stateKey, taskStore });\`:\n *\n${wiring.map((line) => ` *   ${line}\n`).join("")} */`), header);
-  assert.match(readFileSync(join(app, "src", "main.ts"), "utf8"), /^const server = createAppServer\(events, \{ stateKey, taskStore \}\);$/m, "the lines name main.ts's server");
+  assert.ok(header.includes(`after \`const server = createAppServer(events, { stateKey, taskStore, sessions });\`:\n *\n${wiring.map((line) => ` *   ${line}\n`).join("")} */`), header);
+  assert.match(readFileSync(join(app, "src", "main.ts"), "utf8"), /^const server = createAppServer\(events, \{ stateKey, taskStore, sessions \}\);$/m, "the lines name main.ts's server");
 });

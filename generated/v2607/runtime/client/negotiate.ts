@@ -23,6 +23,9 @@ import { HttpStatusError } from "../transports/http-client.js";
 import type { McpClient, ServerIdentity } from "./client.js";
 import type { ToolMap } from "./tools.js";
 
+/** Where a result names its server, in revisions whose schema has that key (a draft may not). */
+const SERVER_INFO_KEY: string | undefined = (META_KEYS as Readonly<Record<string, string | undefined>>)["serverInfo"];
+
 /** `auto`: discover, then initialize; or one era only. */
 export type EraChoice = "auto" | "2026-07-28" | "initialize";
 
@@ -56,7 +59,10 @@ async function discover<Tools extends ToolMap>(client: McpClient<Tools>, require
   return {
     era: "2026-07-28",
     protocolVersion: PROTOCOL_VERSION,
-    serverInfo: (result._meta?.[META_KEYS.serverInfo] ?? { name: "", version: "" }) as Implementation,
+    serverInfo: ((SERVER_INFO_KEY === undefined ? undefined : (result._meta as Readonly<Record<string, unknown>> | undefined)?.[SERVER_INFO_KEY]) ?? {
+      name: "",
+      version: "",
+    }) as Implementation,
     capabilities: result.capabilities ?? {},
     ...(typeof result.instructions === "string" ? { instructions: result.instructions } : {}),
   };

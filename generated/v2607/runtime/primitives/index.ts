@@ -84,8 +84,8 @@ export class Primitives {
 
   /** The scopes a `prompts/get` or `resources/read` with these params needs. */
   scopes(method: string, params: Readonly<Record<string, unknown>> | undefined): readonly string[] {
-    if (method === "prompts/get") return this.#prompts.scopes(params?.["name"]);
-    if (method === "resources/read") return this.#resources.scopes(params?.["uri"]);
+    if (method === ("prompts/get" satisfies ClientRequestMethod)) return this.#prompts.scopes(params?.["name"]);
+    if (method === ("resources/read" satisfies ClientRequestMethod)) return this.#resources.scopes(params?.["uri"]);
     return NO_SCOPES;
   }
 
