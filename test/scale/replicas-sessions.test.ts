@@ -14,6 +14,7 @@ import { haproxyMissing, startBalancer, type Balancer } from "../support/haproxy
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { connectHttpClient } from "./fanout-process.js";
 import { legacyClients, v1Client, v2Client, type LegacyClient } from "./replicas-legacy.js";
+import { TEST_STATE_KEY } from "./replicas.js";
 import { scaffoldProject, servedUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
 
 const REPLICAS = 3;
@@ -35,7 +36,7 @@ describe("legacy sessions shared by three replicas behind round-robin HAProxy wi
   before(async () => {
     redis = await startRedisServer();
     project = scaffoldProject(["--transport", "http", "--event-source", "redis"]);
-    for (let i = 0; i < REPLICAS; i++) replicas.push(startProject(project, [], { PORT: "0", REDIS_URL: redis.url }));
+    for (let i = 0; i < REPLICAS; i++) replicas.push(startProject(project, [], { PORT: "0", REDIS_URL: redis.url, MCP_STATE_KEY: TEST_STATE_KEY }));
     for (const replica of replicas) urls.push(await servedUrl(replica));
     // A connection refused by a dead replica is tried on another (what any balancer in front of replicas is set up to do).
     balancer = await startBalancer({
