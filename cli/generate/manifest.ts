@@ -134,11 +134,6 @@ export function staleAgainstManifest(dir: string, inputs: ManifestInputs, runtim
   return sorted([...changed, ...extra]);
 }
 
-/** True when the output was made from these inputs and no file was changed since. */
-export function isFresh(dir: string, inputs: ManifestInputs, runtime?: RuntimeInputs): boolean {
-  return staleAgainstManifest(dir, inputs, runtime)?.length === 0;
-}
-
 /** Lines such as "+ method subscriptions/listen" or "- flag resources.subscribe". */
 export function describeChanges(previous: Summary | undefined, next: Summary): string[] {
   if (!previous) return [];

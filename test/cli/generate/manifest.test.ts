@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
-import { describeChanges, isFresh, MANIFEST_FILE, renderManifest, type ManifestInputs, type Summary } from "../../../cli/generate/manifest.js";
+import { describeChanges, MANIFEST_FILE, renderManifest, staleAgainstManifest, type ManifestInputs, type Summary } from "../../../cli/generate/manifest.js";
 import { tempFolder } from "./helpers.js";
 
 let temp: ReturnType<typeof tempFolder>;
@@ -24,27 +24,29 @@ function writeOutput(files: Map<string, string>, made: ManifestInputs = inputs):
 
 test("an output is fresh for the inputs it was made from, by hashing alone", () => {
   const dir = writeOutput(new Map([["types.ts", "export type A = 1;\n"]]));
-  assert.equal(isFresh(dir, inputs), true);
-  assert.equal(isFresh(dir, { ...inputs, schemaSha256: "other" }), false, "another schema");
-  assert.equal(isFresh(dir, { ...inputs, generator: "other" }), false, "another generator");
+  assert.deepEqual(staleAgainstManifest(dir, inputs), []);
+  assert.equal(staleAgainstManifest(dir, { ...inputs, schemaSha256: "other" }), undefined, "another schema");
+  assert.equal(staleAgainstManifest(dir, { ...inputs, generator: "other" }), undefined, "another generator");
 });
 
 test("the runtime source and legacy folder count only for an output with a runtime", () => {
   const withRuntime = writeOutput(new Map([["runtime/index.ts", "export {};\n"]]), { ...inputs, ...runtime });
-  assert.equal(isFresh(withRuntime, inputs, runtime), true);
-  assert.equal(isFresh(withRuntime, inputs, { ...runtime, runtimeSourceSha256: "other" }), false, "other runtime source");
-  assert.equal(isFresh(withRuntime, inputs, { ...runtime, legacyFolders: ["v2511"] }), false, "another legacy binding");
+  assert.deepEqual(staleAgainstManifest(withRuntime, inputs, runtime), []);
+  assert.equal(staleAgainstManifest(withRuntime, inputs, { ...runtime, runtimeSourceSha256: "other" }), undefined, "other runtime source");
+  assert.equal(staleAgainstManifest(withRuntime, inputs, { ...runtime, legacyFolders: ["v2511"] }), undefined, "another legacy binding");
   const typesOnly = writeOutput(new Map([["types.ts", "export type A = 1;\n"]]));
-  assert.equal(isFresh(typesOnly, inputs, { ...runtime, runtimeSourceSha256: "other" }), true, "a runtime edit leaves it fresh");
+  assert.deepEqual(staleAgainstManifest(typesOnly, inputs, { ...runtime, runtimeSourceSha256: "other" }), [], "a runtime edit leaves it fresh");
 });
 
 test("a file edited, removed or added by hand makes the output stale", () => {
   const dir = writeOutput(new Map([["types.ts", "export type A = 1;\n"]]));
   writeFileSync(join(dir, "types.ts"), "export type A = 2;\n");
-  assert.equal(isFresh(dir, inputs), false);
+  assert.deepEqual(staleAgainstManifest(dir, inputs), ["types.ts"]);
   writeOutput(new Map([["types.ts", "export type A = 1;\n"]]));
   writeFileSync(join(dir, "extra.ts"), "\n");
-  assert.equal(isFresh(dir, inputs), false);
+  assert.deepEqual(staleAgainstManifest(dir, inputs), ["extra.ts"]);
+  rmSync(join(dir, "types.ts"));
+  assert.deepEqual(staleAgainstManifest(dir, inputs), ["extra.ts", "types.ts"]);
 });
 
 test("changes list what was added and removed per kind", () => {
