@@ -78,6 +78,22 @@ export function startBalancer(options: BalancerOptions): Promise<Balancer> {
  * and its servers `r0`, `r1`, ... for `isUp` and `waitFor`.
  */
 export async function startHaproxy(makeConfig: (port: number, socket: string) => string): Promise<Balancer> {
+  // A free port can be taken by a test running beside this one before HAProxy binds it; HAProxy
+  // then exits naming the bind, and a fresh port is tried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(makeConfig);
+    } catch (error) {
+      if (!(error instanceof BindFailed) || attempt === START_ATTEMPTS) throw error;
+    }
+  }
+}
+
+const START_ATTEMPTS = 3;
+
+class BindFailed extends Error {}
+
+async function startOnce(makeConfig: (port: number, socket: string) => string): Promise<Balancer> {
   const dir = mkdtempSync(join(tmpdir(), "mcp-gen-haproxy-"));
   const port = await freePort();
   const socket = join(dir, "admin.sock");
@@ -94,12 +110,18 @@ export async function startHaproxy(makeConfig: (port: number, socket: string) =>
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitForPort(port, child, () => stderr);
+    await waitUntilServing(port, socket, child, () => stderr);
   } catch (error) {
     await stop();
-    throw new Error(`${(error as Error).message}\n--- haproxy.cfg ---\n${config}`);
+    const message = `${(error as Error).message}\n--- haproxy.cfg ---\n${config}`;
+    throw /cannot bind|Address already in use/i.test(stderr) ? new BindFailed(message) : new Error(message);
   }
-  const command = (line: string) => adminCommand(socket, line);
+  // An admin command that cannot reach HAProxy says why: its exit and its last words.
+  const command = (line: string) =>
+    adminCommand(socket, line).catch((error: Error) => {
+      const state = child.exitCode === null && child.signalCode === null ? "still running" : `exited (${child.exitCode ?? child.signalCode})`;
+      throw new Error(`haproxy's admin socket did not answer "${line}": ${error.message}; haproxy ${state}; stderr: ${stderr}`);
+    });
   const isUp = async (index: number) => operationalState(await command("show servers state replicas"), `r${index}`) === 2;
   const waitFor = async (index: number, up: boolean, timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;
@@ -120,14 +142,23 @@ function operationalState(table: string, server: string): number | undefined {
   return undefined;
 }
 
-async function waitForPort(port: number, child: ChildProcess, stderr: () => string): Promise<void> {
+/**
+ * Serving means the admin socket answers (so this HAProxy bound everything it declares, since
+ * it binds all listeners before serving any) and the port accepts. A port that accepts while
+ * the socket is silent may be another process's.
+ */
+async function waitUntilServing(port: number, socket: string, child: ChildProcess, stderr: () => string): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}: ${stderr()}`);
-    if (await accepts(port)) return;
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`haproxy exited with ${child.exitCode ?? child.signalCode}: ${stderr()}`);
+    const answered = await adminCommand(socket, "show info").then(
+      (info) => info.includes("Name: HAProxy"),
+      () => false,
+    );
+    if (answered && (await accepts(port))) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`haproxy did not listen on 127.0.0.1:${port} within ${START_TIMEOUT_MS} ms: ${stderr()}`);
+  throw new Error(`haproxy did not serve on 127.0.0.1:${port} within ${START_TIMEOUT_MS} ms: ${stderr()}`);
 }
 
 function accepts(port: number): Promise<boolean> {
