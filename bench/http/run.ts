@@ -2,16 +2,20 @@
  * Streamable HTTP listen streams, side by side in one run: our runtime's node handler
  * (`runtime`), the same server through its fetch handler (`fetch` on @hono/node-server,
  * `fetch-bun` on Bun.serve under real Bun), the
- * official SDK's createMcpHandler (`sdk`) and a bare node:http server writing one
- * pre-serialised frame per open response (`bare`). Each server is its own process, fresh
+ * official SDK's createMcpHandler (`sdk`), a bare node:http server writing one
+ * pre-serialised frame per open response (`bare`), and the same floor as a fetch handler on
+ * @hono/node-server (`fetch-bare`: what Node's Request and Response cost before any MCP work). Each server is its own process, fresh
  * for every round; the load (this process) is the same for all. Per round and server:
  * - ack latency: one stream at a time, request sent to ack frame received;
  * - notifications delivered per second with 1, 100 and 1000 open streams;
  * - RSS per open stream: server RSS (after GC) with 1000 streams open, minus without.
- * Reports min and median over rounds, the ratios to bare, and the fetch handler's to the node handler's.
+ * Reports min and median over rounds, the ratios to bare, and the fetch handler's to the node handler's
+ * and to fetch-bare.
  * `--busy` keeps the other core busy with a spinning process for the whole run.
  *
- *   node --import tsx bench/http/run.ts [--rounds 3] [--acks 50] [--deliveries 100000] [--streams 1,100,1000] [--kinds runtime,fetch,sdk,bare] [--busy]
+ *   node --import tsx bench/http/run.ts [--rounds 3] [--acks 50] [--deliveries 100000] [--streams 1,100,1000] [--kinds runtime,fetch,fetch-bare,sdk,bare] [--busy]
+ *
+ * `BENCH_PROF=<dir>` writes each Node server's CPU profile into <dir> (as it exits).
  *
  * Loopback only; every wait is bounded. Not part of the test suite.
  */
@@ -26,7 +30,7 @@ const { values } = parseArgs({
     acks: { type: "string", default: "50" },
     deliveries: { type: "string", default: "100000" },
     streams: { type: "string", default: "1,100,1000" },
-    kinds: { type: "string", default: "runtime,fetch,fetch-bun,sdk,bare" },
+    kinds: { type: "string", default: "runtime,fetch,fetch-bare,fetch-bun,sdk,bare" },
     busy: { type: "boolean", default: false },
   },
 });
@@ -34,7 +38,7 @@ const ROUNDS = Number(values.rounds);
 const ACK_SAMPLES = Number(values.acks);
 const DELIVERIES = Number(values.deliveries);
 const STREAM_COUNTS = values.streams.split(",").map(Number);
-const ALL_KINDS = ["runtime", "fetch", "fetch-bun", "sdk", "bare"] as const;
+const ALL_KINDS = ["runtime", "fetch", "fetch-bare", "fetch-bun", "sdk", "bare"] as const;
 type Kind = (typeof ALL_KINDS)[number];
 // bare is always measured: every ratio is to it.
 const KINDS = ALL_KINDS.filter((kind) => kind === "bare" || values.kinds.split(",").includes(kind));
@@ -51,7 +55,7 @@ async function startServer(kind: Kind): Promise<Server> {
   const underBun = kind === "fetch-bun";
   const child = fork(fileURLToPath(new URL("./servers.ts", import.meta.url)), [kind], {
     ...(underBun ? { execPath: fileURLToPath(new URL("../../node_modules/.bin/bun", import.meta.url)) } : {}),
-    execArgv: underBun ? [] : ["--import", "tsx", "--expose-gc"],
+    execArgv: underBun ? [] : ["--import", "tsx", "--expose-gc", ...(process.env.BENCH_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [])],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -172,7 +176,8 @@ function report(results: Results): void {
     const bare = median(pick("bare"));
     const cells = KINDS.map((kind) => {
       const values = pick(kind);
-      const toNode = kind.startsWith("fetch") && KINDS.includes("runtime") ? `, ${fmt(median(values) / median(pick("runtime")), 2)}x runtime` : "";
+      const against = (other: Kind) => (KINDS.includes(other) ? `, ${fmt(median(values) / median(pick(other)), 2)}x ${other}` : "");
+      const toNode = kind === "fetch" || kind === "fetch-bun" ? against("runtime") + (kind === "fetch" ? against("fetch-bare") : "") : "";
       const ratio = kind === "bare" ? "" : ` (${fmt(median(values) / bare, 2)}x bare${toNode})`;
       return `${kind} min ${fmt(Math.min(...values), digits)} / median ${fmt(median(values), digits)}${ratio}`;
     });

@@ -11,7 +11,10 @@
  *   runtime a fetch handler is made for);
  * - `sdk`: the official SDK, `createMcpHandler` from @modelcontextprotocol/server, with a
  *   minimal node:http adapter for its fetch-shaped handler;
- * - `bare`: node:http writing one pre-serialised SSE frame to each open response (the floor).
+ * - `bare`: node:http writing one pre-serialised SSE frame to each open response (the floor);
+ * - `fetch-bare`: the same floor as a fetch handler on @hono/node-server: the body read with
+ *   `request.text()`, a `Response` over a `ReadableStream` that frames are enqueued on. What
+ *   Node's web-standard Request and Response cost any fetch handler, before its own work.
  * Commands come over IPC: `{ fire, batch }` publishes in batches (yielding to I/O between
  * batches, as a real event source would), `{ rss }` reports RSS after a full GC.
  */
@@ -22,7 +25,7 @@ import { serveHttp } from "../../templates/runtime/transports/http-server.js";
 import { toolsListChangedHandler, type ToolEvents } from "./list-changed.js";
 import { serveFetch } from "./serve-fetch.js";
 
-type Kind = "runtime" | "fetch" | "fetch-bun" | "sdk" | "bare";
+type Kind = "runtime" | "fetch" | "fetch-bun" | "sdk" | "bare" | "fetch-bare";
 type Fire = () => void;
 
 const kind = process.argv[2] as Kind;
@@ -98,11 +101,35 @@ async function startBare(): Promise<{ port: number; fire: Fire }> {
   return { port, fire: () => open.forEach((res) => res.write(frame)) };
 }
 
+async function startFetchBare(): Promise<{ port: number; fire: Fire }> {
+  const { serve } = await import("@hono/node-server");
+  const open = new Set<ReadableStreamDefaultController<Uint8Array>>();
+  const encoder = new TextEncoder();
+  const ack = encoder.encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { notifications: { toolsListChanged: true } } })}\n\n`);
+  const frame = encoder.encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: {} })}\n\n`);
+  const fetch = async (request: Request) => {
+    await request.text();
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        controller = c;
+        c.enqueue(ack);
+        open.add(c);
+      },
+      cancel: () => void open.delete(controller),
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+  };
+  const http = serve({ fetch, hostname: "127.0.0.1", port: 0 }) as ReturnType<typeof createNodeServer>;
+  if (!http.listening) await new Promise<void>((ready) => http.once("listening", ready));
+  return { port: (http.address() as AddressInfo).port, fire: () => open.forEach((c) => c.enqueue(frame)) };
+}
+
 function listen(server: ReturnType<typeof createNodeServer>): Promise<number> {
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 }
 
-const starters: Record<Kind, () => Promise<{ port: number; fire: Fire }>> = { runtime: startRuntime, fetch: startFetch, "fetch-bun": startFetchBun, sdk: startSdk, bare: startBare };
+const starters: Record<Kind, () => Promise<{ port: number; fire: Fire }>> = { runtime: startRuntime, fetch: startFetch, "fetch-bun": startFetchBun, sdk: startSdk, bare: startBare, "fetch-bare": startFetchBare };
 const { port, fire } = await starters[kind]();
 
 process.on("message", async (command: { fire?: number; batch?: number; rss?: boolean }) => {
@@ -126,3 +153,5 @@ process.on("message", async (command: { fire?: number; batch?: number; rss?: boo
 process.send!({ port });
 // The bench process went away (or is done): leave no server behind.
 process.on("disconnect", () => process.exit(0));
+// Stopped by the bench (SIGTERM): exit normally, so that a --cpu-prof profile is written.
+process.on("SIGTERM", () => process.exit(0));
