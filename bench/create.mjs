@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // How long `create-mcp-handler --yes --no-install` takes, as users run it: the compiled
-// bin, a fresh folder each run. Side by side with `node -e 0`, the floor any Node CLI pays.
+// bin, a fresh folder each run. Side by side with `node -e 0`, the floor any Node CLI pays,
+// and with `--no-git`, which shows what the default first commit (git init, add, commit) costs.
 // Builds a copy of the sources in a temp folder, so the checkout's dist/ is left alone.
 // Usage: node bench/create.mjs [--runs N] [--busy]   (default 9; target: median under 300 ms)
 // --busy keeps a busy loop running in another process for the whole run (the other core busy).
@@ -41,13 +42,14 @@ try {
     if (run.status !== 0) throw new Error(`${args.join(" ")} failed:\n${run.stderr}`);
     return ms;
   };
-  const samples = { "node -e 0": [], "create-mcp-handler --yes --no-install": [] };
+  const samples = { "node -e 0": [], "create-mcp-handler --yes --no-install": [], "  the same with --no-git": [] };
   time([bin, "warmup", "--yes", "--no-install", "--no-git"], temp); // fills the OS file cache
   if (busy) spinner = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
   for (let run = 0; run < runs; run++) {
     // Interleaved, so that machine noise hits both the same way.
     samples["node -e 0"].push(time(["-e", "0"], temp));
     samples["create-mcp-handler --yes --no-install"].push(time([bin, `app-${run}`, "--yes", "--no-install"], temp));
+    samples["  the same with --no-git"].push(time([bin, `bare-${run}`, "--yes", "--no-install", "--no-git"], temp));
   }
   const stats = (values) => {
     const sorted = [...values].sort((a, b) => a - b);

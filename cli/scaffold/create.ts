@@ -47,7 +47,10 @@ function commitScaffold(dir: string, cwd: string, log: (line: string) => void): 
     ...(configured("user.email", "GIT_AUTHOR_EMAIL") ? [] : ["-c", `user.email=${FALLBACK_IDENTITY.email}`]),
   ];
   const quiet = { cwd: dir, stdio: "pipe", encoding: "utf8" } as const;
-  const added = spawnSync("git", ["add", "--all"], quiet);
+  // Every file counts as "big" for this add alone, so git streams them into one pack instead
+  // of one loose object (and often a new directory) each: about a quarter of the time, for
+  // the same commit. Later commits and `git gc` are unaffected.
+  const added = spawnSync("git", ["-c", "core.bigFileThreshold=1", "add", "--all"], quiet);
   const committed =
     added.status === 0 && spawnSync("git", [...identity, "commit", "--quiet", "-m", "Initial commit from create-mcp-handler"], quiet).status === 0;
   if (!committed) {
