@@ -19,8 +19,8 @@ export type { FromJsonSchema, JsonSchemaConverter, JsonSchemaObject, StandardSch
 export { inputRequest } from "./input-required.js";
 export type { ToolOptions } from "./tools.js";
 export type { InputMethod, InputRequiredAnswer, InputResultOf, InputRound } from "./input-required.js";
-export { ajvSchemaValidator } from "./validation.js";
-export type { AjvLike, AjvValidateFunction, CompiledSchema, SchemaValidator, ValidationResult } from "./validation.js";
+export { ajvSchemaValidator, cfworkerSchemaValidator } from "./validation.js";
+export type { AjvLike, AjvValidateFunction, CfworkerValidatorClass, CompiledSchema, SchemaValidator, ValidationResult } from "./validation.js";
 export { runAsTask } from "./tasks/service.js";
 export type { RunAsTaskOptions, TaskContext, TaskOutcome, TasksOptions, TaskWork } from "./tasks/service.js";
 export { DEFAULT_TASK_LIMITS, MemoryTaskStore, TaskStoreFullError } from "./tasks/store.js";

@@ -46,13 +46,21 @@ export interface InputRound {
 
 /** How long a sealed state stays usable; a retry normally follows within seconds. */
 export const STATE_TTL_MS = 10 * 60_000;
-const PROCESS_KEY = randomBytes(32);
+let processKey: Uint8Array | undefined;
+
+/**
+ * This process's own key, made at first use rather than at load: Cloudflare Workers refuse
+ * random values while a module loads (outside a request), and would refuse the whole server.
+ */
+function ownKey(): Uint8Array {
+  return (processKey ??= randomBytes(32));
+}
 
 export class RequestStateSealer {
   readonly #key: Uint8Array;
 
   constructor(key: string | Uint8Array | undefined = process.env["MCP_STATE_KEY"]) {
-    this.#key = key === undefined || key.length === 0 ? PROCESS_KEY : typeof key === "string" ? Buffer.from(key) : key;
+    this.#key = key === undefined || key.length === 0 ? ownKey() : typeof key === "string" ? Buffer.from(key) : key;
   }
 
   seal(state: string, binding: string, now = Date.now()): string {

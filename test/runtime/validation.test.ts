@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Validator } from "@cfworker/json-schema";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ajvSchemaValidator, createServer, ToolOutputError, type RuntimeEvent } from "../../templates/runtime/index.js";
+import {
+  ajvSchemaValidator,
+  cfworkerSchemaValidator,
+  createServer,
+  ToolOutputError,
+  type RuntimeEvent,
+  type SchemaValidator,
+} from "../../templates/runtime/index.js";
 import { Peer } from "../support/runtime-peer.js";
 import type { Tool } from "../../generated/index.js";
 
@@ -16,95 +24,133 @@ const INPUT: Tool["inputSchema"] = {
 };
 const OUTPUT: Tool["inputSchema"] = { type: "object", properties: { temperature: { type: "number" } }, required: ["temperature"] };
 
-function weatherServer(runs: unknown[], events: RuntimeEvent[] = [], answer: (args: Record<string, unknown>) => object = () => ({ temperature: 21 })) {
-  const server = createServer({
-    name: "v",
-    version: "1",
-    validator: ajvSchemaValidator(new Ajv2020({ strict: false })),
-    onEvent: (event) => events.push(event),
+/** Both adapters the runtime ships, held to the same rules. */
+const VALIDATORS: Record<string, () => SchemaValidator> = {
+  ajv: () => ajvSchemaValidator(new Ajv2020({ strict: false })),
+  "@cfworker/json-schema": () => cfworkerSchemaValidator(Validator),
+};
+
+for (const [library, makeValidator] of Object.entries(VALIDATORS)) {
+  function weatherServer(runs: unknown[], events: RuntimeEvent[] = [], answer: (args: Record<string, unknown>) => object = () => ({ temperature: 21 })) {
+    const server = createServer({
+      name: "v",
+      version: "1",
+      validator: makeValidator(),
+      onEvent: (event) => events.push(event),
+    });
+    server.addTool({ name: "weather", inputSchema: INPUT, outputSchema: OUTPUT }, (args) => {
+      runs.push(args);
+      const structuredContent = answer(args) as Record<string, unknown>;
+      return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
+    });
+    return server;
+  }
+
+  describe(`tool input and output checked against their schemas (${library})`, () => {
+    it("arguments that violate inputSchema get a tool execution error (isError) naming the violation, and the tool never runs", T, async () => {
+      const runs: unknown[] = [];
+      const server = weatherServer(runs);
+      const peer = await Peer.connect(server, "test");
+      for (const args of [{}, { city: "" }, { city: "Oslo", days: 9 }, { city: "Oslo", extra: true }]) {
+        const { result, error } = await peer.request("tools/call", { name: "weather", arguments: args });
+        assert.equal(error, undefined);
+        assert.equal(result.isError, true, JSON.stringify(args));
+        assert.match(result.content[0].text, /^Invalid arguments for tool weather: \//);
+        assert.equal(result.structuredContent, undefined);
+      }
+      assert.deepEqual(runs, []);
+      await server.close();
+    });
+
+    it("valid arguments run the tool and a conforming result is sent with its structured content", T, async () => {
+      const runs: unknown[] = [];
+      const server = weatherServer(runs);
+      const peer = await Peer.connect(server, "test");
+      const { result } = await peer.request("tools/call", { name: "weather", arguments: { city: "Oslo", days: 2 } });
+      assert.deepEqual(result.structuredContent, { temperature: 21 });
+      assert.equal(result.isError, undefined);
+      assert.deepEqual(runs, [{ city: "Oslo", days: 2 }]);
+      await server.close();
+    });
+
+    it("a result that violates outputSchema is not sent: the client gets -32603, the server a handler-error event", T, async () => {
+      const events: RuntimeEvent[] = [];
+      const server = weatherServer([], events, () => ({ temperature: "warm" }));
+      const peer = await Peer.connect(server, "test");
+      const response = await peer.request("tools/call", { name: "weather", arguments: { city: "Oslo" } });
+      assert.equal(response.result, undefined);
+      assert.equal(response.error?.code, -32603);
+      assert.doesNotMatch(JSON.stringify(response.error), /warm/);
+      const reported = events.find((event) => event.type === "handler-error");
+      assert.ok(reported !== undefined && "error" in reported && reported.error instanceof ToolOutputError);
+      assert.match((reported.error as Error).message, /\/temperature \S/, "the violation is named by its path");
+      await server.close();
+    });
+
+    it("a tool with an outputSchema that returns no structured content fails the same way; an isError result passes unchecked", T, async () => {
+      const server = createServer({ name: "v", version: "1", validator: makeValidator() });
+      // @ts-expect-error the compile-time check refuses a result without structured content; this test holds the run-time one.
+      server.addTool({ name: "bare", inputSchema: { type: "object" }, outputSchema: OUTPUT }, () => ({ content: [] }));
+      server.addTool({ name: "fails", inputSchema: { type: "object" }, outputSchema: OUTPUT }, () => ({
+        content: [{ type: "text", text: "no data" }],
+        isError: true,
+      }));
+      const peer = await Peer.connect(server, "test");
+      assert.equal((await peer.request("tools/call", { name: "bare" })).error?.code, -32603);
+      const failed = (await peer.request("tools/call", { name: "fails" })).result;
+      assert.equal(failed.isError, true);
+      assert.equal(failed.content[0].text, "no data");
+      await server.close();
+    });
+
+    it("2020-12 features ($defs with $anchor, if/then/else) are honoured; an unresolvable $ref is refused at addTool, never fetched", () => {
+      const validator = makeValidator();
+      const check = validator.compile({
+        type: "object",
+        $defs: { address: { $anchor: "addr", type: "object", required: ["street"] } },
+        properties: { home: { $ref: "#addr" }, via: { enum: ["mail", "phone"] } },
+        if: { properties: { via: { const: "phone" } }, required: ["via"] },
+        then: { required: ["phone"] },
+      });
+      assert.deepEqual(check({ home: { street: "Main" } }), { valid: true });
+      assert.equal(check({ home: {} }).valid, false);
+      assert.equal(check({ via: "phone" }).valid, false);
+      const server = createServer({ name: "v", version: "1", validator });
+      assert.throws(
+        () =>
+          server.addTool({ name: "remote", inputSchema: { type: "object", properties: { a: { $ref: "http://127.0.0.1:9/x.json" } } } }, () => ({
+            content: [],
+          })),
+        /addTool remote: its inputSchema cannot be used/,
+      );
+      assert.throws(
+        () => server.addTool({ name: "dangling", inputSchema: { type: "object", properties: { a: { $ref: "#/$defs/missing" } } } }, () => ({ content: [] })),
+        /addTool dangling: its inputSchema cannot be used/,
+      );
+      const data = { type: "object", properties: { link: { const: { $ref: "not a schema" } } } };
+      assert.deepEqual(makeValidator().compile(data)({ link: { $ref: "not a schema" } }), { valid: true }, "a $ref key inside const is data");
+    });
+
+    it("a violation is reported at the place it is, by its path", () => {
+      const check = makeValidator().compile(INPUT);
+      const result = check({ city: "Oslo", days: "many" });
+      assert.equal(result.valid, false);
+      assert.ok(!result.valid && result.errors.length === 1 && result.errors[0]!.startsWith("/days "), JSON.stringify(result));
+    });
   });
-  server.addTool({ name: "weather", inputSchema: INPUT, outputSchema: OUTPUT }, (args) => {
-    runs.push(args);
-    const structuredContent = answer(args) as Record<string, unknown>;
-    return { content: [{ type: "text", text: JSON.stringify(structuredContent) }], structuredContent };
-  });
-  return server;
 }
 
-describe("tool input and output checked against their schemas", () => {
-  it("arguments that violate inputSchema get a tool execution error (isError) naming the violation, and the tool never runs", T, async () => {
-    const runs: unknown[] = [];
-    const server = weatherServer(runs);
-    const peer = await Peer.connect(server, "test");
-    for (const args of [{}, { city: "" }, { city: "Oslo", days: 9 }, { city: "Oslo", extra: true }]) {
-      const { result, error } = await peer.request("tools/call", { name: "weather", arguments: args });
-      assert.equal(error, undefined);
-      assert.equal(result.isError, true, JSON.stringify(args));
-      assert.match(result.content[0].text, /^Invalid arguments for tool weather: \//);
-      assert.equal(result.structuredContent, undefined);
-    }
-    assert.deepEqual(runs, []);
-    await server.close();
-  });
-
-  it("valid arguments run the tool and a conforming result is sent with its structured content", T, async () => {
-    const runs: unknown[] = [];
-    const server = weatherServer(runs);
-    const peer = await Peer.connect(server, "test");
-    const { result } = await peer.request("tools/call", { name: "weather", arguments: { city: "Oslo", days: 2 } });
-    assert.deepEqual(result.structuredContent, { temperature: 21 });
-    assert.equal(result.isError, undefined);
-    assert.deepEqual(runs, [{ city: "Oslo", days: 2 }]);
-    await server.close();
-  });
-
-  it("a result that violates outputSchema is not sent: the client gets -32603, the server a handler-error event", T, async () => {
-    const events: RuntimeEvent[] = [];
-    const server = weatherServer([], events, () => ({ temperature: "warm" }));
-    const peer = await Peer.connect(server, "test");
-    const response = await peer.request("tools/call", { name: "weather", arguments: { city: "Oslo" } });
-    assert.equal(response.result, undefined);
-    assert.equal(response.error?.code, -32603);
-    assert.doesNotMatch(JSON.stringify(response.error), /warm/);
-    const reported = events.find((event) => event.type === "handler-error");
-    assert.ok(reported !== undefined && "error" in reported && reported.error instanceof ToolOutputError);
-    assert.match((reported.error as Error).message, /\/temperature must be number/);
-    await server.close();
-  });
-
-  it("a tool with an outputSchema that returns no structured content fails the same way; an isError result passes unchecked", T, async () => {
-    const server = createServer({ name: "v", version: "1", validator: ajvSchemaValidator(new Ajv2020({ strict: false })) });
-    // @ts-expect-error the compile-time check refuses a result without structured content; this test holds the run-time one.
-    server.addTool({ name: "bare", inputSchema: { type: "object" }, outputSchema: OUTPUT }, () => ({ content: [] }));
-    server.addTool({ name: "fails", inputSchema: { type: "object" }, outputSchema: OUTPUT }, () => ({
-      content: [{ type: "text", text: "no data" }],
-      isError: true,
-    }));
-    const peer = await Peer.connect(server, "test");
-    assert.equal((await peer.request("tools/call", { name: "bare" })).error?.code, -32603);
-    const failed = (await peer.request("tools/call", { name: "fails" })).result;
-    assert.equal(failed.isError, true);
-    assert.equal(failed.content[0].text, "no data");
-    await server.close();
-  });
-
-  it("2020-12 features ($defs with $anchor, if/then/else) are honoured; an unresolvable $ref is refused at addTool, never fetched", () => {
-    const validator = ajvSchemaValidator(new Ajv2020({ strict: false }));
-    const check = validator.compile({
-      type: "object",
-      $defs: { address: { $anchor: "addr", type: "object", required: ["street"] } },
-      properties: { home: { $ref: "#addr" }, via: { enum: ["mail", "phone"] } },
-      if: { properties: { via: { const: "phone" } }, required: ["via"] },
-      then: { required: ["phone"] },
+describe("the validator adapters", () => {
+  it("Ajv refused code generation (as Cloudflare Workers refuse it) fails addTool naming the runtime and the other adapter, not the schema", () => {
+    const forbidding = ajvSchemaValidator({
+      compile: () => {
+        throw new EvalError("Code generation from strings disallowed for this context");
+      },
     });
-    assert.deepEqual(check({ home: { street: "Main" } }), { valid: true });
-    assert.equal(check({ home: {} }).valid, false);
-    assert.equal(check({ via: "phone" }).valid, false);
-    const server = createServer({ name: "v", version: "1", validator });
+    const server = createServer({ name: "v", version: "1", validator: forbidding });
     assert.throws(
-      () =>
-        server.addTool({ name: "remote", inputSchema: { type: "object", properties: { a: { $ref: "http://127.0.0.1:9/x.json" } } } }, () => ({ content: [] })),
-      /addTool remote: its inputSchema cannot be used/,
+      () => server.addTool({ name: "weather", inputSchema: INPUT }, () => ({ content: [] })),
+      /^TypeError: addTool weather: the validator cannot compile its inputSchema on this runtime \(Code generation from strings disallowed for this context\); use cfworkerSchemaValidator here$/,
     );
   });
 

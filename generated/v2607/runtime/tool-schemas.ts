@@ -83,6 +83,9 @@ export function toolSide(name: string, key: SideKey, schema: ToolOutputSchema, s
     compiled = validator.compile(schema);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    // Not the schema's fault: Ajv compiles to code, which some runtimes (Cloudflare Workers) forbid.
+    if (error instanceof EvalError)
+      throw new TypeError(`addTool ${name}: the validator cannot compile its ${key} on this runtime (${reason}); use cfworkerSchemaValidator here`);
     throw new TypeError(`addTool ${name}: its ${key} cannot be used (${reason}); fix the schema (local $refs only, valid JSON Schema 2020-12)`);
   }
   return {

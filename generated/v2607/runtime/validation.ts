@@ -2,8 +2,12 @@
 /**
  * Tool input and output checked against their JSON Schemas (2020-12, the dialect the spec
  * names). The runtime needs nothing beyond Node, so it does not validate by itself: a
- * project passes a `SchemaValidator` to `createServer({ validator })`. `ajvSchemaValidator`
- * adapts an Ajv 2020 instance the project creates (typed structurally: no import of ajv here).
+ * project passes a `SchemaValidator` to `createServer({ validator })`. Two adapters, each
+ * typed structurally (no import of either library here):
+ * - `ajvSchemaValidator` over an Ajv 2020 instance: schemas compiled to code, the fastest
+ *   checks, for Node, Bun and Deno;
+ * - `cfworkerSchemaValidator` over @cfworker/json-schema's `Validator` class: schemas
+ *   interpreted, for runtimes that forbid generating code (Cloudflare Workers).
  */
 
 /** One value checked: valid, or the violations as short lines ("/path message"). */
@@ -43,6 +47,85 @@ export function ajvSchemaValidator(ajv: AjvLike): SchemaValidator {
       };
     },
   };
+}
+
+/** What `cfworkerSchemaValidator` needs of @cfworker/json-schema (4.x): its `Validator` class. */
+export interface CfworkerValidatorClass {
+  new (
+    schema: object,
+    draft: "2020-12",
+    shortCircuit: boolean,
+  ): {
+    validate(value: unknown): { valid: boolean; errors: readonly { instanceLocation: string; error: string }[] };
+  };
+}
+
+/**
+ * A SchemaValidator over @cfworker/json-schema, e.g. `cfworkerSchemaValidator(Validator)`.
+ * That library resolves a `$ref` only when a value reaches it; every one is resolved here at
+ * compile instead, so a schema with a dangling or remote `$ref` is refused at `addTool`, as
+ * with Ajv, rather than failing a call later.
+ */
+export function cfworkerSchemaValidator(Validator: CfworkerValidatorClass): SchemaValidator {
+  return {
+    compile(schema) {
+      assertLocalRefs(schema);
+      const validator = new Validator(schema, "2020-12", false);
+      return (value) => {
+        const result = validator.validate(value);
+        if (result.valid) return VALID;
+        const errors = innermost(result.errors)
+          .slice(0, MAX_REPORTED_ERRORS)
+          .map((unit) => `${unit.instanceLocation.replace(/^#/, "") || "/"} ${unit.error}`);
+        return { valid: false, errors: errors.length > 0 ? errors : ["/ is invalid"] };
+      };
+    },
+  };
+}
+
+/**
+ * @cfworker/json-schema reports a failure at every level it passed through ("Property "a"
+ * does not match schema." at the root, then the reason at /a): the last unit at each place
+ * that holds no deeper failure says what is wrong there.
+ */
+function innermost<Unit extends { instanceLocation: string }>(units: readonly Unit[]): Unit[] {
+  const last = new Map<string, Unit>();
+  for (const unit of units) last.set(unit.instanceLocation, unit);
+  const places = [...last.keys()];
+  return places.filter((place) => !places.some((other) => other.startsWith(`${place}/`))).map((place) => last.get(place)!);
+}
+
+/** Keywords whose values are instances, not schemas: a `$ref` key inside one is data. */
+const DATA_KEYWORDS: ReadonlySet<string> = new Set(["const", "enum", "default", "examples"]);
+
+/** Throws unless every `$ref` in `schema` names a JSON pointer or an `$anchor` within it. */
+function assertLocalRefs(schema: object): void {
+  const anchors = new Set<string>();
+  const refs: string[] = [];
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== "object") return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    const record = node as Record<string, unknown>;
+    if (typeof record["$anchor"] === "string") anchors.add(record["$anchor"]);
+    if (typeof record["$ref"] === "string") refs.push(record["$ref"]);
+    for (const [key, value] of Object.entries(record)) if (!DATA_KEYWORDS.has(key)) visit(value);
+  };
+  visit(schema);
+  for (const ref of refs) {
+    const found = ref.startsWith("#/") || ref === "#" ? pointerTarget(schema, ref.slice(1)) !== undefined : ref.startsWith("#") && anchors.has(ref.slice(1));
+    if (!found) throw new Error(`$ref ${JSON.stringify(ref)} does not resolve within the schema`);
+  }
+}
+
+/** The value at a JSON pointer (RFC 6901, URI fragment form) in `root`, or undefined. */
+function pointerTarget(root: unknown, pointer: string): unknown {
+  let node = root;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    if (node === null || typeof node !== "object" || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
 }
 
 const VALID: ValidationResult = Object.freeze({ valid: true });

@@ -8,14 +8,17 @@
  * with the same limits and checks as `npm start`. The server is made on the first request:
  * a Worker may do no I/O (a Redis event source connecting) before one arrives.
  */
+import { Validator } from "@cfworker/json-schema";
 import { openEventSource } from "./events.js";
-import { toFetchHandler, type FetchHandler } from "./mcp.js";
+import { cfworkerSchemaValidator, toFetchHandler, type FetchHandler } from "./mcp.js";
 import { createAppServer } from "./server.js";
 
 let handler: Promise<FetchHandler> | undefined;
 
 async function makeHandler(): Promise<FetchHandler> {
-  const server = createAppServer(await openEventSource());
+  // Schemas are interpreted, not compiled to code as Ajv does: Workers forbid generating code.
+  const validator = cfworkerSchemaValidator(Validator);
+  const server = createAppServer(await openEventSource(), { validator });
   return toFetchHandler(server, { path: "/mcp" });
 }
 
