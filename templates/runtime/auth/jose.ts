@@ -11,8 +11,9 @@ export type JoseKey = object;
 export interface JoseVerifyOptions {
   readonly issuer: string;
   readonly audience: string;
-  readonly algorithms: readonly string[];
-  readonly requiredClaims: readonly string[];
+  // Mutable arrays, as jose declares them, so that jose's own module is assignable to JoseModule.
+  readonly algorithms: string[];
+  readonly requiredClaims: string[];
   readonly clockTolerance: number;
   readonly maxTokenAge?: number;
 }

@@ -7,7 +7,7 @@
  */
 import { AuthServerError } from "./fetch-json.js";
 import type { IssuerKeys } from "./issuer-keys.js";
-import { loadJose, type JoseFailure } from "./jose.js";
+import { loadJose, type JoseFailure, type JoseModule } from "./jose.js";
 
 export const ASYMMETRIC_ALGORITHMS: readonly string[] = Object.freeze([
   "RS256",
@@ -32,6 +32,8 @@ export interface JwtSettings {
   readonly audience: string;
   readonly algorithms: readonly string[];
   readonly clockToleranceSeconds: number;
+  /** jose as the application imported it; undefined: imported here on first use. */
+  readonly jose?: JoseModule | undefined;
 }
 
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -47,7 +49,7 @@ export async function verifyJwt(token: string, issuers: ReadonlyMap<string, Issu
   if ("reason" in peeked) return { ok: false, reason: peeked.reason };
   const { header, keys } = peeked;
   if (!settings.algorithms.includes(header.alg)) return { ok: false, reason: `tokens signed with ${header.alg} are not accepted` };
-  const jose = await loadJose();
+  const jose = settings.jose ?? (await loadJose());
   let key;
   try {
     key = await keys.key(jose, header.kid, header.alg);

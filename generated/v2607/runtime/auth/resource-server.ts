@@ -15,6 +15,7 @@ import { checkedScopes, scopeUnion } from "../scopes.js";
 import type { FetchBounds } from "./fetch-json.js";
 import { introspect, type IntrospectionOptions } from "./introspection.js";
 import { IssuerKeys, type KeyCacheLimits } from "./issuer-keys.js";
+import type { JoseModule } from "./jose.js";
 import { ASYMMETRIC_ALGORITHMS, isJwtShaped, verifyJwt, type JwtSettings, type TokenCheck } from "./jwt.js";
 import { canonicalUrl, metadataPaths, metadataUrl, respondMetadata, type MetadataResponse, type ProtectedResourceMetadata } from "./metadata.js";
 import { principalOf, TokenPrincipal } from "./principal.js";
@@ -41,6 +42,12 @@ export interface OAuthOptions {
   readonly clockToleranceSeconds?: number;
   /** Longest Authorization header accepted. Default 16 KiB. */
   readonly maxTokenBytes?: number;
+  /**
+   * The jose module (`import * as jose from "jose"`). Default: imported on the first token.
+   * Pass it where a bundler must see the import (a Cloudflare Worker), since the default's
+   * import is resolved only at run time.
+   */
+  readonly jose?: JoseModule;
   /** Key cache bounds (see issuer-keys.ts): `maxKeys` 32, `maxAgeMs` 10 min, `minRefreshMs` 30 s. */
   readonly keys?: Partial<Omit<KeyCacheLimits, "fetch">>;
   /** Bounds of each call to an authorization server: `maxBytes` 256 KiB, `timeoutMs` 5 s. */
@@ -89,7 +96,12 @@ export class ResourceServer {
     // An issuer is compared as its metadata spells it, so it is only checked, not rewritten.
     for (const issuer of issuers) canonicalUrl(issuer, "an OAuth issuer");
     this.#issuers = new Map(issuers.map((issuer) => [issuer, new IssuerKeys(issuer, limits)]));
-    this.#jwt = { audience: this.resource, algorithms: options.algorithms ?? ASYMMETRIC_ALGORITHMS, clockToleranceSeconds: options.clockToleranceSeconds ?? 5 };
+    this.#jwt = {
+      audience: this.resource,
+      algorithms: options.algorithms ?? ASYMMETRIC_ALGORITHMS,
+      clockToleranceSeconds: options.clockToleranceSeconds ?? 5,
+      jose: options.jose,
+    };
     this.#maxTokenBytes = options.maxTokenBytes ?? DEFAULT_MAX_TOKEN_BYTES;
     this.#baseScopes = checkedScopes("OAuth requiredScopes", options.requiredScopes);
     this.#verified = new TokenCache({ ...DEFAULT_TOKEN_CACHE, ...options.tokenCache });

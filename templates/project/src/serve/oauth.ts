@@ -1,3 +1,4 @@
+import * as jose from "jose";
 import { oauthHttpOptions, type OAuthHttpOptions, type Server } from "../mcp.js";
 import { StartupError } from "../startup.js";
 
@@ -21,7 +22,9 @@ export function oauthFromEnv(server: Server, env = process.env): OAuthHttpOption
     "this server's public URL, e.g. https://example.com/mcp",
   );
   try {
-    return oauthHttpOptions(server, { issuers: issuer, resource, requiredScopes: BASE_SCOPES });
+    // jose passed by name, so that a bundler (wrangler's, for a Worker) includes it.
+    const options = { issuers: issuer, resource, requiredScopes: BASE_SCOPES, jose };
+    return oauthHttpOptions(server, options);
   } catch (error) {
     throw new StartupError(
       `MCP_AUTH_ISSUER or MCP_PUBLIC_URL is not usable: ${(error as Error).message}`,
