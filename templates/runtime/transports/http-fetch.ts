@@ -311,6 +311,8 @@ export class FetchResponse implements HttpResponse {
     if (this.destroyed || this.writableFinished) return;
     this.destroyed = true;
     if (this.#controller === undefined) this.#resolve(new Response(null, { status: 499 }));
+    // The runtime may still hold the body open on its side; a no-op if it cancelled the stream.
+    else this.#controller.error(new Error("the client went away"));
     this.#emitClose();
   }
 

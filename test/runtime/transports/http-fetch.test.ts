@@ -91,13 +91,14 @@ describe("the fetch handler (toFetchHandler) on Node's Request and Response", ()
     await app.closed(1);
   });
 
-  it("an aborted request signal (the client went away) ends its stream: handleClose runs", T, async () => {
+  it("an aborted request signal (the client went away) ends its stream: handleClose runs, and the body is ended for the runtime", T, async () => {
     const app = countingApp();
     const abort = new AbortController();
     const stream = await listen(toFetchHandler(app.server), "s2", abort.signal);
     assert.equal(JSON.parse((await stream.next())!).method, "notifications/subscriptions/acknowledged");
     abort.abort();
     await app.closed(1);
+    await assert.rejects(stream.next(), /the client went away/, "a runtime still reading the body sees it end");
   });
 
   it("the node handler's checks: 405, 415, 406, 403 for a foreign Origin, CORS for an allowed one, 404 off the path", T, async () => {
