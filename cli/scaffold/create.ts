@@ -40,11 +40,10 @@ const FALLBACK_IDENTITY = { name: "create-mcp-handler", email: "create-mcp-handl
  * saying how to commit: it never fails the create.
  */
 function commitScaffold(dir: string, cwd: string, log: (line: string) => void): boolean {
-  const configured = (key: string, variable: string) =>
-    process.env[variable] !== undefined || spawnSync("git", ["config", "--get", key], { cwd: dir, stdio: "ignore" }).status === 0;
+  const configured = configuredIdentity(dir);
   const identity = [
-    ...(configured("user.name", "GIT_AUTHOR_NAME") ? [] : ["-c", `user.name=${FALLBACK_IDENTITY.name}`]),
-    ...(configured("user.email", "GIT_AUTHOR_EMAIL") ? [] : ["-c", `user.email=${FALLBACK_IDENTITY.email}`]),
+    ...(configured.name ? [] : ["-c", `user.name=${FALLBACK_IDENTITY.name}`]),
+    ...(configured.email ? [] : ["-c", `user.email=${FALLBACK_IDENTITY.email}`]),
   ];
   const quiet = { cwd: dir, stdio: "pipe", encoding: "utf8" } as const;
   // Every file counts as "big" for this add alone, so git streams them into one pack instead
@@ -62,6 +61,15 @@ function commitScaffold(dir: string, cwd: string, log: (line: string) => void): 
     );
   }
   return committed;
+}
+
+/** Whether git has a user name and email for `dir`, from the environment or one `git config` call for both. */
+function configuredIdentity(dir: string): { name: boolean; email: boolean } {
+  const fromEnv = { name: process.env.GIT_AUTHOR_NAME !== undefined, email: process.env.GIT_AUTHOR_EMAIL !== undefined };
+  if (fromEnv.name && fromEnv.email) return fromEnv;
+  const listed = spawnSync("git", ["config", "--get-regexp", "^user\\.(name|email)$"], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  const keys = new Set((listed.stdout ?? "").split("\n").map((line) => line.split(" ", 1)[0]));
+  return { name: fromEnv.name || keys.has("user.name"), email: fromEnv.email || keys.has("user.email") };
 }
 
 function installDependencies(options: CreateOptions, log: (line: string) => void): boolean {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { SUBSCRIPTION_KINDS } from "../../generated/index.js";
+import { SUBSCRIPTION_KINDS } from "../../generated/facts.js";
 import { CliError } from "../errors.js";
 import { readEras } from "../generate/import-point.js";
 import { readRegularFile } from "../generate/files.js";

@@ -3,7 +3,8 @@
  * and `prompt`, built from the validated name and options, and the registrations it must
  * not collide with. Option values are checked here, each with one line saying what to fix.
  */
-import { UriTemplate } from "../../generated/index.js";
+// The parser's own module, not the generated index: that would load the whole runtime into every create.
+import { UriTemplate } from "../../generated/v2607/runtime/primitives/uri-template.js";
 import { CliError } from "../errors.js";
 import { isReservedWord, type NameForms } from "./names.js";
 import type { RegisteringCall } from "./registered.js";

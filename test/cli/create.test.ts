@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, test } from "node:test";
 import { versionFolder } from "../../cli/generate/verify.js";
 import { PROTOCOL_VERSION } from "../../generated/index.js";
@@ -14,6 +15,7 @@ beforeEach(() => (temp = tempFolder("create-mcp-handler")));
 afterEach(() => temp.remove());
 
 const SLOW = { timeout: 60_000 };
+const tsxLoader = import.meta.resolve("tsx");
 const quick = ["--no-install", "--no-git"];
 
 test("without a terminal and without --yes it never prompts: it names every missing option", SLOW, () => {
@@ -212,3 +214,25 @@ function snapshotOf(dir: string): Map<string, string> {
   const files = (readdirSync(dir, { recursive: true }) as string[]).filter((path) => path.includes("."));
   return new Map(files.sort().map((path) => [path, readFileSync(join(dir, path), "utf8")]));
 }
+
+test("create loads none of the runtime but its URI template parser: the generated index would import all of it", SLOW, () => {
+  // A resolve hook that refuses the two index modules through which the whole runtime loads.
+  const hooks = join(temp.dir, "hooks.mjs");
+  writeFileSync(
+    hooks,
+    `export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  if (/\\/(generated|runtime)\\/index\\.[jt]s$/.test(resolved.url)) throw new Error("create imported " + resolved.url);
+  return resolved;
+}
+`,
+  );
+  const register = `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(hooks).href)});`;
+  const run = spawnSync(
+    process.execPath,
+    ["--import", tsxLoader, "--import", `data:text/javascript,${encodeURIComponent(register)}`, join(repoRoot, "cli", "create.ts"), "app", "--yes", ...quick],
+    { cwd: temp.dir, encoding: "utf8", env: npmEnv, timeout: 60_000 },
+  );
+  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+  assert.ok(existsSync(join(temp.dir, "app", "src", "resources")), "the project was made, its template resource included");
+});
