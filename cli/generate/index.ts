@@ -18,7 +18,7 @@ import {
   type Summary,
 } from "./manifest.js";
 import { packageRoot, runtimeSourceDir } from "./paths.js";
-import { loadExtensions, type LoadedExtension } from "./extend.js";
+import type { LoadedExtension } from "./extend.js";
 
 export interface TypesOptions {
   /** Path or http(s) URL; the pinned default revision's URL when absent. */
@@ -94,7 +94,7 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
   const loaded = options.loaded ?? (await loadSchema(options.schema ?? defaultSchemaUrl(lock)));
   const identity = identifySchema(loaded, lock, requested);
   const outDir = join(options.out, versionFolder(identity.revision));
-  const extensions = await loadExtensions(options.extensions ?? [], options.extensionsFrom);
+  const extensions = await extensionsOf(options.extensions, options.extensionsFrom);
   const typesOnly = options.typesOnly === true;
   const legacyFolders = typesOnly ? [] : (options.legacyFolders ?? shippedLegacyFolders());
   const inputs = manifestInputs(identity, run, extensions, typesOnly);
@@ -138,8 +138,15 @@ export async function pinnedOutputStale(
   const pin = run.lock.revisions[revision];
   if (!pin) return undefined;
   const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
-  const inputs = manifestInputs(identity, run, await loadExtensions(extensions, extensionsFrom), typesOnly);
+  const inputs = manifestInputs(identity, run, await extensionsOf(extensions, extensionsFrom), typesOnly);
   return staleAgainstManifest(join(out, versionFolder(revision)), inputs, typesOnly ? undefined : runtimeInputsOf(run, legacyFolders));
+}
+
+/** The extensions given, loaded; their loader (and the package lookup it brings) is imported only when there are some. */
+async function extensionsOf(given: readonly string[] | undefined, from: string | undefined): Promise<LoadedExtension[]> {
+  if (given === undefined || given.length === 0) return [];
+  const { loadExtensions } = await import("./extend.js");
+  return loadExtensions(given, from);
 }
 
 /** What an output with a runtime adds to its inputs; none without a legacy folder to bind (then a runtime is refused). */
