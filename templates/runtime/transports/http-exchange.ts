@@ -54,11 +54,23 @@ export class HttpExchange implements Transport {
   readonly #inbox = new Inbox();
   readonly #requestId: RequestId | undefined;
   readonly #options: ExchangeOptions;
+  readonly #errorStatus: (code: number) => number;
   #writer: SseWriter | undefined;
   #ended = false;
 
-  constructor(res: HttpResponse, message: JsonRpcMessage, context: MessageContext | undefined, options: ExchangeOptions = {}) {
+  /**
+   * `errorStatus` gives the HTTP status of an error answer sent as JSON: the one 2026-07-28
+   * pins for its code unless the caller speaks an earlier revision (legacy/post-exchange.ts).
+   */
+  constructor(
+    res: HttpResponse,
+    message: JsonRpcMessage,
+    context: MessageContext | undefined,
+    options: ExchangeOptions = {},
+    errorStatus: (code: number) => number = statusForErrorCode,
+  ) {
     this.#res = res;
+    this.#errorStatus = errorStatus;
     this.#options = options;
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
     // "close" fires once; `on` spares the once-wrapper, an inline arrow a named closure.
@@ -83,7 +95,7 @@ export class HttpExchange implements Transport {
     if (isFinal) this.#ended = true;
     const json = encoded ?? JSON.stringify(message);
     if (isFinal && this.#writer === undefined) {
-      const status = "error" in message ? statusForErrorCode(message.error.code) : 200;
+      const status = "error" in message ? this.#errorStatus(message.error.code) : 200;
       this.#res.writeHead(status, { "content-type": "application/json", "content-length": utf8Length(json) });
       this.#res.end(json);
       return SENT;

@@ -11,7 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { EmptyResultSchema, McpError, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import { InProcessEventSource } from "../../../templates/runtime/index.js";
@@ -127,6 +127,31 @@ describe("legacy and modern clients over Streamable HTTP, one server process", (
       await transport.terminateSession(); // HTTP DELETE
       assert.equal(server.legacySessions.size, 0, "DELETE ended the session");
     } finally {
+      await client.close();
+    }
+  });
+
+  it("an error answer in a session travels on HTTP 200: the 1.x client gets the JSON-RPC error and keeps its session", SLOW, async () => {
+    const transport = new HttpV1(new URL(handle.url));
+    const client = new ClientV1({ name: "sdk-v1", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const session = transport.sessionId;
+      // A 404 here would tell the client its session is gone; a 400 that the POST was refused.
+      const refused = await client.request({ method: "no/such-method", params: {} }, EmptyResultSchema).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      assert.ok(refused instanceof McpError, `a JSON-RPC error, not an HTTP one: ${String(refused)}`);
+      assert.equal(refused.code, -32601);
+      assert.equal(transport.sessionId, session);
+      assert.deepEqual(
+        (await client.listTools()).tools.map((tool) => tool.name),
+        ["fire"],
+        "the session still serves",
+      );
+    } finally {
+      await transport.terminateSession(); // the test after this one counts the sessions open
       await client.close();
     }
   });

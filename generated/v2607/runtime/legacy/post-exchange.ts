@@ -17,6 +17,13 @@ import type { LegacySession } from "./session.js";
 
 const SENT: Promise<void> = Promise.resolve();
 
+/**
+ * Before 2026-07-28 an error answer travels on 200 like a result: to a session's client a 404
+ * says its session is gone (it would start a new one) and a 400 that the POST itself was
+ * refused, and either hides the JSON-RPC error from it behind an HTTP one.
+ */
+const LEGACY_ERROR_STATUS = () => 200;
+
 export class LegacyPostExchange implements Transport {
   readonly #res: HttpResponse;
   readonly #inner: HttpExchange;
@@ -42,7 +49,7 @@ export class LegacyPostExchange implements Transport {
     this.#era = era;
     this.#options = options;
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
-    this.#inner = new HttpExchange(res, message, context, options);
+    this.#inner = new HttpExchange(res, message, context, options, LEGACY_ERROR_STATUS);
     const { pollAfterMs } = era.resume;
     if (this.#requestId !== undefined && pollAfterMs > 0) this.#pollTimer = unrefTimer(setTimeout(() => this.closeStream(), pollAfterMs));
   }
