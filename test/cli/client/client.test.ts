@@ -6,11 +6,10 @@
  * binds what a running server lists, and bad input is refused in one line, nothing written.
  */
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { explain, runCreate, runIn, runMcpGen, startProcess, tempFolder, within } from "../scaffold/helpers.js";
+import { explain, runCreate, runIn, runMcpGen, servedAt, startProcess, tempFolder, within } from "../scaffold/helpers.js";
 
 let temp: ReturnType<typeof tempFolder>;
 let app: string;
@@ -71,16 +70,15 @@ test("a program on the generated client type-checks, and calls the scaffold over
   assert.equal(overStdio.status, 0, explain(overStdio));
   assert.deepEqual(JSON.parse(overStdio.stdout), { era: "2026-07-28", length: 5, tools: 3 });
 
-  const port = await freePort();
-  const server = startProcess(process.execPath, ["dist/src/main.js", "--http"], { cwd: app, env: { ...process.env, PORT: String(port) } });
+  const server = startProcess(process.execPath, ["dist/src/main.js", "--http"], { cwd: app, env: { ...process.env, PORT: "0" } });
   stops.push(() => server.stop("SIGKILL"));
-  await server.waitFor(/serving MCP on http:/);
-  const overHttp = runIn(app, process.execPath, ["dist/test/client-use.js", `http://127.0.0.1:${port}/mcp`], 60_000);
+  const url = await servedAt(server);
+  const overHttp = runIn(app, process.execPath, ["dist/test/client-use.js", url.href], 60_000);
   assert.equal(overHttp.status, 0, explain(overHttp));
   assert.deepEqual(JSON.parse(overHttp.stdout), { era: "2026-07-28", length: 5, tools: 3 });
 
   // --from-url: the same tools, as the running server lists them.
-  const remote = runMcpGen(["client", "--from-url", `http://127.0.0.1:${port}/mcp`, "--out", "src/remote-client.ts"], app);
+  const remote = runMcpGen(["client", "--from-url", url.href, "--out", "src/remote-client.ts"], app);
   assert.equal(remote.status, 0, explain(remote));
   assert.match(remote.stdout, /3 tools \(toggle_greet, ask_name, weather\) from --from-url http:\/\/127\.0\.0\.1:\d+\/mcp/);
   assert.match(readFileSync(join(app, "src", "remote-client.ts"), "utf8"), /"\.\.\/generated\/v2607\/runtime\/client\/index\.js"/);
@@ -134,13 +132,3 @@ test("--help says what the command writes and how", () => {
   assert.equal(help.status, 0, explain(help));
   for (const expected of [/--from-url/, /--out/, /--generated/, /server\/discover, else initialize/, /never replaced/]) assert.match(help.stdout, expected);
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.once("error", reject);
-  });
-}

@@ -94,6 +94,15 @@ export function within<T>(promise: Promise<T>, ms: number, fallback: T): Promise
 }
 
 /**
+ * The endpoint a scaffolded HTTP server started with PORT=0 reports once it listens: the
+ * kernel's choice, so no port is taken ahead of the server for another process to grab.
+ */
+export async function servedAt(server: { waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray> }, timeoutMs?: number): Promise<URL> {
+  const [, url] = await server.waitFor(/serving MCP on (http:\/\/127\.0\.0\.1:\d+\/mcp)/, timeoutMs);
+  return new URL(url!);
+}
+
+/**
  * Starts a long-running process; `waitFor(pattern)` resolves once stderr matched it, and
  * `stop(signal)` resolves with the exit code. Bounded: gives up after `timeoutMs`.
  */

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { explain, npmEnv, runCreate, runIn, runMcpGen, startProcess, tempFolder, within } from "./helpers.js";
+import { explain, npmEnv, runCreate, runIn, runMcpGen, servedAt, startProcess, tempFolder, within } from "./helpers.js";
 import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { legacyRoundTrip } from "./legacy-client.js";
@@ -136,12 +136,10 @@ test(
 );
 
 test("SIGTERM ends every open HTTP listen stream with its complete result and exits 0", E2E, async () => {
-  const port = await freePort();
   // As a process manager runs it: node itself, no npm in between to relay the signal.
-  const server = startProcess(process.execPath, ["dist/src/main.js"], { cwd: app, env: { ...process.env, PORT: String(port) } });
+  const server = startProcess(process.execPath, ["dist/src/main.js"], { cwd: app, env: { ...process.env, PORT: "0" } });
   stops.push(() => server.stop("SIGKILL"));
-  await server.waitFor(/serving MCP on http:/);
-  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  const url = await servedAt(server);
   const sessions = [await openDemoSession(new StreamableHTTPClientTransport(url)), await openDemoSession(new StreamableHTTPClientTransport(url))];
   for (const session of sessions) stops.push(() => session.client.close());
   const code = await server.stop("SIGTERM");
@@ -172,11 +170,9 @@ for (const negotiation of ["pinned", "default"] as const) {
     const overStdio = await exercisePrimitives(stdio, negotiation);
     stops.push(() => overStdio.client.close());
     assert.deepEqual(overStdio.seen, SAMPLES_SEEN);
-    const port = await freePort();
-    const server = startProcess(process.execPath, ["dist/src/main.js"], { cwd: app, env: { ...process.env, PORT: String(port) } });
+    const server = startProcess(process.execPath, ["dist/src/main.js"], { cwd: app, env: { ...process.env, PORT: "0" } });
     stops.push(() => server.stop("SIGKILL"));
-    await server.waitFor(/serving MCP on http:/);
-    const overHttp = await exercisePrimitives(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)), negotiation);
+    const overHttp = await exercisePrimitives(new StreamableHTTPClientTransport(await servedAt(server)), negotiation);
     stops.push(() => overHttp.client.close());
     assert.deepEqual(overHttp.seen, SAMPLES_SEEN);
     await overHttp.client.close();
@@ -191,11 +187,9 @@ test("over stdio the 1.x SDK client (2025-11-25, defaults) calls toggle_greet an
 });
 
 test("over HTTP the 1.x SDK client does the same while a 2026-07-28 client listens on the same server", E2E, async () => {
-  const port = await freePort();
-  const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
+  const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: "0" } });
   stops.push(() => server.stop("SIGKILL"));
-  await server.waitFor(new RegExp(`serving MCP on http://127\\.0\\.0\\.1:${port}/mcp`));
-  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  const url = await servedAt(server);
   const modern = await openDemoSession(new StreamableHTTPClientTransport(url));
   stops.push(() => modern.client.close());
   const legacy = await legacyRoundTrip(new LegacyHttp(url));
@@ -209,8 +203,7 @@ test("npm start right after an edit builds and runs the edited code", E2E, async
   const original = readFileSync(main, "utf8");
   appendFileSync(main, 'console.error("edited: start builds first");\n');
   try {
-    const port = await freePort();
-    const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
+    const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: "0" } });
     stops.push(() => server.stop("SIGKILL"));
     await server.waitFor(/edited: start builds first/, 60_000);
     await server.stop("SIGTERM");

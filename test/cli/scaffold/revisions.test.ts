@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { revisionSchema, undeclaredKeys } from "../../support/schema-keys.js";
 import type { Revision } from "../../support/schemas.js";
-import { explain, runCreate, runIn, startProcess, tempFolder, within } from "./helpers.js";
+import { explain, runCreate, runIn, servedAt, startProcess, tempFolder, within } from "./helpers.js";
 import { initializeParams, legacyStdioClient, postMessage, type LegacyStdioClient, type Message } from "./legacy-raw.js";
 import { requestMeta } from "./raw-client.js";
 import { SDK_LATEST_PROTOCOL_VERSION, SDK_RELEASE_VERSIONS, modernDefaultRoundTrip, sdkRoundTrip, type SdkRelease, type Wire } from "./sdk-releases.js";
@@ -29,16 +28,6 @@ let url: URL;
 const stops: Array<() => Promise<unknown>> = [];
 const E2E = { timeout: 60_000 };
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.once("error", reject);
-  });
-}
-
 before(
   async () => {
     temp = tempFolder("mcp-gen-revisions");
@@ -47,11 +36,9 @@ before(
     app = join(temp.dir, "app");
     const build = runIn(app, join(app, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
     assert.equal(build.status, 0, explain(build));
-    const port = await freePort();
-    const server = startProcess(process.execPath, ["dist/src/main.js", "--http"], { cwd: app, env: { ...process.env, PORT: String(port) } });
+    const server = startProcess(process.execPath, ["dist/src/main.js", "--http"], { cwd: app, env: { ...process.env, PORT: "0" } });
     stops.push(() => server.stop("SIGKILL"));
-    await server.waitFor(new RegExp(`serving MCP on http://127\\.0\\.0\\.1:${port}/mcp`));
-    url = new URL(`http://127.0.0.1:${port}/mcp`);
+    url = await servedAt(server);
   },
   { timeout: 240_000 },
 );

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -8,7 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { DEFAULT_REVISIONS } from "../../../cli/scaffold/generated.js";
 import { FUTURE_KIND, FUTURE_REVISION, futureSchemaText } from "../../support/future-schema.js";
-import { explain, npmEnv, runCreate, runIn, runMcpGen, schemasDir, startProcess, tempFolder, within } from "./helpers.js";
+import { explain, npmEnv, runCreate, runIn, runMcpGen, schemasDir, servedAt, startProcess, tempFolder, within } from "./helpers.js";
 import { legacyRoundTrip } from "./legacy-client.js";
 import { openDemoSession } from "./mcp-client.js";
 import { rawHttpRequest, rawStdioClient } from "./raw-client.js";
@@ -136,25 +135,13 @@ test(
   },
 );
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.once("error", reject);
-  });
-}
-
 test(
   `one HTTP server process serves 2025-11-25 (the 1.x SDK client), 2026-07-28 (the official client) and ${FUTURE_REVISION} (raw JSON-RPC) at once`,
   E2E,
   async () => {
-    const port = await freePort();
-    const server = startProcess(process.execPath, ["dist/src/main.js", "--http"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
+    const server = startProcess(process.execPath, ["dist/src/main.js", "--http"], { cwd: app, env: { ...npmEnv, PORT: "0" } });
     stops.push(() => server.stop("SIGKILL"));
-    await server.waitFor(new RegExp(`serving MCP on http://127\\.0\\.0\\.1:${port}/mcp`));
-    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+    const url = await servedAt(server);
 
     const modern = await openDemoSession(new StreamableHTTPClientTransport(url));
     stops.push(() => modern.client.close());
