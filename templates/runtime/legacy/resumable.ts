@@ -18,7 +18,8 @@ import { SseWriter, type SseOptions } from "../transports/http-sse.js";
 import { unrefTimer, type HttpResponse } from "../transports/http-io.js";
 import type { LegacyEra } from "./era.js";
 import type { LegacyHttpExchange } from "./http.js";
-import type { LegacySession, SessionOutput } from "./session.js";
+import type { LegacySession } from "./session.js";
+import type { SessionOutput } from "./session-host.js";
 import { eventId, parseEventId, ReplayBuffer, STANDALONE_STREAM, type ReplayEvent } from "./replay.js";
 import { openSharedStream } from "./shared-stream.js";
 

@@ -14,7 +14,8 @@ import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../jsonrpc.js";
 import type { EventHook } from "../hooks.js";
 import type { RemoteAnswers } from "./server-requests.js";
 import { closeSharedStream } from "./shared-stream.js";
-import type { LegacySession, SessionOutput, SessionSharing } from "./session.js";
+import type { LegacySession } from "./session.js";
+import type { SessionOutput, SessionSharing } from "./session-host.js";
 import type { LegacySessionStore, SessionChange, SessionKeeping, SessionRecord, StopListening } from "./session-store.js";
 
 /** What the shared sessions need from the era: its copies, and how to make one. */

@@ -11,16 +11,8 @@ import { META_KEYS } from "../protocol.js";
 import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcErrorResponse, type JsonRpcRequest } from "../jsonrpc.js";
 import type { MessageContext, Transport } from "../transport.js";
 import { clientKey, StreamSlots, type ClientKey } from "../subscriptions/slots.js";
-import {
-  initializeRefusal,
-  LegacySession,
-  unsupportedVersion,
-  type SessionBounds,
-  type SessionConnection,
-  type SessionEnding,
-  type SessionHost,
-  type SessionOutput,
-} from "./session.js";
+import { initializeRefusal, LegacySession, unsupportedVersion } from "./session.js";
+import type { SessionBounds, SessionConnection, SessionEnding, SessionHost, SessionOutput } from "./session-host.js";
 import { LEGACY_CODECS, SESSION_METHODS } from "./translate.js";
 import type { RevisionCodec } from "./codec.js";
 import { DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_REPLAY_EVENTS } from "./replay.js";
