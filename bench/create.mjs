@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // How long `create-mcp-handler --yes --no-install` takes, as users run it: the compiled
 // bin, a fresh folder each run. Side by side with `node -e 0`, the floor any Node CLI pays,
-// and with `--no-git`, which shows what the default first commit (git init, add, commit) costs.
+// with `--no-git`, which shows what the default first commit (git init, add, commit) costs,
+// and with bench/create-floor.mjs, which writes the same files (and makes the same commit)
+// with nothing else: what creating those files costs this machine, whoever writes them.
 // Builds a copy of the sources in a temp folder, so the checkout's dist/ is left alone.
 // Usage: node bench/create.mjs [--runs N] [--busy]   (default 9; target: median under 300 ms)
 // --busy keeps a busy loop running in another process for the whole run (the other core busy).
@@ -42,29 +44,44 @@ try {
     if (run.status !== 0) throw new Error(`${args.join(" ")} failed:\n${run.stderr}`);
     return ms;
   };
-  const samples = { "node -e 0": [], "create-mcp-handler --yes --no-install": [], "  the same with --no-git": [] };
-  time([bin, "warmup", "--yes", "--no-install", "--no-git"], temp); // fills the OS file cache
+  const samples = {
+    "node -e 0": [],
+    "create-mcp-handler --yes --no-install": [],
+    "  the same with --no-git": [],
+    "floor: the same files and commit": [],
+    "floor: the same files": [],
+  };
+  time([bin, "warmup", "--yes", "--no-install", "--no-git"], temp); // fills the OS file cache; the floor's source
+  const floor = join(root, "bench", "create-floor.mjs");
+  const scaffold = join(temp, "warmup");
   if (busy) spinner = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
   for (let run = 0; run < runs; run++) {
     // Interleaved, so that machine noise hits both the same way.
     samples["node -e 0"].push(time(["-e", "0"], temp));
     samples["create-mcp-handler --yes --no-install"].push(time([bin, `app-${run}`, "--yes", "--no-install"], temp));
     samples["  the same with --no-git"].push(time([bin, `bare-${run}`, "--yes", "--no-install", "--no-git"], temp));
+    samples["floor: the same files and commit"].push(time([floor, scaffold, join(temp, `floor-git-${run}`), "--git"], temp));
+    samples["floor: the same files"].push(time([floor, scaffold, join(temp, `floor-${run}`)], temp));
   }
   const stats = (values) => {
     const sorted = [...values].sort((a, b) => a - b);
     return { min: sorted[0], median: sorted[Math.floor(sorted.length / 2)] };
   };
-  const floor = stats(samples["node -e 0"]);
+  const nodeFloor = stats(samples["node -e 0"]);
   console.log(`runs: ${runs}, ${busy ? "a busy loop on another core" : "quiet"}, node ${process.version}`);
   for (const [name, values] of Object.entries(samples)) {
     const { min, median } = stats(values);
     console.log(
       `${name.padEnd(40)} min ${min.toFixed(0).padStart(5)} ms  median ${median.toFixed(0).padStart(5)} ms  ` +
-        `median/node ${(median / floor.median).toFixed(2)}x`,
+        `median/node ${(median / nodeFloor.median).toFixed(2)}x`,
     );
   }
   const median = stats(samples["create-mcp-handler --yes --no-install"]).median;
+  const over = (name, floorName) => (stats(samples[name]).median / stats(samples[floorName]).median).toFixed(2);
+  console.log(
+    `create over its floor (medians): ${over("create-mcp-handler --yes --no-install", "floor: the same files and commit")}x with git, ` +
+      `${over("  the same with --no-git", "floor: the same files")}x without`,
+  );
   console.log(`target: median under 300 ms: ${median < 300 ? "met" : "NOT met"}`);
 } finally {
   spinner?.kill();
