@@ -7,18 +7,16 @@
  * mcp:admin. The project is not installed: it uses this checkout's node_modules.
  */
 import assert from "node:assert/strict";
-import { symlinkSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { repoRoot } from "../../support/schemas.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
 import { post, request } from "../../runtime/transports/http-helpers.js";
 import { FETCH_RUNTIMES, serveFetchEntry } from "./fetch-runtimes.js";
-import { explain, runCreate, runIn, tempFolder, within } from "./helpers.js";
+import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
+import { within } from "./helpers.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
 
-let temp: ReturnType<typeof tempFolder>;
+let project: ScaffoldedProject | undefined;
 let app: string;
 let as: AuthorizationServer;
 const stops: Array<() => Promise<unknown>> = [];
@@ -26,13 +24,8 @@ const stops: Array<() => Promise<unknown>> = [];
 before(
   async () => {
     as = await startAuthorizationServer([READER]);
-    temp = tempFolder("mcp-gen-oauth-fetch");
-    const run = runCreate(["app", "--yes", "--no-git", "--no-install", "--transport", "http", "--auth", "oauth"], temp.dir);
-    assert.equal(run.status, 0, explain(run));
-    app = join(temp.dir, "app");
-    symlinkSync(join(repoRoot, "node_modules"), join(app, "node_modules"), "dir");
-    const built = runIn(app, join(app, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
-    assert.equal(built.status, 0, explain(built));
+    project = scaffoldProject(["--transport", "http", "--auth", "oauth"]);
+    app = project.dir;
   },
   { timeout: 240_000 },
 );
@@ -40,7 +33,7 @@ before(
 after(async () => {
   for (const stop of stops.splice(0).reverse()) await within(stop(), 5_000, undefined);
   await as?.close();
-  temp?.remove();
+  project?.remove();
 });
 
 function challenge(headers: Headers): Record<string, string> {

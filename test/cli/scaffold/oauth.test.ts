@@ -8,21 +8,20 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { dirname } from "node:path";
 import { after, before, test } from "node:test";
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { generateKeyPair, SignJWT } from "jose";
-import { repoRoot } from "../../support/schemas.js";
 import { freePort } from "../../support/redis-server.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
 import { post, request } from "../../runtime/transports/http-helpers.js";
-import { explain, runCreate, runIn, startProcess, tempFolder, within } from "./helpers.js";
+import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
+import { explain, runCreate, startProcess, within } from "./helpers.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
 const SHORT_LIVED: TestClient = { clientId: "short", clientSecret: "short-secret", scope: "mcp:read", tokenTtlSeconds: 1 };
 
-let temp: ReturnType<typeof tempFolder>;
+let project: ScaffoldedProject | undefined;
 let app: string;
 let as: AuthorizationServer;
 let url: string;
@@ -31,13 +30,8 @@ const stops: Array<() => Promise<unknown>> = [];
 before(
   async () => {
     as = await startAuthorizationServer([READER, SHORT_LIVED]);
-    temp = tempFolder("mcp-gen-oauth");
-    const run = runCreate(["app", "--yes", "--no-git", "--no-install", "--transport", "http", "--auth", "oauth"], temp.dir);
-    assert.equal(run.status, 0, explain(run));
-    app = join(temp.dir, "app");
-    symlinkSync(join(repoRoot, "node_modules"), join(app, "node_modules"), "dir");
-    const built = runIn(app, join(app, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
-    assert.equal(built.status, 0, explain(built));
+    project = scaffoldProject(["--transport", "http", "--auth", "oauth"]);
+    app = project.dir;
     const port = await freePort();
     url = `http://127.0.0.1:${port}/mcp`;
     const server = startProcess(process.execPath, ["dist/src/main.js"], {
@@ -53,7 +47,7 @@ before(
 after(async () => {
   for (const stop of stops.splice(0).reverse()) await within(stop(), 5_000, undefined);
   await as?.close();
-  temp?.remove();
+  project?.remove();
 });
 
 const listTools = () => request(1, "tools/list");
@@ -142,7 +136,7 @@ test("a missing MCP_AUTH_ISSUER or MCP_PUBLIC_URL stops the server at start with
 });
 
 test("--auth oauth with --transport stdio is refused in one line", () => {
-  const run = runCreate(["other", "--yes", "--no-git", "--no-install", "--transport", "stdio", "--auth", "oauth"], temp.dir);
+  const run = runCreate(["other", "--yes", "--no-git", "--no-install", "--transport", "stdio", "--auth", "oauth"], dirname(app));
   assert.equal(run.status, 2, explain(run));
   assert.match(run.stderr, /--auth oauth protects the HTTP server/);
 });
