@@ -3,7 +3,7 @@
 // and run one after the other in one process: json-schema-to-typescript declares the types,
 // ts-morph parses and prints the two maps, prettier formats each file once. No manifest, and
 // only the files the build's templates/runtime holds besides (none for the "types" variant).
-// Usage: node bench/types-baseline.mjs <build dir (compiled cli/)> <schema.json> <out dir>
+// Usage: node bench/types-baseline.mjs <build dir (the package root, its CLI compiled under dist/)> <schema.json> <out dir>
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -12,7 +12,7 @@ import * as prettier from "prettier";
 import { Project } from "ts-morph";
 
 const [build, schemaPath, outDir] = process.argv.slice(2);
-const stage = (name) => import(pathToFileURL(join(build, "cli", "generate", `${name}.js`)).href);
+const stage = (name) => import(pathToFileURL(join(build, "dist", "cli", "generate", `${name}.js`)).href);
 const { loadSchema } = await stage("load");
 const { identifySchema, readLock } = await stage("verify");
 const { normalizeSchema } = await stage("normalize");

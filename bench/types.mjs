@@ -37,9 +37,14 @@ const work = mkdtempSync(join(tmpdir(), "mcp-gen-bench-"));
 function buildCopy(name, withRuntime) {
   const dir = join(root, ".tmp", "bench-build", name);
   rmSync(dir, { recursive: true, force: true });
-  const tsc = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--outDir", dir], {
-    cwd: root,
-  });
+  // Laid out as the package is: the compiled CLI under dist/, generated/ holding the shipped sources only.
+  const tsc = spawnSync(
+    process.execPath,
+    [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json", "--outDir", join(dir, "dist")],
+    {
+      cwd: root,
+    },
+  );
   if (tsc.status !== 0) throw new Error(`tsc failed: ${tsc.stdout}${tsc.stderr}`);
   // generated/: the initialize-era folders a runtime outside a project is written beside (siblings.ts).
   for (const entry of ["package.json", "schemas", "generated"]) cpSync(join(root, entry), join(dir, entry), { recursive: true });
@@ -48,7 +53,7 @@ function buildCopy(name, withRuntime) {
   return dir;
 }
 const builds = { types: buildCopy("types", false), full: buildCopy("full", true) };
-const cliOf = (build) => join(build, "cli", "main.js");
+const cliOf = (build) => join(build, "dist", "cli", "main.js");
 
 function run(args) {
   const started = process.hrtime.bigint();

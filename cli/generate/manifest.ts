@@ -102,7 +102,11 @@ export function renderManifest(inputs: ManifestInputs, files: ReadonlyMap<string
 }
 
 export function readManifest(dir: string): Manifest | undefined {
-  const bytes = readRegularFile(join(dir, MANIFEST_FILE));
+  return parseManifest(readRegularFile(join(dir, MANIFEST_FILE)));
+}
+
+/** A manifest file's bytes, parsed; undefined when there are none or they are not JSON. */
+export function parseManifest(bytes: Buffer | undefined): Manifest | undefined {
   if (!bytes) return undefined;
   try {
     return JSON.parse(bytes.toString("utf8")) as Manifest;
@@ -123,14 +127,19 @@ export function staleAgainstManifest(dir: string, inputs: ManifestInputs, runtim
   if (!manifest) return undefined;
   const expectedInputs = RUNTIME_ENTRY in manifest.outputs && runtime ? { ...inputs, ...runtime } : inputs;
   if (JSON.stringify(manifest.inputs) !== JSON.stringify(expectedInputs)) return undefined;
+  return staleOutputs(dir, manifest.outputs);
+}
+
+/** The files of `dir` that a manifest's `outputs` hashes do not match: changed, missing, or not listed (the manifest itself aside). */
+export function staleOutputs(dir: string, outputs: Manifest["outputs"]): string[] {
   const present = new Set(listFiles(dir));
-  const changed = Object.entries(manifest.outputs)
+  const changed = Object.entries(outputs)
     .filter(([path, hash]) => {
       const bytes = present.has(path) ? readRegularFile(join(dir, path)) : undefined;
       return bytes === undefined || sha256Hex(bytes) !== hash;
     })
     .map(([path]) => path);
-  const extra = [...present].filter((path) => path !== MANIFEST_FILE && !Object.hasOwn(manifest.outputs, path));
+  const extra = [...present].filter((path) => path !== MANIFEST_FILE && !Object.hasOwn(outputs, path));
   return sorted([...changed, ...extra]);
 }
 

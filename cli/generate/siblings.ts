@@ -1,7 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { listFiles } from "../toolbox/files.js";
+import { readRegularFile } from "./files.js";
+import { MANIFEST_FILE, parseManifest, staleOutputs } from "./manifest.js";
 import { packageRoot } from "./paths.js";
+import { listFiles } from "../toolbox/files.js";
+import { sorted } from "../toolbox/sort.js";
 
 /**
  * Outside a project, a runtime's legacy bindings name sibling folders (the initialize-era
@@ -16,16 +19,32 @@ export interface SiblingsReport {
 }
 
 export async function writeLegacySiblings(out: string, folders: readonly string[], check: boolean): Promise<SiblingsReport> {
-  const { replaceFolder, staleFiles } = await import("./write.js");
   const stale: string[] = [];
   for (const folder of folders) {
     const shipped = join(packageRoot, "generated", folder);
-    const files = new Map(listFiles(shipped).map((path) => [path, readFileSync(join(shipped, path), "utf8")]));
     const target = join(out, folder);
     if (check) {
-      const differing = staleFiles(target, files);
+      const differing = await staleAgainstShipped(target, shipped);
       if (differing.length > 0) stale.push(`${target}: ${differing.join(", ")}`);
-    } else await replaceFolder(target, files);
+    } else await (await import("./write.js")).replaceFolder(target, readFolder(shipped));
   }
   return { folders: [...folders], stale };
+}
+
+/**
+ * The files of a copy that differ from the shipped folder, told by the shipped manifest's
+ * hashes (and its own bytes for the copy's manifest), so that a `--check` reads no shipped file
+ * but that manifest.
+ */
+async function staleAgainstShipped(target: string, shipped: string): Promise<string[]> {
+  const manifestBytes = readRegularFile(join(shipped, MANIFEST_FILE));
+  const manifest = parseManifest(manifestBytes);
+  // Only a damaged installation lacks it: then the files themselves are compared.
+  if (manifestBytes === undefined || manifest === undefined) return (await import("./write.js")).staleFiles(target, readFolder(shipped));
+  const manifestCopied = readRegularFile(join(target, MANIFEST_FILE))?.equals(manifestBytes) ?? false;
+  return sorted([...staleOutputs(target, manifest.outputs), ...(manifestCopied ? [] : [MANIFEST_FILE])]);
+}
+
+function readFolder(dir: string): Map<string, string> {
+  return new Map(listFiles(dir).map((path) => [path, readFileSync(join(dir, path), "utf8")]));
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { repoRoot, schemaPath } from "../../support/schemas.js";
@@ -121,6 +121,30 @@ describe("--check", () => {
     assert.deepEqual(readdirSync(join(out, "v2511")).sort(), before, "nothing written");
     assert.match(readFileSync(methods, "utf8"), /edited by hand/);
   });
+
+  test(
+    "the legacy folders beside a runtime are checked against the shipped copies' manifests: an edited, an extra and a missing file are each named",
+    SLOW,
+    async () => {
+      const out = join(temp.dir, "out");
+      const schema = schemaPath("2026-07-28");
+      assert.equal((await runMcpGen(["types", "--schema", schema, "--out", out])).status, 0);
+      const fresh = await runMcpGen(["types", "--schema", schema, "--out", out, "--check"]);
+      assert.equal(fresh.status, 0, explain(fresh));
+      assert.match(fresh.stdout, /legacy folders its runtime binds \(v2511, .*\) are up to date/);
+
+      const shapes = join(out, "v2511", "shapes.ts");
+      writeFileSync(shapes, `${readFileSync(shapes, "utf8")}// edited by hand\n`);
+      writeFileSync(join(out, "v2506", "extra.ts"), "export {};\n");
+      rmSync(join(out, "v2411", "methods.ts"));
+      const manifest = join(out, "v2503", "mcp-gen.manifest.json");
+      writeFileSync(manifest, `${readFileSync(manifest, "utf8")} `);
+      const stale = await runMcpGen(["types", "--schema", schema, "--out", out, "--check"]);
+      assert.equal(stale.status, 1, explain(stale));
+      assert.match(stale.stderr, /^error: stale: .*v2511: shapes\.ts; .*v2506: extra\.ts; .*v2503: mcp-gen\.manifest\.json; .*v2411: methods\.ts \(regenerate/);
+      assert.match(readFileSync(shapes, "utf8"), /edited by hand/, "nothing written");
+    },
+  );
 
   test("a changed schema makes the output stale without a file being touched", SLOW, async () => {
     const out = join(temp.dir, "out");
