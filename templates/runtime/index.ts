@@ -5,7 +5,7 @@
  * their own entry, `transports/index.ts`; tests have `testing/index.ts`.
  */
 export { createServer, Server } from "./server.js";
-export type { CloseOptions, HandledMethod, HandlerResult, InputRequiredMethod, RequestHandler, ServerLimits, ServerOptions } from "./server.js";
+export type { CloseOptions, HandledMethod, HandlerResult, InputRequiredMethod, RequestHandler, ServerLimits, ServerOptions } from "./server-options.js";
 export type { RequestContext } from "./connection.js";
 export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
 export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";

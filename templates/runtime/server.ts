@@ -2,145 +2,40 @@
  * The server core: request handlers per method (typed from the generated ClientRequests
  * map), `server/discover`, subscription handlers, and the transports it serves.
  */
-import {
-  META_KEYS,
-  PROTOCOL_VERSION,
-  type ClientRequestMethod,
-  type ClientRequests,
-  type Implementation,
-  type Resource,
-  type ServerCapabilities,
-} from "./protocol.js";
+import { META_KEYS, PROTOCOL_VERSION, type ClientRequestMethod, type Implementation, type Resource, type ServerCapabilities } from "./protocol.js";
 import { Connection, DISCOVER_METHOD, LISTEN_METHOD, type ConnectionHost, type RequestContext } from "./connection.js";
-import { foldCapabilities, type DiscoverOptions } from "./discover.js";
-import type { EventHook, RuntimeEvent } from "./hooks.js";
+import { foldCapabilities } from "./discover.js";
+import type { EventHook } from "./hooks.js";
 import { errorResponse, INTERNAL_ERROR, isObject, McpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
-import { LegacyEra, type LegacyOptions } from "./legacy/era.js";
+import { LegacyEra } from "./legacy/era.js";
 import type { LegacySession } from "./legacy/session.js";
 import { StreamSlots } from "./subscriptions/slots.js";
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
 import { ToolRegistry, TOOLS_CALL, TOOLS_LIST, type ToolOptions } from "./tools.js";
 import type { ToolArguments, ToolDefinition, ToolInputSchema, ToolOutputSchema, ToolRunner, ToolStructured } from "./tool-schemas.js";
-import type { JsonSchemaConverter, StandardSchema } from "./schema.js";
+import type { StandardSchema } from "./schema.js";
 import { NO_SCOPES, scopeUnion } from "./scopes.js";
 import { Primitives } from "./primitives/index.js";
-import type { ListsOptions } from "./primitives/pagination.js";
 import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
 import type { ResourceOptions, ResourceReader, TemplateDefinition, TemplateOptions, TemplateReader } from "./primitives/resources.js";
 import { SENT, type Transport } from "./transport.js";
-import type { SchemaValidator } from "./validation.js";
 import type { ParamHeader } from "./transports/param-headers.js";
-import type { InputRequiredAnswer } from "./input-required.js";
-import { TaskService, type TasksOptions } from "./tasks/service.js";
+import { TaskService } from "./tasks/service.js";
 import { openTracing } from "./tracing.js";
+import {
+  DEFAULT_MAX_LISTEN_REQUEST_BYTES,
+  DEFAULT_MAX_STREAMS_PER_CLIENT,
+  DEFAULT_MAX_TOTAL_LISTEN_BYTES,
+  type CloseOptions,
+  type HandledMethod,
+  type RequestHandler,
+  type ServerOptions,
+} from "./server-options.js";
 import { TASKS_AVAILABLE, TASKS_EXTENSION, taskMethod } from "./tasks/shapes.js";
 
 /** Absent from schemas whose results carry no server info; then nothing is added. */
 const SERVER_INFO_KEY: string | undefined = (META_KEYS as Readonly<Record<string, string | undefined>>)["serverInfo"];
-
-/**
- * One client's default share of listen slots. Sized with the HTTP transport's defaults so
- * that one client alone stays within the buffered-output budget: 64 streams at the
- * per-stream cap (1 MiB) is the whole 64 MiB budget (see transports/http-sse.ts).
- */
-export const DEFAULT_MAX_STREAMS_PER_CLIENT = 64;
-
-export interface ServerLimits {
-  /** Open listen streams across all connections; a listen beyond it is refused before any ack. Default 10000. */
-  maxStreams?: number;
-  /**
-   * Open listen streams per client: per authenticated principal, else per peer address
-   * (HTTP), else per connection (stdio). A listen beyond it is refused before any ack.
-   * Default 64 (`DEFAULT_MAX_STREAMS_PER_CLIENT`).
-   */
-  maxStreamsPerClient?: number;
-  /**
-   * The last listen slots of `maxStreams`, kept for clients holding fewer than four streams,
-   * so that a new client is served while many others hold their shares (slots.ts). Default
-   * a twentieth of `maxStreams` (500).
-   */
-  streamHeadroom?: number;
-  /**
-   * What one listen stream may keep of its request (its `notifications` filter and `_meta`,
-   * as JSON text); a larger listen is refused with -32602 before any ack. Default 64 KiB.
-   */
-  maxListenRequestBytes?: number;
-  /** What all open listen streams may keep of their requests together; beyond, a listen is refused. Default 64 MiB. */
-  maxTotalListenBytes?: number;
-  /** Messages waiting in one worker's mailbox (see the mailbox policy in subscriptions/stream.ts). Default 1000. */
-  mailboxSize?: number;
-}
-
-/** What one listen stream, and all together, may keep of their requests (see ServerLimits). */
-export const DEFAULT_MAX_LISTEN_REQUEST_BYTES = 64 * 1024;
-export const DEFAULT_MAX_TOTAL_LISTEN_BYTES = 64 * 1024 * 1024;
-
-export interface ServerOptions {
-  name: string;
-  version: string;
-  title?: string;
-  instructions?: string;
-  /** Protocol versions accepted in request `_meta`; default: the generated revision only. */
-  supportedVersions?: readonly string[];
-  limits?: ServerLimits;
-  discover?: DiscoverOptions;
-  /** Checks tool arguments and results against their JSON Schemas (see validation.ts); without one those are not checked (Standard Schemas check themselves). */
-  validator?: SchemaValidator;
-  /** Lists a Standard Schema that does not convert itself to JSON Schema (valibot: `toJsonSchema` from @valibot/to-json-schema). */
-  toJsonSchema?: JsonSchemaConverter;
-  /** The key that seals input-required request state; default MCP_STATE_KEY, else one per process. */
-  stateKey?: string | Uint8Array;
-  /** Page size and cache hints per list (tools, resources, resourceTemplates, prompts). */
-  lists?: ListsOptions;
-  /** Capabilities to advertise beyond those folded from handlers (e.g. `extensions`). */
-  capabilities?: ServerCapabilities;
-  /**
-   * `logging` is advertised once the server has a request handler, since each can send log
-   * messages (`context.sendLog`); `false` for a server whose handlers never log.
-   */
-  logging?: boolean;
-  /**
-   * Clients that open with `initialize` (2025-11-25): served by default on the same
-   * handlers, with these limits; `false` makes a modern-only server (it answers
-   * `initialize` with the error naming the versions it speaks).
-   */
-  legacy?: LegacyOptions | false;
-  /**
-   * The tasks extension (when the revision was generated with it): where tasks live and their
-   * bounds. A tool opts in by answering `runAsTask(work)`.
-   */
-  tasks?: TasksOptions;
-  /** Stream lifecycle and failure reports; they never reach the client. */
-  onEvent?(event: RuntimeEvent): void;
-  /**
-   * OpenTelemetry spans for every request and listen stream (see tracing.ts), through the
-   * global tracer provider, whenever `@opentelemetry/api` is installed; `false` turns them off.
-   */
-  tracing?: boolean;
-}
-
-export interface CloseOptions {
-  /** How long requests still running may take to be answered before their transports close. Default 0. */
-  graceMs?: number;
-}
-
-/** The methods the runtime answers itself. */
-type RuntimeMethod = typeof DISCOVER_METHOD | typeof LISTEN_METHOD;
-export type HandledMethod = Exclude<ClientRequestMethod, RuntimeMethod>;
-type ResultOf<M extends ClientRequestMethod> = ClientRequests[M]["result"];
-/** A handler's result; `resultType` may be left out (the runtime adds "complete"). */
-/**
- * Methods whose params carry `inputResponses` and `requestState`: the schema lets them answer
- * input_required (read from the map, not listed). tasks/update carries answers but no state:
- * it delivers input to a task, it is never retried.
- */
-export type InputRequiredMethod = {
-  [M in ClientRequestMethod]: "inputResponses" | "requestState" extends keyof ClientRequests[M]["params"] ? M : never;
-}[ClientRequestMethod];
-export type HandlerResult<M extends ClientRequestMethod> =
-  (Omit<ResultOf<M>, "resultType"> & { resultType?: string }) | (M extends InputRequiredMethod ? InputRequiredAnswer : never);
-export type RequestHandler<M extends ClientRequestMethod> = (params: ClientRequests[M]["params"], context: RequestContext) => Awaitable<HandlerResult<M>>;
 
 type AnyHandler = (params: any, context: RequestContext) => Awaitable<object>;
 

@@ -4,15 +4,13 @@
  * requests, runs the listen streams opened on it, and tears them down when the client
  * cancels one or the transport goes away. Cheap to create: one per HTTP request is fine.
  */
-import { ERROR_CODES, META_KEYS, type ClientNotificationMethod, type ClientRequestMethod, type SubscriptionFilter } from "./protocol.js";
-import { undeclaredFilterKey } from "./extensions.js";
+import { META_KEYS, type ClientNotificationMethod, type ClientRequestMethod, type SubscriptionFilter } from "./protocol.js";
 import type { EventHook } from "./hooks.js";
 import {
   classifyMessage,
   droppedAnswer,
   errorResponse,
   INTERNAL_ERROR,
-  INVALID_PARAMS,
   INVALID_REQUEST,
   METHOD_NOT_FOUND,
   type JsonObject,
@@ -28,8 +26,8 @@ import type { Rounds } from "./legacy/input-rounds.js";
 import type { LegacySession } from "./legacy/session.js";
 import { checkRequestMeta, mergeMeta, type HandlerMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
-import { filterProblem } from "./subscriptions/filter.js";
-import { clientKey, slotRefusalMessage, type ClientKey, type StreamSlots } from "./subscriptions/slots.js";
+import { keptRequestBytes, listenRefusal, type AdmissionHost } from "./subscriptions/admission.js";
+import { clientKey, type ClientKey } from "./subscriptions/slots.js";
 import { ListenStream, type HandlerEntry, type StreamHost, type Teardown } from "./subscriptions/stream.js";
 import { StreamTable } from "./subscriptions/stream-table.js";
 import type { TraceFacts, TraceSpan, Tracing } from "./tracing.js";
@@ -48,7 +46,6 @@ export const LISTEN_METHOD = "subscriptions/listen" satisfies ClientRequestMetho
 /** A probe a client may send before it falls back to `initialize`: it does not fix the connection's era. */
 export const DISCOVER_METHOD = "server/discover" satisfies ClientRequestMethod;
 /** -32021; absent from revisions without it, where no extension adds filter keys either. */
-const MISSING_CAPABILITY: number = (ERROR_CODES as Readonly<Record<string, number>>)["MissingRequiredClientCapabilityError"] ?? -32021;
 const CANCELLED_METHOD = "notifications/cancelled" satisfies ClientNotificationMethod;
 const SUBSCRIPTION_ID_KEY: string = META_KEYS.subscriptionId;
 /** The message-context key a transport vouches for the caller with (HTTP authentication). */
@@ -64,15 +61,11 @@ export type { RequestContext } from "./request-notifications.js";
 export type Translate = (response: JsonRpcResponse, rounds: Rounds) => JsonRpcResponse | Promise<JsonRpcResponse>;
 
 /** What a connection needs from its server. */
-export interface ConnectionHost {
+export interface ConnectionHost extends AdmissionHost {
   readonly emit: EventHook;
   /** Reports a failed send; one function for every connection. */
   readonly onSendError: (error: unknown) => void;
   readonly mailboxSize: number;
-  /** Listen slots, server-wide and per client. */
-  readonly slots: StreamSlots;
-  /** What one listen stream may keep of its request (filter and `_meta`), in bytes as held in memory. */
-  readonly maxListenRequestBytes: number;
   readonly supportedVersions: readonly string[];
   readonly subscriptionHandlers: readonly HandlerEntry[];
   /** Adds `resultType` and the server info to a result body. */
@@ -318,7 +311,7 @@ export class Connection implements StreamHost, EraConnection {
   async #listen(request: JsonRpcRequest, meta: HandlerMeta, client: ClientKey): Promise<void> {
     const span = this.host.tracing?.start(request, this.#traceFacts());
     const kept = keptRequestBytes(request.params?.["notifications"], meta);
-    const refused = this.#listenRefusal(request, meta, client, kept);
+    const refused = listenRefusal(this.host, request, meta, client, kept);
     if (refused !== undefined) {
       span?.endWith(refused);
       this.send(refused);
@@ -333,27 +326,6 @@ export class Connection implements StreamHost, EraConnection {
     } catch (error) {
       void stream.teardown({ why: "failed", callback: "subscribe", error });
     }
-  }
-
-  /**
-   * The error a listen request gets before any handler sees it (a bad filter, too much kept,
-   * no free slot), or undefined with a slot reserved that keeps `kept` bytes.
-   */
-  #listenRefusal(request: JsonRpcRequest, meta: HandlerMeta, client: ClientKey, kept: number): JsonRpcResponse | undefined {
-    const filter = request.params?.["notifications"];
-    const problem = filterProblem(filter);
-    if (problem !== undefined) return errorResponse(request.id, INVALID_PARAMS, `Invalid params: ${problem}`);
-    const undeclared = undeclaredFilterKey(filter, meta);
-    if (undeclared !== undefined) {
-      const message = `"notifications.${undeclared.key}" needs the ${undeclared.id} extension: declare it in _meta clientCapabilities.extensions`;
-      return errorResponse(request.id, MISSING_CAPABILITY, message, { requiredCapabilities: { extensions: { [undeclared.id]: {} } } });
-    }
-    if (kept > this.host.maxListenRequestBytes) {
-      const message = `Invalid params: a listen request may keep at most ${this.host.maxListenRequestBytes} bytes of its notifications filter and _meta (this one ${kept})`;
-      return errorResponse(request.id, INVALID_PARAMS, message);
-    }
-    const refusal = this.host.slots.reserve(client, kept);
-    return refusal === undefined ? undefined : errorResponse(request.id, INTERNAL_ERROR, slotRefusalMessage(refusal));
   }
 
   /** What a span learns from the connection: a legacy HTTP session's id (stdio's session has none on the wire). */
@@ -381,23 +353,6 @@ export class Connection implements StreamHost, EraConnection {
     if (this.legacySession?.ownedByConnection) void this.legacySession.close("client-gone");
     this.host.forget(this);
   }
-}
-
-/**
- * What a stream keeps of its listen request: the filter and the merged `_meta`, as JSON
- * text held in memory (two bytes a character). A `_meta` the transport vouches for (a
- * principal object that is not JSON) counts as nothing rather than failing the listen.
- */
-function keptRequestBytes(filter: unknown, meta: HandlerMeta): number {
-  let characters = 0;
-  for (const part of [filter, meta]) {
-    try {
-      characters += JSON.stringify(part)?.length ?? 0;
-    } catch {
-      // a cycle or a bigint in a transport-given value: not the client's bytes
-    }
-  }
-  return 2 * characters;
 }
 
 /** A request's further rounds (legacy input rounds): its signal, and its handler run again in the same scope. */
