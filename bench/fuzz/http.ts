@@ -3,7 +3,9 @@
  * seeded run of POSTs (and some other verbs) whose bodies are frames and whose headers are
  * mirrored from the body, then mutated (dropped, changed, a foreign Origin, odd content
  * types), some bodies over the size limit. Each answer must follow the rules below; the
- * process must see no unhandled rejection and the server must keep answering.
+ * process must see no unhandled rejection and the server must keep answering. A GET asking
+ * for an event stream opens an HTTP+SSE one (the 2024-11-05 transport): its first event must
+ * name the URL to POST to.
  */
 import { mcpRequestHeaders } from "../../templates/runtime/transports/http-request.js";
 import { serveHttp } from "../../templates/runtime/transports/http-server.js";
@@ -23,6 +25,8 @@ interface Answer {
   status: number;
   body: any;
   sse: boolean;
+  /** The data of an HTTP+SSE stream's first event, `endpoint` (not JSON: a URL). */
+  endpoint?: string;
 }
 
 export async function fuzzHttp(seed: number, count: number): Promise<FuzzReport> {
@@ -98,6 +102,7 @@ async function send(url: string, verb: string, headers: Record<string, string>, 
       // A listen stream stays open: its first message says enough, then the client leaves.
       const first = await sseMessages(response.body!).next();
       abort.abort();
+      if (!first.done && first.value.startsWith("?")) return { status: response.status, body: undefined, sse, endpoint: first.value };
       return { status: response.status, body: first.done ? undefined : JSON.parse(first.value), sse };
     }
     const body = await response.text();
@@ -114,8 +119,11 @@ function check(report: FuzzReport, i: number, text: string, verb: string, header
   if (expected.kind === "request") report.requests++;
   const broke = (what: string) => fail(report, i, `${verb} → ${status}: ${what}`, text);
   if (!STATUSES.has(status)) return broke("a status the transport never sends (a crash?)");
-  if (status !== 202 && status !== 204 && !isJsonRpc(body)) return broke("the answer is not a JSON-RPC message");
   const foreign = headers.origin !== undefined && headers.origin !== ALLOWED_ORIGIN;
+  const opensStream = verb === "GET" && !foreign && /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(headers.accept ?? "");
+  if (opensStream)
+    return status === 200 && /^\?sessionId=/.test(answer.endpoint ?? "") ? void report.answered++ : broke("an HTTP+SSE stream must open with its endpoint");
+  if (status !== 202 && status !== 204 && !isJsonRpc(body)) return broke("the answer is not a JSON-RPC message");
   if (verb !== "POST") {
     const want = foreign ? 403 : verb === "OPTIONS" && headers.origin === ALLOWED_ORIGIN ? 204 : 405;
     if (status !== want) broke(`expected ${want}`);

@@ -82,6 +82,11 @@ export interface LegacyOptions {
   /** Bytes of events one session keeps for replay. Default 256 KiB. */
   readonly maxReplayBytes?: number;
   /**
+   * How long an HTTP+SSE stream (the 2024-11-05 transport, sse-endpoint.ts) waits for its
+   * client's `initialize` POST before it is closed. Default 30 s.
+   */
+  readonly sseInitializeMs?: number;
+  /**
    * Where HTTP sessions live when several replicas serve one endpoint (session-store.ts; a
    * Redis one comes with the Redis event source). Default: none, sessions live in this process.
    */
@@ -99,6 +104,7 @@ export const DEFAULT_MAX_SUBSCRIPTION_URI_LENGTH = 4096;
 export const DEFAULT_MAX_CLIENT_REQUESTS = 16;
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_RETRY_MS = 1000;
+export const DEFAULT_SSE_INITIALIZE_MS = 30_000;
 
 /** Why an `initialize` opened no session (refused, the server full, the client at its share), and the answer it gets. */
 export interface SessionRefusal {
@@ -130,6 +136,7 @@ export class LegacyEra {
   readonly maxSessionsPerClient: number;
   readonly idleMs: number;
   readonly maxSilentMs: number;
+  readonly sseInitializeMs: number;
   readonly maxBufferedBytes: number | undefined;
   /** How a session's SSE streams are primed, polled and replayed (resumable.ts). */
   readonly resume: ResumeOptions;
@@ -156,6 +163,7 @@ export class LegacyEra {
     this.#slots = new StreamSlots({ max: this.maxSessions, maxPerClient: this.maxSessionsPerClient, headroom: chosen.sessionHeadroom });
     this.idleMs = Math.max(1, chosen.idleMs ?? DEFAULT_IDLE_MS);
     this.maxSilentMs = Math.max(1, chosen.maxSilentMs ?? DEFAULT_MAX_SILENT_MS);
+    this.sseInitializeMs = Math.max(1, chosen.sseInitializeMs ?? DEFAULT_SSE_INITIALIZE_MS);
     this.maxBufferedBytes = chosen.maxBufferedBytes;
     this.resume = {
       retryMs: Math.max(0, chosen.retryMs ?? DEFAULT_RETRY_MS),

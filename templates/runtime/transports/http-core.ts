@@ -8,7 +8,8 @@
  *   2. Origin and CORS (403, preflight answered);
  *   3. verb, then a POST's content type, encoding and Accept (405, 415, 406);
  *   4. authentication: the `authenticate` hook, before any body byte is read (401/403);
- *   5. a request naming a legacy session goes to it (legacy/http.ts); any other POST has its
+ *   5. a request naming a legacy session goes to it (legacy/http.ts), a GET opening an
+ *      HTTP+SSE stream or a POST to one to legacy/sse-endpoint.ts; any other POST has its
  *      body read within the limits (413, 503, 408), its MCP headers checked (400), and
  *      becomes one `HttpExchange` the server core serves with `server.connect`.
  *
@@ -41,6 +42,7 @@ import type { LegacyEra } from "../legacy/era.js";
 import type { LegacySession } from "../legacy/session.js";
 import { LegacyPostExchange } from "../legacy/post-exchange.js";
 import { isLegacyInitialize, isLegacyTransportRequest, openHttpSession, serveSessionRequest, SESSION_HEADER, type LegacyHttpExchange } from "../legacy/http.js";
+import { openSseStream, serveSsePost, sseTransportRequest } from "../legacy/sse-endpoint.js";
 
 /** What the handler needs of a server: the core's `connect`, called once per POST. */
 export interface ConnectableServer {
@@ -156,7 +158,7 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
     if (endpointPath !== undefined && req.path !== endpointPath) return writeRejection(res, noEndpoint(req.path, endpointPath));
     const era = server.legacySessions;
     const sessionId = req.headers.get(SESSION_HEADER) ?? undefined;
-    const legacy = isLegacyTransportRequest(era, sessionId);
+    const destination: Destination = isLegacyTransportRequest(era, sessionId) ? "session" : (sseTransportRequest(era, req, sessionId) ?? "post");
     const origin = req.headers.get("origin") ?? undefined;
     const refused = checkOrigin(origin, allowedOrigins);
     if (refused !== undefined) return writeRejection(res, refused);
@@ -165,23 +167,38 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
       if (req.method === "OPTIONS") return answerEmpty(res, 204, preflightHeaders(origin, era?.enabled === true));
       for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
     }
-    const wrongVerb = legacy ? undefined : checkVerb(req.method);
+    const wrongVerb = destination === "post" ? checkVerb(req.method) : undefined;
     if (wrongVerb !== undefined) return writeRejection(res, wrongVerb);
     const unfit = req.method === "POST" ? checkPostHeaders(req.headers) : undefined;
     if (unfit !== undefined) return req.refuse(res, unfit);
-    if (authenticate !== undefined) return authenticated(req, res, authenticate, sessionId, legacy);
-    return serve(req, res, sessionId, legacy, undefined);
+    if (authenticate !== undefined) return authenticated(req, res, authenticate, sessionId, destination);
+    return serve(req, res, sessionId, destination, undefined);
   }
 
-  async function authenticated(req: HttpRequest, res: HttpResponse, check: Authenticate, sessionId: string | undefined, legacy: boolean): Promise<void> {
+  async function authenticated(
+    req: HttpRequest,
+    res: HttpResponse,
+    check: Authenticate,
+    sessionId: string | undefined,
+    destination: Destination,
+  ): Promise<void> {
     const context = await runAuthenticate(req, check);
     if ("status" in context) return req.refuse(res, context);
-    return serve(req, res, sessionId, legacy, context.context);
+    return serve(req, res, sessionId, destination, context.context);
   }
 
-  function serve(req: HttpRequest, res: HttpResponse, sessionId: string | undefined, legacy: boolean, context: MessageContext | undefined): Promise<void> {
-    if (legacy) return serveSessionRequest(server.legacySessions!, new LegacyRequest(req, res, sessionId, context, scope));
-    return servePost(req, res, sessionId, context);
+  function serve(
+    req: HttpRequest,
+    res: HttpResponse,
+    sessionId: string | undefined,
+    destination: Destination,
+    context: MessageContext | undefined,
+  ): Promise<void> | void {
+    if (destination === "post") return servePost(req, res, sessionId, context);
+    const legacy = new LegacyRequest(req, res, sessionId, context, scope);
+    if (destination === "session") return serveSessionRequest(server.legacySessions!, legacy);
+    if (destination === "open") return openSseStream(server.legacySessions!, legacy);
+    return serveSsePost(server.legacySessions!, legacy);
   }
 
   /** A POST outside any legacy session: a 2026-07-28 message, or a legacy `initialize` opening one. */
@@ -209,6 +226,13 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
     }
   }
 }
+
+/**
+ * Where a request goes after the common checks: a legacy session it names (`Mcp-Session-Id`),
+ * an HTTP+SSE stream it opens (GET) or posts to (`?sessionId=`, legacy/sse-endpoint.ts), or
+ * the POST path every other message takes.
+ */
+type Destination = "session" | "open" | "post" | "sse-post";
 
 /** A POST that reaches a closing server: nothing was done, so the client may send it again elsewhere. */
 function shuttingDown(id: RequestId | null): HttpRejection {
@@ -275,10 +299,14 @@ class LegacyRequest implements LegacyHttpExchange {
     return this.req.readMessage(this.scope.bodies);
   }
 
-  serve(message: JsonRpcMessage, session: LegacySession): Promise<void> {
+  get closing(): boolean {
+    return this.scope.server.closed === true;
+  }
+
+  serve(message: JsonRpcMessage, session: LegacySession, through?: () => Transport): Promise<void> {
     const forbidden = checkScopes(this.scope, this.context, message);
     if (forbidden !== undefined) return Promise.resolve(this.reject(forbidden));
     const era = this.scope.server.legacySessions!;
-    return era.host.connect(new LegacyPostExchange(this.res, message, this.context, this.scope.options, session, era), session);
+    return era.host.connect(through?.() ?? new LegacyPostExchange(this.res, message, this.context, this.scope.options, session, era), session);
   }
 }

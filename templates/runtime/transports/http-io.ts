@@ -21,6 +21,8 @@ export interface HttpRequest {
   readonly method: string;
   /** The URL path, without the query. */
   readonly path: string;
+  /** One parameter of the URL's query, decoded; undefined when it is absent. */
+  query(name: string): string | undefined;
   readonly headers: HeaderSource;
   /** The peer's address, when the server knows it: the client key of per-client limits when no principal is known. */
   readonly remoteAddress: string | undefined;

@@ -10,7 +10,8 @@ import { SDK_LATEST_PROTOCOL_VERSION, SDK_RELEASE_VERSIONS, modernDefaultRoundTr
 
 // One scaffolded project (both transports) serves every revision a client speaks: each
 // official client era over stdio (one server process per client, stdio being one session
-// per process) and over Streamable HTTP (one server process shared by every HTTP client),
+// per process), over Streamable HTTP and over HTTP+SSE (one server process shared by every
+// HTTP client),
 // then raw JSON-RPC at each `initialize` revision, whose answers must hold only what that
 // revision's own schema defines.
 const REVISIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const satisfies readonly Revision[];
@@ -50,7 +51,7 @@ after(async () => {
 
 /** A fresh stdio server process of the project (the absolute path: 1.0.4's stdio client takes no cwd). */
 const stdioWire = (): Wire => ({ kind: "stdio", command: process.execPath, args: [join(app, "dist", "src", "main.js"), "--stdio"], cwd: app });
-const httpWire = (): Wire => ({ kind: "http", url });
+const httpWire = (kind: "http" | "sse"): Wire => ({ kind, url });
 
 // ---- the official clients, one per protocol era -------------------------------------------
 
@@ -69,12 +70,12 @@ const SDK_LABEL: Record<SdkRelease, string> = {
 };
 
 for (const [release, { initializes, http }] of Object.entries(SDK_RELEASE_VERSIONS) as Array<[SdkRelease, (typeof SDK_RELEASE_VERSIONS)[SdkRelease]]>) {
-  for (const kind of http ? (["stdio", "http"] as const) : (["stdio"] as const)) {
+  for (const kind of http ? (["stdio", "http", "sse"] as const) : (["stdio", "sse"] as const)) {
     test(
       `over ${kind} ${SDK_LABEL[release]} (initialize at ${initializes}) negotiates ${initializes}, lists tools, calls toggle_greet and receives tools/list_changed`,
       E2E,
       async () => {
-        const trip = await sdkRoundTrip(release, kind === "stdio" ? stdioWire() : httpWire());
+        const trip = await sdkRoundTrip(release, kind === "stdio" ? stdioWire() : httpWire(kind));
         stops.push(trip.close);
         assert.deepEqual(
           { requested: trip.handshake.requested, answered: trip.handshake.answered, server: trip.serverName },
@@ -93,7 +94,7 @@ for (const kind of ["stdio", "http"] as const) {
     `over ${kind} today's 2.x client with its default options negotiates ${NEWEST_LEGACY}, lists tools, calls toggle_greet and receives tools/list_changed`,
     E2E,
     async () => {
-      const trip = await modernDefaultRoundTrip(kind === "stdio" ? stdioWire() : httpWire());
+      const trip = await modernDefaultRoundTrip(kind === "stdio" ? stdioWire() : httpWire(kind));
       stops.push(trip.close);
       assert.equal(trip.negotiated, NEWEST_LEGACY);
       await trip.close();

@@ -6,22 +6,28 @@
  * and hear notifications/tools/list_changed after each call.
  */
 import assert from "node:assert/strict";
+import { EventSource } from "eventsource";
 import { Client as Client104 } from "mcp-sdk-1.0.4/client/index.js";
+import { SSEClientTransport as Sse104 } from "mcp-sdk-1.0.4/client/sse.js";
 import { StdioClientTransport as Stdio104 } from "mcp-sdk-1.0.4/client/stdio.js";
 import { LATEST_PROTOCOL_VERSION as latest104, ToolListChangedNotificationSchema as toolsChanged104 } from "mcp-sdk-1.0.4/types.js";
 import { Client as Client1102 } from "mcp-sdk-1.10.2/client/index.js";
+import { SSEClientTransport as Sse1102 } from "mcp-sdk-1.10.2/client/sse.js";
 import { StdioClientTransport as Stdio1102 } from "mcp-sdk-1.10.2/client/stdio.js";
 import { StreamableHTTPClientTransport as Http1102 } from "mcp-sdk-1.10.2/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION as latest1102, ToolListChangedNotificationSchema as toolsChanged1102 } from "mcp-sdk-1.10.2/types.js";
 import { Client as Client1123 } from "mcp-sdk-1.12.3/client/index.js";
+import { SSEClientTransport as Sse1123 } from "mcp-sdk-1.12.3/client/sse.js";
 import { StdioClientTransport as Stdio1123 } from "mcp-sdk-1.12.3/client/stdio.js";
 import { StreamableHTTPClientTransport as Http1123 } from "mcp-sdk-1.12.3/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION as latest1123, ToolListChangedNotificationSchema as toolsChanged1123 } from "mcp-sdk-1.12.3/types.js";
 import { Client as Client1133 } from "mcp-sdk-1.13.3/client/index.js";
+import { SSEClientTransport as Sse1133 } from "mcp-sdk-1.13.3/client/sse.js";
 import { StdioClientTransport as Stdio1133 } from "mcp-sdk-1.13.3/client/stdio.js";
 import { StreamableHTTPClientTransport as Http1133 } from "mcp-sdk-1.13.3/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION as latest1133, ToolListChangedNotificationSchema as toolsChanged1133 } from "mcp-sdk-1.13.3/types.js";
 import { Client as ClientNow } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport as SseNow } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport as StdioNow } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as HttpNow } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION as latestNow, ToolListChangedNotificationSchema as toolsChangedNow } from "@modelcontextprotocol/sdk/types.js";
@@ -32,7 +38,7 @@ import { within } from "./helpers.js";
 /**
  * The protocol version each 1.x release sends in `initialize` (its `LATEST_PROTOCOL_VERSION`,
  * dist types.js) and the transports it has. 1.0.4 predates Streamable HTTP (stdio and the
- * old SSE client only); it arrived in 1.10.
+ * HTTP+SSE client only); it arrived in 1.10. Every release keeps the HTTP+SSE client.
  */
 export const SDK_RELEASE_VERSIONS = {
   "1.0.4": { initializes: "2024-11-05", http: false },
@@ -74,6 +80,8 @@ interface ReleaseParts {
   client(): SdkClient;
   stdio(command: string, args: string[], cwd: string): AnyTransport;
   http?: (url: URL) => AnyTransport;
+  /** The HTTP+SSE client of 2024-11-05 (an event stream, and POSTs to the URL it names). */
+  sse(url: URL): AnyTransport;
   toolsChanged: unknown;
 }
 
@@ -86,30 +94,36 @@ const RELEASES: Record<SdkRelease, ReleaseParts> = {
     client: () => new Client104(info, options) as unknown as SdkClient,
     // 1.0.4 has no `cwd` option: the server is started by its absolute path.
     stdio: (command, args) => new Stdio104({ command, args, stderr: quiet }),
+    // Its client opens the stream with the global EventSource, which its Node users installed from the eventsource package.
+    sse: (url) => (((globalThis as { EventSource?: unknown }).EventSource ??= EventSource), new Sse104(url)),
     toolsChanged: toolsChanged104,
   },
   "1.10.2": {
     client: () => new Client1102(info, options) as unknown as SdkClient,
     stdio: (command, args, cwd) => new Stdio1102({ command, args, cwd, stderr: quiet }),
     http: (url) => new Http1102(url),
+    sse: (url) => new Sse1102(url),
     toolsChanged: toolsChanged1102,
   },
   "1.12.3": {
     client: () => new Client1123(info, options) as unknown as SdkClient,
     stdio: (command, args, cwd) => new Stdio1123({ command, args, cwd, stderr: quiet }),
     http: (url) => new Http1123(url),
+    sse: (url) => new Sse1123(url),
     toolsChanged: toolsChanged1123,
   },
   "1.13.3": {
     client: () => new Client1133(info, options) as unknown as SdkClient,
     stdio: (command, args, cwd) => new Stdio1133({ command, args, cwd, stderr: quiet }),
     http: (url) => new Http1133(url),
+    sse: (url) => new Sse1133(url),
     toolsChanged: toolsChanged1133,
   },
   "1.x": {
     client: () => new ClientNow(info, options) as unknown as SdkClient,
     stdio: (command, args, cwd) => new StdioNow({ command, args, cwd, stderr: quiet }),
     http: (url) => new HttpNow(url),
+    sse: (url) => new SseNow(url),
     toolsChanged: toolsChangedNow,
   },
 };
@@ -208,7 +222,7 @@ function listChanges(): { next(): Promise<string>; heard(): void } {
   };
 }
 
-export type Wire = { kind: "stdio"; command: string; args: string[]; cwd: string } | { kind: "http"; url: URL };
+export type Wire = { kind: "stdio"; command: string; args: string[]; cwd: string } | { kind: "http" | "sse"; url: URL };
 
 /** One 1.x release, default options: connect over `wire`, list, toggle greet twice, hear each list change. */
 export async function sdkRoundTrip(release: SdkRelease, wire: Wire): Promise<EraRoundTrip> {
@@ -216,6 +230,7 @@ export async function sdkRoundTrip(release: SdkRelease, wire: Wire): Promise<Era
   const handshake: Handshake = {};
   let transport: AnyTransport;
   if (wire.kind === "stdio") transport = parts.stdio(wire.command, wire.args, wire.cwd);
+  else if (wire.kind === "sse") transport = parts.sse(wire.url);
   else if (parts.http !== undefined) transport = parts.http(wire.url);
   else throw new Error(`the ${release} client has no Streamable HTTP transport`);
   transport = observed(transport, handshake);

@@ -2,13 +2,15 @@
  * Real clients answering a tool's question: the tool asks through `input.ask` (the
  * 2026-07-28 way); the 1.x SDK client (default options plus an elicitation handler) and
  * the official 2.x client (its default negotiation, legacy) are sent `elicitation/create`,
- * answer it, and get the tool's result, over a real stdio pipe and over Streamable HTTP on
- * 127.0.0.1.
+ * answer it, and get the tool's result, over a real stdio pipe, over Streamable HTTP and over
+ * HTTP+SSE (the 1.x client's older transport: the question travels on its event stream, the
+ * answer is a POST) on 127.0.0.1.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport as SseV1 } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -29,7 +31,7 @@ interface AnsweringClient {
   close(): Promise<void>;
 }
 
-async function v1Client(transport: StdioV1 | HttpV1): Promise<AnsweringClient> {
+async function v1Client(transport: StdioV1 | HttpV1 | SseV1): Promise<AnsweringClient> {
   // The 1.x client handles elicitation/create only when it declares the capability.
   const client = new ClientV1({ name: "sdk-v1", version: "1.0.0" }, { capabilities: { elicitation: {} } });
   const asked: string[] = [];
@@ -74,7 +76,7 @@ describe("real clients answer a tool's elicitation over a real stdio pipe", () =
   it("the official 2.x client with its default negotiation", SLOW, async () => answersTheQuestion(await v2Client(new StdioV2(stdioParams))));
 });
 
-describe("real clients answer a tool's elicitation over Streamable HTTP", () => {
+describe("real clients answer a tool's elicitation over Streamable HTTP and HTTP+SSE", () => {
   let handle: HttpServerHandle;
   const server = createAskingServer("asking-http");
   before(async () => {
@@ -88,6 +90,7 @@ describe("real clients answer a tool's elicitation over Streamable HTTP", () => 
   for (const [name, open] of [
     ["the 1.x SDK client", (url: URL) => v1Client(new HttpV1(url))],
     ["the official 2.x client with its default negotiation", (url: URL) => v2Client(new HttpV2(url))],
+    ["the 1.x SDK client over HTTP+SSE", (url: URL) => v1Client(new SseV1(url))],
   ] as const) {
     it(name, SLOW, async () => {
       const sessions = server.legacySessions.size;

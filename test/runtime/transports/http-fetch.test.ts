@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import { serve } from "@hono/node-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { HttpAuthError, toFetchHandler, type FetchHandlerOptions } from "../../../templates/runtime/index.js";
 import type { SseStreamReport } from "../../../templates/runtime/transports/http-exchange.js";
@@ -81,15 +82,19 @@ describe("the fetch handler (toFetchHandler) on Node's Request and Response", ()
     await app.closed(1);
   });
 
-  it("a stream's Response says Transfer-Encoding: chunked, so a node bridge (@hono/node-server) sends the ack without waiting to count a length", T, async () => {
-    const app = countingApp();
-    const stream = await listen(toFetchHandler(app.server), "s3");
-    assert.equal(stream.response.headers.get("transfer-encoding"), "chunked");
-    const lone = await toFetchHandler(app.server)(webPost(request(9, "server/discover")));
-    assert.equal(lone.headers.get("transfer-encoding"), null, "a lone answer has a length");
-    await stream.cancel();
-    await app.closed(1);
-  });
+  it(
+    "a stream's Response says Transfer-Encoding: chunked, so a node bridge (@hono/node-server) sends the ack without waiting to count a length",
+    T,
+    async () => {
+      const app = countingApp();
+      const stream = await listen(toFetchHandler(app.server), "s3");
+      assert.equal(stream.response.headers.get("transfer-encoding"), "chunked");
+      const lone = await toFetchHandler(app.server)(webPost(request(9, "server/discover")));
+      assert.equal(lone.headers.get("transfer-encoding"), null, "a lone answer has a length");
+      await stream.cancel();
+      await app.closed(1);
+    },
+  );
 
   it("an aborted request signal (the client went away) ends its stream: handleClose runs, and the body is ended for the runtime", T, async () => {
     const app = countingApp();
@@ -131,7 +136,9 @@ describe("the fetch handler (toFetchHandler) on Node's Request and Response", ()
     const never = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode("{")) });
     // The deadline timer is unref'd (a server's sockets keep it alive); here nothing else would.
     const alive = setInterval(() => {}, 1000);
-    const slow = await handler(new Request(URL_, { method: "POST", headers: mcpHeaders(big), body: never, duplex: "half" } as RequestInit)).finally(() => clearInterval(alive));
+    const slow = await handler(new Request(URL_, { method: "POST", headers: mcpHeaders(big), body: never, duplex: "half" } as RequestInit)).finally(() =>
+      clearInterval(alive),
+    );
     assert.equal(slow.status, 408);
     assert.match(((await slow.json()) as { error: { message: string } }).error.message, /bodyTimeoutMs/);
   });
@@ -198,9 +205,41 @@ describe("the fetch handler (toFetchHandler) on Node's Request and Response", ()
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
       assert.ok(client.getServerVersion());
-      assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ["noop"]);
-      const changed = new Promise<void>((done) => client.fallbackNotificationHandler = async (note) => void (note.method === "notifications/tools/list_changed" && done()));
+      assert.deepEqual(
+        (await client.listTools()).tools.map((tool) => tool.name),
+        ["noop"],
+      );
+      const changed = new Promise<void>(
+        (done) => (client.fallbackNotificationHandler = async (note) => void (note.method === "notifications/tools/list_changed" && done())),
+      );
       await new Promise((wait) => setTimeout(wait, 200)); // the client's GET stream opens after initialized
+      await events.publish("tools", {});
+      await changed;
+    } finally {
+      await client.close();
+      await new Promise<void>((closed) => http.close(() => closed()));
+    }
+  });
+
+  it("a 2024-11-05 session over HTTP+SSE through the fetch handler: today's 1.x SSE client lists tools and gets a list change on its stream", T, async () => {
+    const events = new InProcessEventSource<ToolEvents>();
+    const server = createServer({ name: "sse-fetch", version: "1.0.0" });
+    server.addSubscriptionHandler(toolsListChangedHandler(events));
+    server.addTool({ name: "noop", inputSchema: { type: "object" } }, () => ({ content: [] }));
+    const http = serve({ fetch: toFetchHandler(server, { path: "/mcp" }), hostname: "127.0.0.1", port: 0 });
+    await new Promise<void>((ready) => http.once("listening", ready));
+    const { port } = http.address() as { port: number };
+    const client = new Client({ name: "sse-fetch", version: "1.0.0" });
+    try {
+      await client.connect(new SSEClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+      assert.equal(server.legacySessions.size, 1);
+      assert.deepEqual(
+        (await client.listTools()).tools.map((tool) => tool.name),
+        ["noop"],
+      );
+      const changed = new Promise<void>(
+        (done) => (client.fallbackNotificationHandler = async (note) => void (note.method === "notifications/tools/list_changed" && done())),
+      );
       await events.publish("tools", {});
       await changed;
     } finally {
@@ -224,7 +263,13 @@ function nodeImportsFrom(entry: string): string[] {
     seen.add(file);
     for (const match of readFileSync(file, "utf8").matchAll(/^(?:import|export)\s+(type\s+)?([^;]*?)\s+from\s+"([^"]+)";/gms)) {
       const [, typeOnly, clause = "", specifier = ""] = match;
-      const names = clause.trim().startsWith("{") ? clause.replace(/[{}]/g, "").split(",").map((name) => name.trim()).filter(Boolean) : [clause];
+      const names = clause.trim().startsWith("{")
+        ? clause
+            .replace(/[{}]/g, "")
+            .split(",")
+            .map((name) => name.trim())
+            .filter(Boolean)
+        : [clause];
       if (typeOnly !== undefined || names.every((name) => name.startsWith("type "))) continue;
       if (specifier.startsWith("node:")) found.push(`${file}: ${specifier}`);
       else if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier.replace(/\.js$/, ".ts")));

@@ -89,15 +89,23 @@ describe("Streamable HTTP: bad input is refused and the server keeps serving", (
     await otherStreamStillServed();
   });
 
-  it("GET and DELETE: 405 with Allow: POST", T, async () => {
-    for (const method of ["GET", "DELETE"]) {
-      const response = await fetch(handle.url, { method, headers: { accept: "text/event-stream" } });
-      assert.equal(response.status, 405);
-      assert.equal(response.headers.get("allow"), "POST");
-      await response.arrayBuffer();
-    }
-    await otherStreamStillServed();
-  });
+  it(
+    "DELETE, and a GET not asking for an event stream by name: 405 with Allow: POST (one that asks opens an HTTP+SSE stream, sse-endpoint.test.ts)",
+    T,
+    async () => {
+      for (const [method, accept] of [
+        ["GET", "application/json"],
+        ["GET", "*/*"],
+        ["DELETE", "text/event-stream"],
+      ] as const) {
+        const response = await fetch(handle.url, { method, headers: { accept } });
+        assert.equal(response.status, 405);
+        assert.equal(response.headers.get("allow"), "POST");
+        await response.arrayBuffer();
+      }
+      await otherStreamStillServed();
+    },
+  );
 
   it("a listen filter with wrong types: 400 with -32602, no stream, no subscribe call", T, async () => {
     const before = app.counts.subscribe;

@@ -13,7 +13,7 @@ import { errorResponse, type Classified, type JsonRpcMessage, type JsonRpcReques
 import { answerEmpty, refuseClientResponse, statusForErrorCode, type HttpRejection } from "../transports/http-request.js";
 import type { SseOptions } from "../transports/http-sse.js";
 import type { HttpRequest, HttpResponse } from "../transports/http-io.js";
-import type { MessageContext } from "../transport.js";
+import type { MessageContext, Transport } from "../transport.js";
 import { carriesModernMeta, type LegacyEra } from "./era.js";
 import { openSessionStream } from "./resumable.js";
 import { LegacySession } from "./session.js";
@@ -33,11 +33,16 @@ export interface LegacyHttpExchange {
   reject(rejection: HttpRejection): void;
   /** Reads and decodes the body, or says why it was refused (to be answered with `reject`). */
   readMessage(): Promise<Exclude<Classified, { kind: "invalid" }> | HttpRejection>;
-  /** Serves one message as a POST exchange whose messages belong to `session`. */
-  serve(message: JsonRpcMessage, session: LegacySession): Promise<void>;
+  /** True once the server is closing (nothing new is opened). */
+  readonly closing: boolean;
+  /**
+   * Serves one message whose messages belong to `session`, once its scopes are checked (a
+   * refusal answers the request): as a POST exchange, or through the transport `through` makes.
+   */
+  serve(message: JsonRpcMessage, session: LegacySession, through?: () => Transport): Promise<void>;
 }
 
-/** Whether a request belongs to a legacy session before its body is read: it names one (without one, GET and DELETE stay 405). */
+/** Whether a request belongs to a legacy session before its body is read: it names one (without one, a GET may open an HTTP+SSE stream, sse-endpoint.ts; DELETE stays 405). */
 export function isLegacyTransportRequest(era: LegacyEra | undefined, sessionId: string | undefined): boolean {
   return era !== undefined && era.enabled && sessionId !== undefined;
 }
@@ -92,14 +97,8 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
       body: errorResponse(null, ERROR_CODES.InvalidRequestError, `HTTP ${req.method} is not supported`),
     });
   }
-  // A request without the header is the session's own revision (2025-03-26 clients send none); one naming another is refused.
-  const version = req.headers.get("mcp-protocol-version");
-  if (typeof version === "string" && session.version !== undefined && version !== session.version) {
-    return exchange.reject({
-      status: 400,
-      body: errorResponse(null, ERROR_CODES.InvalidRequestError, `MCP-Protocol-Version "${version}" does not match this session's ${session.version}`),
-    });
-  }
+  const mismatch = versionMismatch(req, session);
+  if (mismatch !== undefined) return exchange.reject(mismatch);
   const read = await exchange.readMessage();
   if ("status" in read) return exchange.reject(read);
   if (!("method" in read.message)) {
@@ -112,7 +111,18 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
   if (read.kind !== "request") answerEmpty(res, 202);
 }
 
-function samePrincipal(owner: unknown, caller: unknown): boolean {
+/** A request without the header is the session's own revision (2025-03-26 clients send none); one naming another is refused. */
+export function versionMismatch(req: HttpRequest, session: LegacySession): HttpRejection | undefined {
+  const version = req.headers.get("mcp-protocol-version");
+  if (typeof version !== "string" || session.version === undefined || version === session.version) return undefined;
+  return {
+    status: 400,
+    body: errorResponse(null, ERROR_CODES.InvalidRequestError, `MCP-Protocol-Version "${version}" does not match this session's ${session.version}`),
+  };
+}
+
+/** A session belongs to whoever opened it: the principal of every later request must be the same. */
+export function samePrincipal(owner: unknown, caller: unknown): boolean {
   if (owner === caller) return true;
   try {
     return JSON.stringify(owner) === JSON.stringify(caller);

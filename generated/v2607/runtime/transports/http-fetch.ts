@@ -63,6 +63,8 @@ export function runtimeClientAddress(request: Request, context: unknown): string
 
 /** One web request as the core reads it. */
 export class FetchRequest implements HttpRequest {
+  #url: URL | undefined;
+
   constructor(
     readonly request: Request,
     readonly remoteAddress: string | undefined,
@@ -73,7 +75,17 @@ export class FetchRequest implements HttpRequest {
   }
 
   get path(): string {
-    return new URL(this.request.url).pathname;
+    return this.#parsed().pathname;
+  }
+
+  query(name: string): string | undefined {
+    const url = this.#parsed();
+    return url.search === "" ? undefined : (url.searchParams.get(name) ?? undefined);
+  }
+
+  /** Parsed once: the path and the query both read it. */
+  #parsed(): URL {
+    return (this.#url ??= new URL(this.request.url));
   }
 
   get headers(): Headers {

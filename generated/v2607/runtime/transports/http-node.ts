@@ -40,6 +40,12 @@ export class NodeRequest implements HttpRequest, HeaderSource {
     return query < 0 ? url : url.slice(0, query);
   }
 
+  query(name: string): string | undefined {
+    const url = this.req.url ?? "";
+    const query = url.indexOf("?");
+    return query < 0 ? undefined : (new URLSearchParams(url.slice(query + 1)).get(name) ?? undefined);
+  }
+
   get headers(): HeaderSource {
     return this;
   }
