@@ -1,6 +1,6 @@
 /**
  * A scaffolded project answers the MCP Inspector's CLI (`mcp-inspector --cli`), the peer most
- * server authors debug with, over stdio and over Streamable HTTP on 127.0.0.1: it lists and
+ * server authors debug with, over stdio, Streamable HTTP and HTTP+SSE on 127.0.0.1: it lists and
  * calls tools, reads a templated resource and gets a prompt, and a tool that needs elicitation
  * (which the Inspector's CLI does not offer) comes back as the JSON-RPC error's own message.
  * The Inspector needs Node 22.19 or newer, so this file runs in CI's Node 22 pass.
@@ -59,6 +59,8 @@ describe("the MCP Inspector CLI against a scaffolded project", { skip: tooOld, t
   const targets = {
     stdio: () => [process.execPath, "dist/src/main.js", "--stdio"],
     http: () => [url],
+    // The same endpoint through the Inspector's HTTP+SSE client (2024-11-05's transport).
+    "HTTP+SSE": () => [url, "--transport", "sse"],
   };
 
   for (const [name, target] of Object.entries(targets)) {
