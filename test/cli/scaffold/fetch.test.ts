@@ -4,7 +4,7 @@
  * Cloudflare Workers runs it: bundled by esbuild as wrangler bundles `main`, served by
  * workerd (the Workers runtime) with `nodejs_compat`, all three installed from npm. The
  * official 2.x client discovers, lists tools, has its listen stream acknowledged and
- * receives the list change after toggle_greet.
+ * receives the list change after toggle_greet; today's 1.x client does the same over HTTP+SSE.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { explain, runCreate, runIn, tempFolder, within } from "./helpers.js";
 import { openDemoSession } from "./mcp-client.js";
 import { FETCH_RUNTIMES, serveFetchEntry } from "./fetch-runtimes.js";
+import { sdkRoundTrip } from "./sdk-releases.js";
 
 let temp: ReturnType<typeof tempFolder>;
 let app: string;
@@ -58,4 +59,19 @@ for (const name of Object.keys(FETCH_RUNTIMES)) {
       await server.stop();
     }
   });
+
+  test(
+    `served by ${name}: today's 1.x SDK client over HTTP+SSE (2024-11-05's transport) lists tools, calls toggle_greet and hears each list change`,
+    E2E,
+    async () => {
+      const server = await serveFetchEntry(name, app);
+      stops.push(() => server.stop());
+      try {
+        const trip = await sdkRoundTrip("1.x", { kind: "sse", url: new URL(server.url) });
+        await trip.close();
+      } finally {
+        await server.stop();
+      }
+    },
+  );
 }
