@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { CliError } from "../errors.js";
 import { readRegularFile } from "./files.js";
 import { MANIFEST_FILE, parseManifest, staleOutputs } from "./manifest.js";
 import { packageRoot } from "./paths.js";
@@ -24,7 +25,7 @@ export async function writeLegacySiblings(out: string, folders: readonly string[
     const shipped = join(packageRoot, "generated", folder);
     const target = join(out, folder);
     if (check) {
-      const differing = await staleAgainstShipped(target, shipped);
+      const differing = staleAgainstShipped(target, shipped);
       if (differing.length > 0) stale.push(`${target}: ${differing.join(", ")}`);
     } else await (await import("./write.js")).replaceFolder(target, readFolder(shipped));
   }
@@ -36,11 +37,12 @@ export async function writeLegacySiblings(out: string, folders: readonly string[
  * hashes (and its own bytes for the copy's manifest), so that a `--check` reads no shipped file
  * but that manifest.
  */
-async function staleAgainstShipped(target: string, shipped: string): Promise<string[]> {
+function staleAgainstShipped(target: string, shipped: string): string[] {
   const manifestBytes = readRegularFile(join(shipped, MANIFEST_FILE));
   const manifest = parseManifest(manifestBytes);
-  // Only a damaged installation lacks it: then the files themselves are compared.
-  if (manifestBytes === undefined || manifest === undefined) return (await import("./write.js")).staleFiles(target, readFolder(shipped));
+  if (manifestBytes === undefined || manifest === undefined) {
+    throw new CliError(`${join(shipped, MANIFEST_FILE)} is missing or not JSON: this installation of mcp-gen is damaged`, { hint: "install mcp-gen again" });
+  }
   const manifestCopied = readRegularFile(join(target, MANIFEST_FILE))?.equals(manifestBytes) ?? false;
   return sorted([...staleOutputs(target, manifest.outputs), ...(manifestCopied ? [] : [MANIFEST_FILE])]);
 }
