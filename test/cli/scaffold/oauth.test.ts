@@ -3,7 +3,8 @@
  * would (`node dist/src/main.js`), against a real authorization server (oidc-provider on
  * loopback): its metadata, the 401 challenge for a missing, foreign-audience, expired or
  * forged token, tools listed with a good one, admin_reset refused 403 without mcp:admin,
- * the official 2.x client's own OAuth flow, and the one-line stop on a missing variable.
+ * the official 2.x client's own OAuth flow, the token on an HTTP+SSE stream and its POSTs, and
+ * the one-line stop on a missing variable.
  * The project is not installed: it uses this checkout's node_modules (jose included).
  */
 import assert from "node:assert/strict";
@@ -107,6 +108,46 @@ test("a valid token lists the tools; admin_reset without mcp:admin gets 403 insu
   assert.equal(challenge(refused.headers)["error"], "insufficient_scope");
   assert.equal(challenge(refused.headers)["scope"], "mcp:admin");
 });
+
+test(
+  "over HTTP+SSE (2024-11-05's transport) the stream and every POST to it need the token: 401 with the challenge without one",
+  { timeout: 30_000 },
+  async () => {
+    const sse = { accept: "text/event-stream" };
+    assertChallenged(await fetch(url, { headers: sse }), undefined);
+    const token = await as.token(READER, url, "mcp:read");
+    const abort = new AbortController();
+    const stream = await fetch(url, { headers: { ...sse, ...bearer(token) }, signal: abort.signal });
+    try {
+      assert.equal(stream.status, 200);
+      const reader = stream.body!.getReader();
+      let text = "";
+      const readUntil = async (pattern: RegExp) => {
+        while (!pattern.test(text)) {
+          const chunk = await reader.read();
+          if (chunk.done) throw new Error(`the stream ended before ${pattern}: ${text}`);
+          text += new TextDecoder().decode(chunk.value);
+        }
+      };
+      await readUntil(/\n\n/);
+      const endpoint = new URL(/^data: (.*)$/m.exec(text)![1]!, url);
+      // The message as a 2024-11-05 client sends it: no _meta, no MCP headers.
+      const initialize = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "sse", version: "1" } },
+      };
+      const postInitialize = (headers: Record<string, string>) =>
+        fetch(endpoint, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(initialize) });
+      assertChallenged(await postInitialize({}), undefined);
+      assert.equal((await postInitialize(bearer(token))).status, 202);
+      await readUntil(/"protocolVersion":"2024-11-05"/); // initialize was answered on the stream
+    } finally {
+      abort.abort();
+    }
+  },
+);
 
 test("the official 2.x client completes the OAuth flow from the first 401, and is refused admin_reset", { timeout: 30_000 }, async () => {
   const authProvider = new ClientCredentialsProvider({ clientId: READER.clientId, clientSecret: READER.clientSecret, expectedIssuer: as.issuer });
