@@ -148,6 +148,7 @@ export class LegacyEra {
   readonly #sessionHost: SessionHost;
   /** Sessions opened here, which hold slots (copies of other replicas' sessions hold none). */
   readonly #counted = new WeakSet<LegacySession>();
+  readonly #closers: Array<() => void> = [];
   /** Set when a store shares sessions between replicas (shared.ts). */
   readonly shared: SharedSessions | undefined;
   #sweep: NodeJS.Timeout | undefined;
@@ -310,7 +311,13 @@ export class LegacyEra {
   }
 
   /** Server shutdown: every session ends (handleClose for each implicit stream). */
+  /** Runs `closer` when the era closes: for what it holds that is not a session yet (an HTTP+SSE stream waiting for initialize). */
+  onClose(closer: () => void): void {
+    this.#closers.push(closer);
+  }
+
   async close(cause: SessionEnding = "shutdown"): Promise<void> {
+    for (const closer of this.#closers) closer();
     this.shared?.close();
     await Promise.all([...this.#sessions.values()].map((session) => session.close(cause)));
   }

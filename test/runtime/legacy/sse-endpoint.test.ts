@@ -211,7 +211,8 @@ describe("HTTP+SSE on the wire", () => {
   });
 
   it("closing the server ends every stream, initialized or not", SLOW, async () => {
-    const server = createServer({ name: "closing", version: "1.0.0" });
+    // A deadline past the test's own: only the closing server can end the waiting stream in time.
+    const server = createServer({ name: "closing", version: "1.0.0", legacy: { sseInitializeMs: 120_000 } });
     const handle = await serveHttp(server);
     try {
       const [waiting, serving] = [await openRaw(handle.url), await openRaw(handle.url)];
@@ -219,8 +220,8 @@ describe("HTTP+SSE on the wire", () => {
       await serving.next();
       await server.close();
       assert.equal(await serving.next(), undefined, "the session's stream ended");
+      assert.equal(await waiting.next(), undefined, "the stream waiting for initialize ended too");
       assert.equal((await fetch(handle.url, { headers: { accept: "text/event-stream" } })).status, 503, "no stream opens on a closing server");
-      waiting.close();
     } finally {
       await handle.close();
     }

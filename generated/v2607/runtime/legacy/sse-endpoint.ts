@@ -19,6 +19,7 @@ import { ERROR_CODES } from "../protocol.js";
 import { errorResponse, type Classified, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
 import { clientKey, StreamSlots, type ClientKey, type SlotRefusal } from "../subscriptions/slots.js";
 import {
+  SENT,
   TransportClosedError,
   type MessageContext,
   type ReceivedMessage,
@@ -37,9 +38,7 @@ import { LegacySession } from "./session.js";
 import type { SessionOutput } from "./session-host.js";
 
 /** The query parameter naming a stream on the POST URL its `endpoint` event gives. */
-export const SSE_SESSION_PARAM = "sessionId";
-
-const SENT: Promise<void> = Promise.resolve();
+const SSE_SESSION_PARAM = "sessionId";
 
 /** Whether a request belongs to this transport, before anything is read: one that opens a stream (GET), or a message posted to one. */
 export function sseTransportRequest(era: LegacyEra | undefined, req: HttpRequest, sessionId: string | undefined): "open" | "sse-post" | undefined {
@@ -149,8 +148,13 @@ const STREAMS = new WeakMap<LegacyEra, SseStreams>();
 function streamsOf(era: LegacyEra): SseStreams {
   let streams = STREAMS.get(era);
   if (streams === undefined) {
-    streams = { open: new Map(), slots: new StreamSlots({ max: era.maxSessions, maxPerClient: era.maxSessionsPerClient }) };
+    const open = new Map<string, SseStream>();
+    streams = { open, slots: new StreamSlots({ max: era.maxSessions, maxPerClient: era.maxSessionsPerClient }) };
     STREAMS.set(era, streams);
+    // A closing server ends the streams still waiting for initialize; the others end with their sessions.
+    era.onClose(() => {
+      for (const stream of [...open.values()]) if (stream.session === undefined) stream.close();
+    });
   }
   return streams;
 }
