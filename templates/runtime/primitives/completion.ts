@@ -48,8 +48,9 @@ export async function complete(source: CompletionSource, params: CompleteRequest
   } else {
     throw new McpError(INVALID_PARAMS, 'completion/complete needs ref {type: "ref/prompt", name} or {type: "ref/resource", uri}');
   }
-  const completer = completers[name];
-  if (completer === undefined) return { completion: { values: [], total: 0, hasMore: false } };
+  // Own keys only: a name such as "constructor" must not reach Object.prototype.
+  const completer = Object.hasOwn(completers, name) ? completers[name] : undefined;
+  if (typeof completer !== "function") return { completion: { values: [], total: 0, hasMore: false } };
   const answer = await completer(value, { arguments: { ...(params.context?.arguments ?? {}) }, request });
   return { completion: capped(answer) };
 }

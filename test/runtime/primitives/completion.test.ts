@@ -68,6 +68,22 @@ describe("completion for prompt arguments and template variables", () => {
     await server.close();
   });
 
+  it("completer lookups are on own keys only: an argument named constructor or toString gets the empty completion", T, async () => {
+    const server = completingServer();
+    const peer = await Peer.connect(server, "test");
+    const refs = [
+      { type: "ref/prompt", name: "trip" },
+      { type: "ref/resource", uri: "numbers://{n}" },
+    ];
+    for (const ref of refs) {
+      for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+        const answer = await peer.request("completion/complete", ask(ref, name, ""));
+        assert.deepEqual(answer.result?.completion, { values: [], total: 0, hasMore: false }, `${ref.type} ${name}: ${JSON.stringify(answer.error)}`);
+      }
+    }
+    await server.close();
+  });
+
   it("without any completer the server neither answers completion/complete nor advertises completions", T, async () => {
     const server = createServer({ name: "complete", version: "1" });
     server.addPrompt({ name: "p" }, () => ({ messages: [] }));
