@@ -60,7 +60,12 @@ function rejection(status: AuthRejection["status"], challenge: string, reason: s
   return { status, headers: { "www-authenticate": challenge }, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message), message };
 }
 
-/** An RFC 7230 quoted-string; descriptions are ours, but a quote or backslash is escaped all the same. */
+/**
+ * A value in RFC 6750's auth-param grammar (%x20-21 / %x23-5B / %x5D-7E inside the quotes):
+ * any other character (a quote, a backslash, a control or non-ASCII one) becomes "?". The
+ * values are ours, but a reason may carry a URL or a name from configuration, and a header
+ * that Node or `Headers` refuses would turn a 401 into a 500.
+ */
 function quoted(value: string): string {
-  return `"${value.replace(/[\\"]/g, (char) => `\\${char}`)}"`;
+  return `"${value.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "?")}"`;
 }

@@ -56,7 +56,8 @@ export async function verifyJwt(token: string, issuers: ReadonlyMap<string, Issu
     if (error instanceof AuthServerError) return { ok: false, unavailable: true, reason: `the keys of ${keys.issuer} could not be read: ${error.message}` };
     throw error;
   }
-  if (key === undefined) return { ok: false, reason: `no key of ${keys.issuer} matches the token's${header.kid === undefined ? "" : ` kid ${header.kid}`}` };
+  // The kid is not echoed: it is unverified, and the reason becomes a header value.
+  if (key === undefined) return { ok: false, reason: `no key of ${keys.issuer} matches the token's ${header.kid === undefined ? "algorithm" : "kid"}` };
   try {
     const { payload } = await jose.jwtVerify(token, key, {
       issuer: keys.issuer,
@@ -86,7 +87,7 @@ function peek(token: string, issuers: ReadonlyMap<string, IssuerKeys>): { header
   if (typeof alg !== "string" || (kid !== undefined && typeof kid !== "string")) return { reason: "the token's header has no usable alg or kid" };
   const issuer = payload["iss"];
   const keys = typeof issuer === "string" ? issuers.get(issuer) : undefined;
-  if (keys === undefined) return { reason: `the token was not issued by a trusted authorization server (iss ${JSON.stringify(issuer)})` };
+  if (keys === undefined) return { reason: "the token was not issued by a trusted authorization server" };
   return { header: { alg, kid }, keys };
 }
 
