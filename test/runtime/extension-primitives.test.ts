@@ -13,7 +13,11 @@ import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as OfficialClient, StreamableHTTPClientTransport as OfficialHttpTransport } from "@modelcontextprotocol/client";
+import * as jose from "jose";
 import { repoRoot, schemaPath } from "../support/schemas.js";
+import { startAuthorizationServer, type TestClient } from "../support/oidc-provider.js";
+import { freePort } from "../support/redis-server.js";
+import { meta, post } from "./transports/http-helpers.js";
 import { createServer as createPlainServer } from "../../templates/runtime/index.js";
 import { connectTestClient as connectPlainClient } from "../../templates/runtime/testing/index.js";
 
@@ -21,6 +25,7 @@ const UI = "io.modelcontextprotocol/ui";
 const MIME = "text/html;profile=mcp-app";
 const VIEW = "ui://clock/view.html";
 const T = { timeout: 120_000 };
+const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
 
 type Runtime = typeof import("../../templates/runtime/index.js");
 type Testing = typeof import("../../templates/runtime/testing/index.js");
@@ -155,6 +160,45 @@ describe("primitives of an extension, on a runtime generated with MCP Apps", T, 
         await handle.close();
         await server.close();
       }
+    }
+  });
+
+  it("a URI resolves to exactly one registration, whose scopes decide: a static view of MCP Apps and a scoped template of the same URI", async () => {
+    const as = await startAuthorizationServer([READER]);
+    const server = runtime.createServer({ name: "apps", version: "1.0.0" });
+    server.addResource({ uri: "ui://one/view.html", name: "one", mimeType: MIME, _meta: { ui: {} } }, () => "view one");
+    server.addResourceTemplate({ uriTemplate: "ui://one/{page}", name: "one-pages" }, () => "scoped one", { scopes: ["mcp:admin"] });
+    server.addResource({ uri: "ui://two/view.html", name: "two", mimeType: MIME, _meta: { ui: {} } }, () => "scoped view two", { scopes: ["mcp:admin"] });
+    server.addResourceTemplate({ uriTemplate: "ui://two/{page}", name: "two-pages" }, () => "open two");
+    const port = await freePort();
+    const resource = `http://127.0.0.1:${port}/mcp`;
+    const handle = await runtime.serveHttp(server, { port, ...runtime.oauthHttpOptions(server, { resource, issuers: as.issuer, jose }) });
+    try {
+      const token = await as.token(READER, resource, "mcp:read");
+      const read = (uri: string, apps: boolean) => {
+        const capabilities = apps ? { extensions: { [UI]: { mimeTypes: [MIME] } } } : {};
+        const message = {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "resources/read",
+          params: { uri, _meta: meta({ "io.modelcontextprotocol/clientCapabilities": capabilities }) },
+        };
+        return post(handle.url, message, { authorization: `Bearer ${token}` });
+      };
+      // Without the extension the templates serve these URIs, so theirs are the scopes checked.
+      assert.equal((await read("ui://one/view.html", false)).status, 403);
+      const open = await read("ui://two/view.html", false);
+      assert.equal(open.status, 200);
+      assert.equal(open.body.result.contents[0].text, "open two");
+      // With it, the static views serve them.
+      const view = await read("ui://one/view.html", true);
+      assert.equal(view.status, 200);
+      assert.equal(view.body.result.contents[0].text, "view one");
+      assert.equal((await read("ui://two/view.html", true)).status, 403);
+    } finally {
+      await handle.close();
+      await server.close();
+      await as.close();
     }
   });
 });

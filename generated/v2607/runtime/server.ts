@@ -3,7 +3,7 @@
  * The server core: request handlers per method (typed from the generated ClientRequests
  * map), `server/discover`, subscription handlers, and the transports it serves.
  */
-import { META_KEYS, PROTOCOL_VERSION, type ClientRequestMethod, type Implementation, type Resource, type ServerCapabilities } from "./protocol.js";
+import { META_KEYS, PROTOCOL_VERSION, type Implementation, type Resource, type ServerCapabilities } from "./protocol.js";
 import { Connection, DISCOVER_METHOD, LISTEN_METHOD, type ConnectionHost, type RequestContext } from "./connection.js";
 import { foldCapabilities } from "./discover.js";
 import type { EventHook } from "./hooks.js";
@@ -16,7 +16,7 @@ import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subs
 import { ToolRegistry, TOOLS_CALL, TOOLS_LIST, type ToolOptions } from "./tools.js";
 import type { ToolArguments, ToolDefinition, ToolInputSchema, ToolOutputSchema, ToolRunner, ToolStructured } from "./tool-schemas.js";
 import type { StandardSchema } from "./schema.js";
-import { NO_SCOPES, scopeUnion } from "./scopes.js";
+import { scopeUnion } from "./scopes.js";
 import { Primitives } from "./primitives/index.js";
 import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
 import type { ResourceOptions, ResourceReader, TemplateDefinition, TemplateOptions, TemplateReader } from "./primitives/resources.js";
@@ -148,14 +148,18 @@ export class Server {
 
   /**
    * The OAuth scopes a request needs before it is served: what the tool, prompt or resource
-   * it names declares (`options.scopes`); none for any other method. The HTTP transport
-   * asks, with OAuth configured (auth/).
+   * it names declares (`options.scopes`), also when the request completes, subscribes to or
+   * listens for it; none for any other method. `meta` decides which registration a URI
+   * resolves to (a legacy session passes its own); by default the params' `_meta`. The
+   * HTTP transport asks, with OAuth configured (auth/).
    */
-  requiredScopes(method: string, params: Readonly<Record<string, unknown>> | undefined): readonly string[] {
+  requiredScopes(
+    method: string,
+    params: Readonly<Record<string, unknown>> | undefined,
+    meta: Readonly<Record<string, unknown>> | undefined = isObject(params?.["_meta"]) ? params["_meta"] : undefined,
+  ): readonly string[] {
     if (method === TOOLS_CALL) return this.#tools.scopes(params?.["name"]);
-    if (method === ("prompts/get" satisfies ClientRequestMethod) || method === ("resources/read" satisfies ClientRequestMethod))
-      return this.#primitives.scopes(method, params);
-    return NO_SCOPES;
+    return this.#primitives.scopes(method, params, meta);
   }
 
   /** Every scope a registered tool, prompt or resource declares, sorted: `scopes_supported`. */

@@ -12,7 +12,9 @@ import { complete } from "./completion.js";
 import type { ListsOptions } from "./pagination.js";
 import { RequestStateSealer } from "../input-required.js";
 import type { JsonSchemaConverter, StandardSchema } from "../schema.js";
-import { NO_SCOPES } from "../scopes.js";
+import { NO_SCOPES, scopeUnion } from "../scopes.js";
+import { isObject } from "../jsonrpc.js";
+import { KINDS, MAX_LIST_ENTRIES } from "../subscriptions/filter.js";
 import { PromptRegistry, type PromptDefinition, type PromptGetter, type PromptOptions } from "./prompts.js";
 import {
   ResourceRegistry,
@@ -22,6 +24,10 @@ import {
   type TemplateOptions,
   type TemplateReader,
 } from "./resources.js";
+
+const LISTEN_METHOD = "subscriptions/listen" satisfies ClientRequestMethod;
+/** The listen filter key that names resource URIs, when the schema has one. */
+const URI_FILTER_KEY: string | undefined = KINDS.find((kind) => kind.value === "uris")?.filterKey;
 
 /** The server options the primitives read, on use. */
 export interface PrimitivesSettings {
@@ -81,11 +87,41 @@ export class Primitives {
     return this.#resources.claimedExtensions();
   }
 
-  /** The scopes a `prompts/get` or `resources/read` with these params needs. */
-  scopes(method: string, params: Readonly<Record<string, unknown>> | undefined): readonly string[] {
-    if (method === ("prompts/get" satisfies ClientRequestMethod)) return this.#prompts.scopes(params?.["name"]);
-    if (method === ("resources/read" satisfies ClientRequestMethod)) return this.#resources.scopes(params?.["uri"]);
+  /**
+   * The scopes a request with these params needs, whichever way it reaches a prompt or a
+   * resource: `prompts/get` and `resources/read`, and with the same scopes the completion of
+   * their arguments or variables, a legacy `resources/subscribe`, and a listen filter naming
+   * resource URIs (every scope of every URI it names). `meta`: the request's `_meta` (a legacy
+   * session's), which decides which registration a URI resolves to.
+   */
+  scopes(method: string, params: Readonly<Record<string, unknown>> | undefined, meta: Readonly<Record<string, unknown>> | undefined): readonly string[] {
+    switch (method) {
+      case "prompts/get" satisfies ClientRequestMethod:
+        return this.#prompts.scopes(params?.["name"]);
+      case "resources/read" satisfies ClientRequestMethod:
+      case "resources/subscribe":
+        return this.#resources.scopes(params?.["uri"], meta);
+      case "completion/complete" satisfies ClientRequestMethod:
+        return this.#completionScopes(params?.["ref"], meta);
+      case LISTEN_METHOD:
+        return this.#listenScopes(params?.["notifications"], meta);
+      default:
+        return NO_SCOPES;
+    }
+  }
+
+  #completionScopes(ref: unknown, meta: Readonly<Record<string, unknown>> | undefined): readonly string[] {
+    if (!isObject(ref)) return NO_SCOPES;
+    if (ref["type"] === "ref/prompt") return this.#prompts.scopes(ref["name"]);
+    if (ref["type"] === "ref/resource") return this.#resources.completionScopes(ref["uri"], meta);
     return NO_SCOPES;
+  }
+
+  /** Every scope the URIs of a listen's resource filter need; a filter too long to be served needs none (the listen is refused anyway). */
+  #listenScopes(filter: unknown, meta: Readonly<Record<string, unknown>> | undefined): readonly string[] {
+    const uris = URI_FILTER_KEY === undefined || !isObject(filter) ? undefined : filter[URI_FILTER_KEY];
+    if (!Array.isArray(uris) || uris.length > MAX_LIST_ENTRIES) return NO_SCOPES;
+    return scopeUnion(uris.map((uri) => this.#resources.scopes(uri, meta)));
   }
 
   declaredScopes(): string[] {
@@ -107,7 +143,10 @@ export class Primitives {
   }
 
   #installCompletion(): void {
-    const source = { prompt: (name: string) => this.#prompts.completers(name), template: (uri: string) => this.#resources.completers(uri) };
+    const source = {
+      prompt: (name: string) => this.#prompts.completers(name),
+      template: (uri: string, meta: Readonly<Record<string, unknown>>) => this.#resources.completers(uri, meta),
+    };
     this.install("completion/complete", (params, context) => complete(source, params, context));
   }
 }

@@ -61,6 +61,12 @@ interface TemplateEntry {
   readonly scopes: readonly string[];
 }
 
+/** A request's `_meta`: the client capabilities decide which extension's resources it is offered. */
+type RequestMeta = Readonly<Record<string, unknown>> | undefined;
+
+/** What `resolve` found: a static resource, or a template with the variables the URI matched. */
+type Resolved = { readonly entry: StaticEntry } | { readonly entry: TemplateEntry; readonly variables: NonNullable<ReturnType<UriTemplate["match"]>> };
+
 export class ResourceRegistry {
   readonly #resources = new Map<string, StaticEntry>();
   readonly #templates = new Map<string, TemplateEntry>();
@@ -97,9 +103,20 @@ export class ResourceRegistry {
     return this.#resources.size + this.#templates.size;
   }
 
-  completers(uriTemplate: string): Completers<Record<string, string | undefined>> | undefined {
-    const entry = this.#templates.get(uriTemplate);
+  /** The completers of the template a `ref/resource` names (by its uriTemplate), when it is offered to the request. */
+  completers(uriTemplate: string, meta: RequestMeta): Completers<Record<string, string | undefined>> | undefined {
+    const entry = this.#namedTemplate(uriTemplate, meta);
     return entry === undefined ? undefined : (entry.options.complete ?? {});
+  }
+
+  /** The scopes completing a template's variables needs: the template's own, as a read through it would. */
+  completionScopes(uriTemplate: unknown, meta: RequestMeta): readonly string[] {
+    return (typeof uriTemplate === "string" ? this.#namedTemplate(uriTemplate, meta)?.scopes : undefined) ?? NO_SCOPES;
+  }
+
+  #namedTemplate(uriTemplate: string, meta: RequestMeta): TemplateEntry | undefined {
+    const entry = this.#templates.get(uriTemplate);
+    return entry !== undefined && offeredTo(entry.extension, meta) ? entry : undefined;
   }
 
   hasCompleters(): boolean {
@@ -124,13 +141,27 @@ export class ResourceRegistry {
     return { resourceTemplates: page.map((entry) => entry.template), ...withCursor(nextCursor), ...cacheFields(settings) };
   }
 
-  /** The scopes a read of `uri` needs: those of the entry that would serve it (as `read` picks it). */
-  scopes(uri: unknown): readonly string[] {
-    if (typeof uri !== "string") return NO_SCOPES;
+  /** The scopes a read of `uri` (or a subscription to it) needs: those of the one registration `resolve` picks. */
+  scopes(uri: unknown, meta: RequestMeta): readonly string[] {
+    return (typeof uri === "string" ? this.resolve(uri, meta)?.entry.scopes : undefined) ?? NO_SCOPES;
+  }
+
+  /**
+   * The one registration that serves `uri` for a request with this `_meta`: an exact static
+   * resource offered to it first, then the first offered template the URI fits. Reads,
+   * subscriptions and their scope checks all ask this, so a URI never reads through one
+   * registration while another's scopes are checked (a static MCP Apps view hides from a
+   * client without the extension, and a template of the same URI then serves it).
+   */
+  resolve(uri: string, meta: RequestMeta): Resolved | undefined {
     const fixed = this.#resources.get(uri);
-    if (fixed !== undefined) return fixed.scopes;
-    for (const entry of this.#templates.values()) if (entry.matcher.match(uri) !== undefined) return entry.scopes;
-    return NO_SCOPES;
+    if (fixed !== undefined && offeredTo(fixed.extension, meta)) return { entry: fixed };
+    for (const entry of this.#templates.values()) {
+      if (!offeredTo(entry.extension, meta)) continue;
+      const variables = entry.matcher.match(uri);
+      if (variables !== undefined) return { entry, variables };
+    }
+    return undefined;
   }
 
   declaredScopes(): string[] {
@@ -143,18 +174,16 @@ export class ResourceRegistry {
     if (typeof uri !== "string") throw new McpError(INVALID_PARAMS, "resources/read needs a uri string");
     const input = () => inputRound(this.sealer(), bindingOf("resources/read" satisfies ClientRequestMethod, uri, {}), params);
     // A resource of an extension the client did not declare reads as one that does not exist.
-    const offered = (entry: { extension: string | undefined }) => offeredTo(entry.extension, context.meta);
-    const fixed = this.#resources.get(uri);
-    if (fixed !== undefined && offered(fixed)) return toResult(uri, fixed.resource.mimeType, await fixed.read(uri, context, input()), fixed.hints);
-    for (const entry of this.#templates.values()) {
-      if (!offered(entry)) continue;
-      const matched = entry.matcher.match(uri);
-      if (matched === undefined) continue;
-      const checked = entry.variables === undefined ? { valid: true as const, value: matched } : await standardCheck(entry.variables, matched);
-      if (!checked.valid) throw new McpError(INVALID_PARAMS, `Resource ${uri}: invalid template variables: ${checked.errors.join("; ")}`, { uri });
-      return toResult(uri, entry.template.mimeType, await entry.read(uri, checked.value, context, input()), entry.options);
+    const resolved = this.resolve(uri, context.meta);
+    if (resolved === undefined) throw new McpError(INVALID_PARAMS, `Resource not found: ${uri}`, { uri });
+    if (!("variables" in resolved)) {
+      const fixed = resolved.entry;
+      return toResult(uri, fixed.resource.mimeType, await fixed.read(uri, context, input()), fixed.hints);
     }
-    throw new McpError(INVALID_PARAMS, `Resource not found: ${uri}`, { uri });
+    const { entry, variables } = resolved;
+    const checked = entry.variables === undefined ? { valid: true as const, value: variables } : await standardCheck(entry.variables, variables);
+    if (!checked.valid) throw new McpError(INVALID_PARAMS, `Resource ${uri}: invalid template variables: ${checked.errors.join("; ")}`, { uri });
+    return toResult(uri, entry.template.mimeType, await entry.read(uri, checked.value, context, input()), entry.options);
   }
 }
 

@@ -96,6 +96,11 @@ export class LegacySession implements ImplicitStreamOwner {
   get context(): MessageContext | undefined {
     return this.#context;
   }
+  /** What the session negotiated (its version, the client's capabilities and info): every request's `_meta`. */
+  get meta(): Readonly<JsonObject> {
+    return this.#meta;
+  }
+
   get closed(): boolean {
     return this.#phase === "closed";
   }

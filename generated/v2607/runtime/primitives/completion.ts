@@ -30,7 +30,8 @@ export type Completers<Args> = { readonly [K in keyof Args]?: Completer<Args> };
 /** Where completion/complete finds the completers of a prompt (by name) or a template (by its uriTemplate). */
 export interface CompletionSource {
   prompt(name: string): Completers<Record<string, string | undefined>> | undefined;
-  template(uriTemplate: string): Completers<Record<string, string | undefined>> | undefined;
+  /** `meta`: the request's, since a template of an extension the client did not declare is not offered to it. */
+  template(uriTemplate: string, meta: Readonly<Record<string, unknown>>): Completers<Record<string, string | undefined>> | undefined;
 }
 
 export async function complete(source: CompletionSource, params: CompleteRequestParams, request: RequestContext): Promise<Pick<CompleteResult, "completion">> {
@@ -44,7 +45,7 @@ export async function complete(source: CompletionSource, params: CompleteRequest
     completers = source.prompt(ref.name);
     if (completers === undefined) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${ref.name}`);
   } else if (ref?.type === "ref/resource" && typeof ref.uri === "string") {
-    completers = source.template(ref.uri);
+    completers = source.template(ref.uri, request.meta);
     if (completers === undefined) throw new McpError(INVALID_PARAMS, `Unknown resource template: ${ref.uri}`);
   } else {
     throw new McpError(INVALID_PARAMS, 'completion/complete needs ref {type: "ref/prompt", name} or {type: "ref/resource", uri}');

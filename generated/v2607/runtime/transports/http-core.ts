@@ -53,7 +53,7 @@ export interface ConnectableServer {
   /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
   toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
   /** The OAuth scopes a request needs (see scopes.ts); a server without it needs none. */
-  requiredScopes?(method: string, params: Readonly<Record<string, unknown>> | undefined): readonly string[];
+  requiredScopes?(method: string, params: Readonly<Record<string, unknown>> | undefined, meta?: Readonly<Record<string, unknown>>): readonly string[];
   /** True once the server is closing: a new POST is answered 503 with Retry-After, for the balancer to send it elsewhere. */
   readonly closed?: boolean;
 }
@@ -262,11 +262,16 @@ async function runAuthenticate(req: HttpRequest, check: Authenticate): Promise<{
 }
 
 /** The `authorize` step: the scopes the message's tool, prompt or resource declares, held to the caller's. */
-function checkScopes(scope: CoreScope, context: MessageContext | undefined, message: JsonRpcMessage): HttpRejection | undefined {
+function checkScopes(
+  scope: CoreScope,
+  context: MessageContext | undefined,
+  message: JsonRpcMessage,
+  sessionMeta?: Readonly<Record<string, unknown>>,
+): HttpRejection | undefined {
   const authorize = scope.options.authorize;
   if (authorize === undefined || !("method" in message) || scope.server.requiredScopes === undefined) return undefined;
   const params = message.params as Readonly<Record<string, unknown>> | undefined;
-  const required = scope.server.requiredScopes(message.method, params);
+  const required = scope.server.requiredScopes(message.method, params, sessionMeta);
   return required.length === 0 ? undefined : authorize(context?.["principal"], required);
 }
 
@@ -305,7 +310,8 @@ class LegacyRequest implements LegacyHttpExchange {
   }
 
   serve(message: JsonRpcMessage, session: LegacySession, through?: () => Transport): Promise<void> {
-    const forbidden = checkScopes(this.scope, this.context, message);
+    // The session's negotiated capabilities, not the message's `_meta`, decide what a URI resolves to.
+    const forbidden = checkScopes(this.scope, this.context, message, session.meta);
     if (forbidden !== undefined) return Promise.resolve(this.reject(forbidden));
     const era = this.scope.server.legacySessions!;
     return era.host.connect(through?.() ?? new LegacyPostExchange(this.res, message, this.context, this.scope.options, session, era), session);
