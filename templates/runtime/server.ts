@@ -16,7 +16,8 @@ import { ToolRegistry, TOOLS_CALL, TOOLS_LIST, type ToolOptions } from "./tools.
 import type { ToolArguments, ToolDefinition, ToolInputSchema, ToolOutputSchema, ToolRunner, ToolStructured } from "./tool-schemas.js";
 import type { StandardSchema } from "./schema.js";
 import { scopeUnion } from "./scopes.js";
-import { Primitives } from "./primitives/index.js";
+import { Primitives, type PrimitivesSettings } from "./primitives/index.js";
+import { RequestStateSealer } from "./input-required.js";
 import type { PromptDefinition, PromptGetter, PromptOptions } from "./primitives/prompts.js";
 import type { ResourceOptions, ResourceReader, TemplateDefinition, TemplateOptions, TemplateReader } from "./primitives/resources.js";
 import { SENT, type Transport } from "./transport.js";
@@ -48,10 +49,15 @@ export class Server {
   readonly #subscriptionHandlers: HandlerEntry[] = [];
   readonly #connections = new Set<Connection>();
   readonly #tasks: TaskService;
-  readonly #tools = new ToolRegistry(() => ({ ...this.#options, tasks: this.#tasks }));
+  #stateSealer: RequestStateSealer | undefined;
+  /** One sealer of input-required state for tools, prompts and resources, so that a seal opens once whatever it was for. */
+  readonly #sealer = (): RequestStateSealer =>
+    (this.#stateSealer ??= new RequestStateSealer(this.#options.stateKey, this.#options.limits?.maxUsedRequestStates));
+  readonly #tools = new ToolRegistry(() => ({ ...this.#options, tasks: this.#tasks, sealer: this.#sealer }));
+  #primitiveSettings: PrimitivesSettings | undefined;
   readonly #primitives = new Primitives(
     (method, handler) => void (this.#handlers.has(method) || this.#handlers.set(method, handler)),
-    () => this.#options,
+    () => (this.#primitiveSettings ??= { ...this.#options, sealer: this.#sealer }),
   );
   readonly #host: ConnectionHost;
   #closed = false;

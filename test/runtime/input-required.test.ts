@@ -76,6 +76,37 @@ describe("input-required results: ask, retry with answers, sealed request state"
     await Promise.all([one, two, three].map(({ server }) => server.close()));
   });
 
+  it("a sealed state is bound to its principal and single use: another principal's retry and a replay are -32602", T, async () => {
+    const { server, runs } = askingServer();
+    const alice = await Peer.connect(server, "test", { principal: { issuer: "https://as.example", subject: "alice" } });
+    const bob = await Peer.connect(server, "test", { principal: { issuer: "https://as.example", subject: "bob" } });
+    const { requestState } = (await alice.request("tools/call", { name: "greet" })).result;
+    const retry = { name: "greet", inputResponses: answer, requestState };
+    runs.length = 0;
+    const stolen = await bob.request("tools/call", retry);
+    assert.equal(stolen.error?.code, -32602);
+    assert.match(stolen.error.message, /integrity/);
+    assert.equal((await alice.request("tools/call", retry)).result?.content?.[0]?.text, "Hello, Ada");
+    const replayed = await alice.request("tools/call", retry);
+    assert.equal(replayed.error?.code, -32602);
+    assert.match(replayed.error.message, /already been used/);
+    assert.deepEqual(runs, ["asked"], "the tool ran once, for its owner's first retry");
+    await server.close();
+  });
+
+  it("at most maxUsedRequestStates states are remembered as used; beyond, a retry is refused until some expire", () => {
+    const sealer = new RequestStateSealer("k", 2);
+    const seals = [0, 1, 2].map(() => sealer.seal("s", "binding", 1_000));
+    assert.equal(sealer.open(seals[0], "binding", 2_000), "s");
+    assert.equal(sealer.open(seals[1], "binding", 2_000), "s");
+    assert.throws(() => sealer.open(seals[2], "binding", 2_000), /limit/);
+    assert.throws(() => sealer.open(seals[0], "binding", 2_000), /already been used/);
+    // Once the used ones expire they are forgotten, and a fresh state opens.
+    const later = 1_000 + STATE_TTL_MS + 1;
+    const fresh = sealer.seal("t", "binding", later);
+    assert.equal(sealer.open(fresh, "binding", later + 1), "t");
+  });
+
   it("an expired state is refused", () => {
     const sealer = new RequestStateSealer("k");
     const sealed = sealer.seal("s", "binding", 1_000);

@@ -8,12 +8,16 @@
  * The state is sealed with HMAC-SHA256 under a server key (`createServer({ stateKey })`, else
  * `MCP_STATE_KEY` from the environment, else a key generated per process: set one when
  * several processes serve the same clients). A seal binds the state to the request it was
- * issued for (method, tool/prompt/URI and arguments) and to an expiry, so a tampered state,
- * one replayed on another request, or an expired one is refused with -32602.
+ * issued for (method, tool/prompt/URI and arguments), to the principal it was issued to (the
+ * transport's, e.g. the OAuth client) and to an expiry, so a tampered state, one replayed on
+ * another request or by another principal, or an expired one is refused with -32602. A seal
+ * opens once: the server remembers it until it expires (used-states.ts), so a second use is
+ * refused too (within one process: replicas sharing a key each remember their own).
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { CreateMessageResult, ElicitResult, InputRequest, InputRequests, InputResponse, ListRootsResult } from "./protocol.js";
-import { INVALID_PARAMS, McpError } from "./jsonrpc.js";
+import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from "./jsonrpc.js";
+import { DEFAULT_MAX_USED_STATES, UsedStates } from "./used-states.js";
 
 /** What an input_required answer holds; the runtime sends it as the request's result. */
 export interface InputRequiredAnswer {
@@ -59,17 +63,24 @@ function ownKey(): Uint8Array {
 
 export class RequestStateSealer {
   readonly #key: Uint8Array;
+  readonly #used: UsedStates;
 
-  constructor(key: string | Uint8Array | undefined = process.env["MCP_STATE_KEY"]) {
+  /** `maxUsed`: seals remembered as used at once (see used-states.ts). */
+  constructor(key: string | Uint8Array | undefined = process.env["MCP_STATE_KEY"], maxUsed = DEFAULT_MAX_USED_STATES) {
     this.#key = key === undefined || key.length === 0 ? ownKey() : typeof key === "string" ? Buffer.from(key) : key;
+    this.#used = new UsedStates(maxUsed);
   }
 
   seal(state: string, binding: string, now = Date.now()): string {
-    const body = Buffer.from(JSON.stringify({ s: state, e: now + STATE_TTL_MS })).toString("base64url");
+    // The nonce makes every seal distinct, so that single use is per seal even for equal states.
+    const body = Buffer.from(JSON.stringify({ s: state, e: now + STATE_TTL_MS, n: randomBytes(9).toString("base64url") })).toString("base64url");
     return `${body}.${this.#mac(body, binding)}`;
   }
 
-  /** The state inside a seal made for this binding; -32602 when altered, made for another request, or expired. */
+  /**
+   * The state inside a seal made for this binding, which it uses up; -32602 when altered,
+   * made for another request or principal, expired, or used before.
+   */
   open(sealed: unknown, binding: string, now = Date.now()): string {
     const [body = "", mac = "", extra] = typeof sealed === "string" ? sealed.split(".") : [];
     const expected = Buffer.from(this.#mac(body, binding));
@@ -79,6 +90,9 @@ export class RequestStateSealer {
     }
     const { s, e } = JSON.parse(Buffer.from(body, "base64url").toString()) as { s: string; e: number };
     if (now > e) throw new McpError(INVALID_PARAMS, "requestState has expired: call again without inputResponses or requestState");
+    const use = this.#used.claim(mac, e, now);
+    if (use === "replayed") throw new McpError(INVALID_PARAMS, "requestState has already been used: send the requestState of the last input_required result");
+    if (use === "full") throw new McpError(INTERNAL_ERROR, `this server holds ${this.#used.max} used request states, its limit; try again shortly`);
     return s;
   }
 
@@ -87,11 +101,25 @@ export class RequestStateSealer {
   }
 }
 
-/** The request a state is bound to: method, target and arguments (keys sorted, so a client's key order does not matter). */
-export function bindingOf(method: string, target: string, args: unknown): string {
+/**
+ * The request a state is bound to: method, target, arguments (keys sorted, so a client's key
+ * order does not matter) and the principal the transport vouched for (`ctx.meta.principal`),
+ * by its JSON as per-client limits key it: a state issued to one client does not open for another.
+ */
+export function bindingOf(method: string, target: string, args: unknown, principal?: unknown): string {
   const value = args ?? {};
   // Arguments decoded from JSON with their keys already in order (the usual case) print the same through JSON.stringify.
-  return `${method}\n${target}\n${isSortedJson(value, 0) ? JSON.stringify(value) : stableJson(value)}`;
+  return `${method}\n${target}\n${isSortedJson(value, 0) ? JSON.stringify(value) : stableJson(value)}\n${principalKey(principal)}`;
+}
+
+/** Anonymous callers share the empty key, and so do principals that cannot be printed as JSON (a cycle, a bigint): give principals a JSON form. */
+function principalKey(principal: unknown): string {
+  if (principal === undefined || principal === null) return "";
+  try {
+    return JSON.stringify(principal) ?? "\u0000unprintable";
+  } catch {
+    return "\u0000unprintable";
+  }
 }
 
 /**

@@ -46,6 +46,12 @@ export interface ServerLimits {
   maxTotalListenBytes?: number;
   /** Messages waiting in one worker's mailbox (see the mailbox policy in subscriptions/stream.ts). Default 1000. */
   mailboxSize?: number;
+  /**
+   * Input-required request states remembered as used, each until it expires (10 minutes after
+   * it was sealed), so that none opens twice; at the limit a retry carrying a state is refused
+   * with -32603 until some expire. Default 100,000 (`DEFAULT_MAX_USED_STATES`).
+   */
+  maxUsedRequestStates?: number;
 }
 
 /** What one listen stream, and all together, may keep of their requests (see ServerLimits). */

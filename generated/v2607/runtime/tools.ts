@@ -44,6 +44,8 @@ export interface RegistrySettings {
   /** Lists a Standard Schema that does not convert itself (see schema.ts). */
   readonly toJsonSchema?: JsonSchemaConverter;
   readonly stateKey?: string | Uint8Array;
+  /** The server's one sealer of input-required state, shared with prompts and resources (each seal opens once, whatever it was for). */
+  readonly sealer?: () => RequestStateSealer;
   /** The server's tasks, for tools that answer `runAsTask(...)`. */
   readonly tasks?: TaskService;
   /** Where a task's result that breaks its tool's outputSchema is reported. */
@@ -82,6 +84,7 @@ export class ToolOutputError extends Error {
 export class ToolRegistry {
   readonly #tools = new Map<string, ToolEntry>();
 
+  /** This registry's own sealer, when the server gives it none (a registry used alone). */
   #sealer: RequestStateSealer | undefined;
 
   /** Settings are read on use: the server's options are set after this registry is made. */
@@ -89,6 +92,11 @@ export class ToolRegistry {
 
   get size(): number {
     return this.#tools.size;
+  }
+
+  #stateSealer(): RequestStateSealer {
+    const settings = this.settings();
+    return settings.sealer?.() ?? (this.#sealer ??= new RequestStateSealer(settings.stateKey));
   }
 
   add(definition: AnyDefinition, run: StoredRunner, options: ToolOptions = {}): void {
@@ -145,8 +153,7 @@ export class ToolRegistry {
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     const checked = entry.input.check === undefined ? { valid: true as const, value: args } : await entry.input.check(args);
     if (!checked.valid) return failure(`Invalid arguments for tool ${entry.tool.name}: ${checked.errors.join("; ")}`);
-    this.#sealer ??= new RequestStateSealer(this.settings().stateKey);
-    const input = inputRound(this.#sealer, bindingOf(TOOLS_CALL, entry.tool.name, args), params);
+    const input = inputRound(this.#stateSealer(), bindingOf(TOOLS_CALL, entry.tool.name, args, context.meta["principal"]), params);
     let result;
     try {
       result = await entry.run(checked.value, context, input);

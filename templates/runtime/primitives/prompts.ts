@@ -120,7 +120,7 @@ export class PromptRegistry {
     return entry.get(
       checked.value,
       context,
-      inputRound(this.sealer(), bindingOf("prompts/get" satisfies ClientRequestMethod, entry.prompt.name, args), params),
+      inputRound(this.sealer(), bindingOf("prompts/get" satisfies ClientRequestMethod, entry.prompt.name, args, context.meta["principal"]), params),
     );
   }
 }

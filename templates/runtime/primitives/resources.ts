@@ -172,7 +172,7 @@ export class ResourceRegistry {
   async read(params: { uri?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
     const uri = params?.uri;
     if (typeof uri !== "string") throw new McpError(INVALID_PARAMS, "resources/read needs a uri string");
-    const input = () => inputRound(this.sealer(), bindingOf("resources/read" satisfies ClientRequestMethod, uri, {}), params);
+    const input = () => inputRound(this.sealer(), bindingOf("resources/read" satisfies ClientRequestMethod, uri, {}, context.meta["principal"]), params);
     // A resource of an extension the client did not declare reads as one that does not exist.
     const resolved = this.resolve(uri, context.meta);
     if (resolved === undefined) throw new McpError(INVALID_PARAMS, `Resource not found: ${uri}`, { uri });

@@ -34,6 +34,8 @@ const URI_FILTER_KEY: string | undefined = KINDS.find((kind) => kind.value === "
 export interface PrimitivesSettings {
   readonly lists?: ListsOptions;
   readonly stateKey?: string | Uint8Array;
+  /** The server's one sealer of input-required state (see tools.ts); without it, one of these primitives' own. */
+  readonly sealer?: () => RequestStateSealer;
   readonly toJsonSchema?: JsonSchemaConverter;
 }
 
@@ -54,7 +56,8 @@ export class Primitives {
   ) {}
 
   #sealer(): RequestStateSealer {
-    return (this.#sealed ??= new RequestStateSealer(this.settings().stateKey));
+    const settings = this.settings();
+    return settings.sealer?.() ?? (this.#sealed ??= new RequestStateSealer(settings.stateKey));
   }
 
   private lists(): ListsOptions | undefined {
