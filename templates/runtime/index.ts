@@ -85,6 +85,7 @@ export { createResourceServer, DEFAULT_FETCH_BOUNDS, DEFAULT_KEY_LIMITS, DEFAULT
 export type { AuthOutcome, AuthRequest, OAuthOptions } from "./auth/resource-server.js";
 export type { AuthRejection } from "./auth/challenge.js";
 export type { IntrospectionOptions } from "./auth/introspection.js";
+export { DEFAULT_INTROSPECTION_LIMITS, type IntrospectionLimits } from "./auth/introspector.js";
 export { DEFAULT_TOKEN_CACHE } from "./auth/token-cache.js";
 export type { TokenCacheLimits } from "./auth/token-cache.js";
 export type { MetadataResponse, ProtectedResourceMetadata } from "./auth/metadata.js";

@@ -29,6 +29,8 @@ export interface AuthorizationServer {
   sign(claims: Record<string, unknown>): Promise<string>;
   /** Requests served, by path: what the resource server fetched (its metadata, its keys). */
   readonly hits: ReadonlyMap<string, number>;
+  /** The most requests it was serving at once, by path (e.g. how many introspections ran together). */
+  readonly peaks: ReadonlyMap<string, number>;
   close(): Promise<void>;
 }
 
@@ -77,9 +79,14 @@ export async function startAuthorizationServer(clients: readonly TestClient[]): 
   });
   const callback = provider.callback();
   const hits = new Map<string, number>();
+  const serving = new Map<string, number>();
+  const peaks = new Map<string, number>();
   httpServer.on("request", (req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     hits.set(path, (hits.get(path) ?? 0) + 1);
+    serving.set(path, (serving.get(path) ?? 0) + 1);
+    peaks.set(path, Math.max(peaks.get(path) ?? 0, serving.get(path)!));
+    res.on("close", () => serving.set(path, serving.get(path)! - 1));
     // The test marks a token request that should get an opaque token with this header.
     if (req.headers["x-test-opaque"] === "1") opaqueRequests.add(req);
     callback(req, res);
@@ -88,6 +95,7 @@ export async function startAuthorizationServer(clients: readonly TestClient[]): 
     issuer,
     kid,
     hits,
+    peaks,
     sign: (claims) => new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid, typ: "at+jwt" }).sign(privateKey),
     async token(client, resource, scope, opaque = false) {
       const body = new URLSearchParams({ grant_type: "client_credentials", resource, ...(scope === undefined ? {} : { scope }) });

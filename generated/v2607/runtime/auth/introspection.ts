@@ -4,13 +4,15 @@
  * authorization server's introspection endpoint (with this resource server's own client
  * credentials, HTTP Basic) and the answer must say it is `active`, was issued by the issuer
  * asked, for this resource (`aud`, RFC 8707), and is within `exp`/`nbf`. The token goes to
- * that endpoint only, never anywhere else.
+ * that endpoint only, never anywhere else. introspector.ts keeps answers and bounds how many
+ * calls run at once (`IntrospectionLimits`).
  */
 import { AuthServerError, fetchJson, type FetchBounds } from "./fetch-json.js";
+import type { IntrospectionLimits } from "./introspector.js";
 import type { IssuerKeys } from "./issuer-keys.js";
 import type { TokenCheck } from "./jwt.js";
 
-export interface IntrospectionOptions {
+export interface IntrospectionOptions extends Partial<IntrospectionLimits> {
   /** The endpoint; default: the issuer metadata's `introspection_endpoint`. */
   readonly endpoint?: string;
   /** This resource server's client at the authorization server. */

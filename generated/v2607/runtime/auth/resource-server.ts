@@ -13,7 +13,8 @@
 import { insufficientScope, unauthorized, unavailable, type AuthRejection, type BearerError } from "./challenge.js";
 import { checkedScopes, scopeUnion } from "../scopes.js";
 import type { FetchBounds } from "./fetch-json.js";
-import { introspect, type IntrospectionOptions } from "./introspection.js";
+import type { IntrospectionOptions } from "./introspection.js";
+import { Introspector } from "./introspector.js";
 import { IssuerKeys, type KeyCacheLimits } from "./issuer-keys.js";
 import type { JoseModule } from "./jose.js";
 import { ASYMMETRIC_ALGORITHMS, isJwtShaped, verifyJwt, type JwtSettings, type TokenCheck } from "./jwt.js";
@@ -34,7 +35,12 @@ export interface OAuthOptions {
   readonly requiredScopes?: readonly string[];
   /** `scopes_supported` beside `requiredScopes`; the HTTP wiring passes what the server's tools, prompts and resources declare. */
   readonly scopesSupported?: () => readonly string[];
-  /** Opaque (non-JWT) tokens are introspected (RFC 7662) at the first issuer when this is set; otherwise refused. */
+  /**
+   * Opaque (non-JWT) tokens are introspected (RFC 7662) at the first issuer when this is set;
+   * otherwise refused. Answers are kept `cacheMs` (10 s; an active token's never past its
+   * `exp`), at most `maxEntries` (10,000) and `maxBytes` (8 MiB); at most `maxConcurrent` (4)
+   * calls run at once, `maxWaiting` (64) more wait up to `waitMs` (5 s), others get 503.
+   */
   readonly introspection?: IntrospectionOptions;
   /** Accepted signature algorithms. Default: the asymmetric JWS ones (RS*, PS*, ES*, EdDSA). */
   readonly algorithms?: readonly string[];
@@ -84,6 +90,7 @@ export class ResourceServer {
   readonly #maxTokenBytes: number;
   readonly #baseScopes: readonly string[];
   readonly #verified: TokenCache;
+  readonly #introspector: Introspector | undefined;
 
   constructor(private readonly options: OAuthOptions) {
     this.resource = canonicalUrl(options.resource, "the OAuth resource (the server's public URL)");
@@ -105,6 +112,9 @@ export class ResourceServer {
     this.#maxTokenBytes = options.maxTokenBytes ?? DEFAULT_MAX_TOKEN_BYTES;
     this.#baseScopes = checkedScopes("OAuth requiredScopes", options.requiredScopes);
     this.#verified = new TokenCache({ ...DEFAULT_TOKEN_CACHE, ...options.tokenCache });
+    const introspection = options.introspection;
+    this.#introspector =
+      introspection === undefined ? undefined : new Introspector(this.#issuers.get(issuers[0]!)!, introspection, { ...this.#jwt, fetch: this.#fetch });
   }
 
   /** The principal the request's bearer token speaks for, or why it is refused. */
@@ -174,10 +184,8 @@ export class ResourceServer {
 
   #check(token: string): Promise<TokenCheck> {
     if (isJwtShaped(token)) return verifyJwt(token, this.#issuers, this.#jwt);
-    const introspection = this.options.introspection;
-    if (introspection === undefined) return Promise.resolve({ ok: false, reason: "the token is not a JWT and this server does not introspect tokens" });
-    const first = this.#issuers.values().next().value!;
-    return introspect(token, first, introspection, { ...this.#jwt, fetch: this.#fetch });
+    if (this.#introspector === undefined) return Promise.resolve({ ok: false, reason: "the token is not a JWT and this server does not introspect tokens" });
+    return this.#introspector.check(token);
   }
 }
 

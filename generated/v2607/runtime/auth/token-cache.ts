@@ -4,8 +4,9 @@
  * its signature check once: a hit is a map lookup and an expiry check. An entry holds the
  * token's text (compared whole), its principal and its expiry; it is used only until `exp`
  * (plus the clock tolerance), never beyond. Bounded by entries and by the bytes of token
- * text held; the least recently used go first. Introspected tokens are not kept: asking
- * the authorization server each time is what lets it revoke them.
+ * text held; the least recently used go first. Introspection answers are kept in one too
+ * (introspector.ts), for a much shorter time, since asking again is what lets the
+ * authorization server revoke a token.
  */
 import type { TokenPrincipal } from "./principal.js";
 
@@ -18,15 +19,16 @@ export interface TokenCacheLimits {
 
 export const DEFAULT_TOKEN_CACHE: TokenCacheLimits = Object.freeze({ maxEntries: 10_000, maxBytes: 8 * 1024 * 1024 });
 
-interface Entry {
-  readonly principal: TokenPrincipal;
+interface Entry<Value> {
+  readonly value: Value;
   /** Last instant (ms) the token may be used. */
   readonly usableUntil: number;
 }
 
-export class TokenCache {
+/** What is kept per token: a verified JWT's principal, or an introspection's answer. */
+export class TokenCache<Value = TokenPrincipal> {
   /** Map order is recency: a hit moves its entry to the end. */
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, Entry<Value>>();
   #bytes = 0;
 
   constructor(
@@ -34,8 +36,8 @@ export class TokenCache {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The principal of a token verified before and still within its lifetime. */
-  get(token: string): TokenPrincipal | undefined {
+  /** What was kept for a token, while it is still usable. */
+  get(token: string): Value | undefined {
     const entry = this.#entries.get(token);
     if (entry === undefined) return undefined;
     this.#entries.delete(token);
@@ -44,14 +46,14 @@ export class TokenCache {
       return undefined;
     }
     this.#entries.set(token, entry);
-    return entry.principal;
+    return entry.value;
   }
 
-  /** Keeps a verified token until `usableUntil` (ms); one with no expiry is not kept. */
-  set(token: string, principal: TokenPrincipal, usableUntil: number | undefined): void {
+  /** Keeps a value for a token until `usableUntil` (ms); one with no expiry is not kept. */
+  set(token: string, value: Value, usableUntil: number | undefined): void {
     if (usableUntil === undefined || this.limits.maxEntries === 0 || token.length > this.limits.maxBytes) return;
     if (this.#entries.delete(token)) this.#bytes -= token.length;
-    this.#entries.set(token, { principal, usableUntil });
+    this.#entries.set(token, { value, usableUntil });
     this.#bytes += token.length;
     for (const oldest of this.#entries.keys()) {
       if (this.#entries.size <= this.limits.maxEntries && this.#bytes <= this.limits.maxBytes) break;
