@@ -11,7 +11,8 @@ import { createResourceServer, type OAuthOptions } from "../../../templates/runt
 import { INTROSPECTION_CLIENT, startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
-const SHORT_LIVED: TestClient = { clientId: "short", clientSecret: "short-secret", scope: "mcp:read", tokenTtlSeconds: 1 };
+// Two seconds: `exp` counts whole seconds from the issue's second, so a one-second token may be expired on its first use.
+const SHORT_LIVED: TestClient = { clientId: "short", clientSecret: "short-secret", scope: "mcp:read", tokenTtlSeconds: 2 };
 const RESOURCE = "http://127.0.0.1:1/mcp";
 const INTROSPECTION_PATH = "/token/introspection";
 
@@ -57,8 +58,9 @@ describe("introspection", () => {
   test("an active token's kept answer is not used past its exp", async () => {
     const server = resourceServer({ cacheMs: 60_000 });
     const token = await as.token(SHORT_LIVED, RESOURCE, "mcp:read", true);
-    assert.ok("principal" in (await authenticate(server, token)));
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const first = await authenticate(server, token);
+    assert.ok("principal" in first, JSON.stringify(first));
+    await new Promise((resolve) => setTimeout(resolve, 3_100));
     const outcome = await authenticate(server, token);
     assert.ok("rejection" in outcome && outcome.rejection.status === 401, JSON.stringify(outcome));
   });
