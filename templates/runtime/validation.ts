@@ -40,6 +40,8 @@ export function ajvSchemaValidator(ajv: AjvLike): SchemaValidator {
     compile(schema) {
       const validate = ajv.compile(schema);
       return (value) => {
+        const infinite = nonFiniteRefusal(value);
+        if (infinite !== undefined) return infinite;
         if (validate(value)) return VALID;
         const errors = (validate.errors ?? []).slice(0, MAX_REPORTED_ERRORS).map((error) => `${error.instancePath || "/"} ${error.message ?? "is invalid"}`);
         return { valid: false, errors: errors.length > 0 ? errors : ["/ is invalid"] };
@@ -71,6 +73,8 @@ export function cfworkerSchemaValidator(Validator: CfworkerValidatorClass): Sche
       assertLocalRefs(schema);
       const validator = new Validator(schema, "2020-12", false);
       return (value) => {
+        const infinite = nonFiniteRefusal(value);
+        if (infinite !== undefined) return infinite;
         const result = validator.validate(value);
         if (result.valid) return VALID;
         const errors = innermost(result.errors)
@@ -80,6 +84,42 @@ export function cfworkerSchemaValidator(Validator: CfworkerValidatorClass): Sche
       };
     },
   };
+}
+
+/**
+ * JSON has no Infinity, yet JSON.parse reads a number too large for a double (`1e309`) as
+ * Infinity, and both libraries take that for a number and an integer (and `-1e309` for one
+ * under any `maximum`): a handler would get a value no schema meant. Every check refuses a
+ * non-finite number first, as a violation at its place. Returns undefined when there is none.
+ */
+export function nonFiniteRefusal(value: unknown): Extract<ValidationResult, { valid: false }> | undefined {
+  const place = nonFinitePlace(value);
+  return place === undefined ? undefined : { valid: false, errors: [`${place} must be a finite number`] };
+}
+
+/**
+ * The JSON pointer of the first non-finite number in `value`, or undefined. Walked with a
+ * list, not recursion, so that deeply nested input cannot overflow the stack, and each
+ * object once, so that a cycle (possible in a handler's output) cannot loop.
+ */
+function nonFinitePlace(value: unknown): string | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : "/";
+  const pending: { node: unknown; place: string }[] = [{ node: value, place: "" }];
+  const seen = new Set<object>();
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { node, place } = next;
+    if (node === null || typeof node !== "object" || seen.has(node)) continue;
+    seen.add(node);
+    for (const [key, child] of Object.entries(node)) {
+      if (typeof child === "number" && !Number.isFinite(child)) return `${place}/${escapePointer(key)}`;
+      if (child !== null && typeof child === "object") pending.push({ node: child, place: `${place}/${escapePointer(key)}` });
+    }
+  }
+  return undefined;
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 /**
