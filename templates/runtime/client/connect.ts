@@ -18,6 +18,8 @@ export interface HttpTarget {
   readonly headers?: Readonly<Record<string, string>>;
   /** The largest answer or SSE event accepted; default 16 MiB. */
   readonly maxMessageBytes?: number;
+  /** Redirects in a row followed within the URL's origin; default 5. One to another origin is never followed. */
+  readonly maxRedirects?: number;
   readonly fetch?: typeof fetch;
 }
 

@@ -14,4 +14,5 @@ export { bindTools, ToolDirectory } from "./tools.js";
 export type { ToolBinding, ToolCallResult, ToolHeaderTable, ToolMap, ToolTypes } from "./tools.js";
 export { McpError } from "../jsonrpc.js";
 export { HttpClientTransport, HttpStatusError, HttpStreamClosedError } from "../transports/http-client.js";
+export { HttpRedirectError } from "../transports/http-redirects.js";
 export type { ParamHeader } from "../transports/param-headers.js";
