@@ -38,7 +38,8 @@ export async function fetchWithinOrigin(fetcher: typeof fetch, url: URL, init: R
   for (let followed = 0; ; followed++) {
     const response = await fetcher(target, { ...init, redirect: "manual" });
     // A browser's fetch hides a redirect it was told not to follow: nothing can be checked.
-    if (response.type === "opaqueredirect") throw new HttpRedirectError(undefined, `${target.href} answered with a redirect this fetch does not show, so it is not followed`);
+    if (response.type === "opaqueredirect")
+      throw new HttpRedirectError(undefined, `${target.href} answered with a redirect this fetch does not show, so it is not followed`);
     const location = REDIRECT_STATUSES.has(response.status) ? response.headers.get("location") : null;
     if (location === null) return response;
     await response.body?.cancel().catch(() => {});
@@ -54,7 +55,10 @@ export async function fetchWithinOrigin(fetcher: typeof fetch, url: URL, init: R
     }
     const method = (init.method ?? "GET").toUpperCase();
     if (response.status === 303 ? method !== "GET" : response.status < 307 && method === "POST") {
-      throw new HttpRedirectError(next.href, `${target.href} redirects a ${method} with HTTP ${response.status}, which makes it a GET without its message: not followed`);
+      throw new HttpRedirectError(
+        next.href,
+        `${target.href} redirects a ${method} with HTTP ${response.status}, which makes it a GET without its message: not followed`,
+      );
     }
     target = next;
   }

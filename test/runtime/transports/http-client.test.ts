@@ -209,7 +209,10 @@ describe("HTTP client redirects", () => {
 
       server.received.length = 0;
       const looping = new HttpClientTransport(`${server.origin}/loop`, { maxRedirects: 3 });
-      await assert.rejects(looping.sendMessage({ jsonrpc: "2.0", id: 1, method: "ping" }), /redirected more than 3 times in a row; raise maxRedirects to follow more/);
+      await assert.rejects(
+        looping.sendMessage({ jsonrpc: "2.0", id: 1, method: "ping" }),
+        /redirected more than 3 times in a row; raise maxRedirects to follow more/,
+      );
       assert.equal(server.received.length, 4, "the first request and 3 redirects followed");
       await looping.close();
     } finally {
