@@ -19,6 +19,15 @@ export interface ListBounds {
   readonly maxListItems?: number;
 }
 
+/** The bounds of `options`, defaults filled in; a bound that is not a positive integer (NaN would bound nothing) throws. */
+export function listBounds(options: ListBounds): Required<ListBounds> {
+  const bounds = { maxListPages: options.maxListPages ?? DEFAULT_MAX_LIST_PAGES, maxListItems: options.maxListItems ?? DEFAULT_MAX_LIST_ITEMS };
+  for (const [name, value] of Object.entries(bounds)) {
+    if (!Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, got ${String(value)}`);
+  }
+  return bounds;
+}
+
 /** A listing stopped at a bound (or at a cursor sent twice) rather than returned incomplete. */
 export class ListLimitError extends Error {
   constructor(
@@ -39,9 +48,12 @@ export interface Page<Item> {
 }
 
 /** Every item of a listing, page after page, within `bounds`; `fetchPage(undefined)` asks for the first page. */
-export async function readAllPages<Item>(method: string, bounds: ListBounds, fetchPage: (cursor: string | undefined) => Promise<Page<Item>>): Promise<Item[]> {
-  const maxPages = bounds.maxListPages ?? DEFAULT_MAX_LIST_PAGES;
-  const maxItems = bounds.maxListItems ?? DEFAULT_MAX_LIST_ITEMS;
+export async function readAllPages<Item>(
+  method: string,
+  bounds: Required<ListBounds>,
+  fetchPage: (cursor: string | undefined) => Promise<Page<Item>>,
+): Promise<Item[]> {
+  const { maxListPages: maxPages, maxListItems: maxItems } = bounds;
   const items: Item[] = [];
   const cursors = new Set<string>();
   let cursor: string | undefined;

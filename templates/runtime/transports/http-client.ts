@@ -95,6 +95,7 @@ export class HttpClientTransport implements Transport {
     this.#headers = options.headers ?? {};
     const fetcher = options.fetch ?? fetch;
     const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+    if (!Number.isInteger(maxRedirects) || maxRedirects < 0) throw new TypeError(`maxRedirects must be a whole number, got ${String(maxRedirects)}`);
     this.#fetch = (url, init) => fetchWithinOrigin(fetcher, url, init, maxRedirects);
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.messageHeaders = options.messageHeaders;

@@ -195,6 +195,7 @@ describe("client: rules", () => {
         assert.equal(peer.listed(), 1000, "no page past the bound is asked for");
         await assert.rejects(bounded.listTools(), /^ListLimitError: tools\/list: the server has more after 3 pages; pass a larger maxListPages to read more$/);
         assert.equal(peer.listed(), 3);
+        await assert.rejects(connectClient({ url: peer.url }, { maxListPages: Number.NaN }), /^TypeError: maxListPages must be a positive integer, got NaN$/);
         lastPage = 3;
         assert.deepEqual(
           (await bounded.listTools()).map((tool) => tool.name),

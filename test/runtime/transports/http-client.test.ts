@@ -215,6 +215,10 @@ describe("HTTP client redirects", () => {
       );
       assert.equal(server.received.length, 4, "the first request and 3 redirects followed");
       await looping.close();
+      assert.throws(
+        () => new HttpClientTransport(`${server.origin}/loop`, { maxRedirects: Number.NaN }),
+        /^TypeError: maxRedirects must be a whole number, got NaN$/,
+      );
     } finally {
       await server.close();
     }

@@ -34,7 +34,7 @@ import {
 } from "../protocol.js";
 import type { Transport, TransportEvent } from "../transport.js";
 import { answerInput, capabilitiesOf, type InputHandlers } from "./input.js";
-import { readAllPages, type ListBounds } from "./pages.js";
+import { listBounds, readAllPages, type ListBounds } from "./pages.js";
 import { bindTools, ToolDirectory, type ToolBinding, type ToolCallResult, type ToolHeaderTable, type ToolMap } from "./tools.js";
 
 /** A request's params without the `_meta` the client adds (which may still be extended). */
@@ -84,7 +84,7 @@ export class McpClient<Tools extends ToolMap = {}> {
   readonly #transport: Transport;
   readonly #timeoutMs: number;
   readonly #handlers: InputHandlers;
-  readonly #listBounds: ListBounds;
+  readonly #listBounds: Required<ListBounds>;
   readonly clientInfo: Implementation;
   readonly capabilities: ClientCapabilities;
   readonly #pending = new Map<RequestId, Pending>();
@@ -103,7 +103,7 @@ export class McpClient<Tools extends ToolMap = {}> {
     this.tools = bindTools<Tools>(options.tools?.names ?? [], (name, args) => this.callTool(name, args));
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#handlers = options.inputHandlers ?? {};
-    this.#listBounds = { maxListPages: options.maxListPages, maxListItems: options.maxListItems };
+    this.#listBounds = listBounds(options);
     this.clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
     this.capabilities = { ...capabilitiesOf(this.#handlers), ...options.capabilities };
     this.#meta = { [META_KEYS.protocolVersion]: PROTOCOL_VERSION, [META_KEYS.clientInfo]: this.clientInfo, [META_KEYS.clientCapabilities]: this.capabilities };
