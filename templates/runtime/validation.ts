@@ -97,25 +97,51 @@ export function nonFiniteRefusal(value: unknown): Extract<ValidationResult, { va
   return place === undefined ? undefined : { valid: false, errors: [`${place} must be a finite number`] };
 }
 
+/** Nesting past which a walk keeps the objects it visited: data that deep may be a cycle. */
+const PLAIN_WALK_DEPTH = 256;
+
 /**
- * The JSON pointer of the first non-finite number in `value`, or undefined. Walked with a
- * list, not recursion, so that deeply nested input cannot overflow the stack, and each
- * object once, so that a cycle (possible in a handler's output) cannot loop.
+ * The JSON pointer of the first non-finite number in `value`, or undefined. A first walk
+ * only looks, builds no path and keeps no set (one visit per value, the common case); the
+ * place is found by a second walk, which keeps a set of the objects it visited so that a
+ * cycle (possible in a handler's output) cannot loop, only when the first found one or
+ * went deeper than PLAIN_WALK_DEPTH. Both walk with a list, not recursion, so that deeply
+ * nested input cannot overflow the stack.
  */
 function nonFinitePlace(value: unknown): string | undefined {
   if (typeof value === "number") return Number.isFinite(value) ? undefined : "/";
-  const pending: { node: unknown; place: string }[] = [{ node: value, place: "" }];
-  const seen = new Set<object>();
+  if (value === null || typeof value !== "object" || plainWalk(value) === "finite") return undefined;
+  const pending: { node: object; place: string }[] = [{ node: value, place: "" }];
+  const seen = new Set<object>([value]);
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const { node, place } = next;
-    if (node === null || typeof node !== "object" || seen.has(node)) continue;
-    seen.add(node);
-    for (const [key, child] of Object.entries(node)) {
-      if (typeof child === "number" && !Number.isFinite(child)) return `${place}/${escapePointer(key)}`;
-      if (child !== null && typeof child === "object") pending.push({ node: child, place: `${place}/${escapePointer(key)}` });
+    for (const [key, child] of Object.entries(next.node)) {
+      if (typeof child === "number" && !Number.isFinite(child)) return `${next.place}/${escapePointer(key)}`;
+      if (child !== null && typeof child === "object" && !seen.has(child)) {
+        seen.add(child);
+        pending.push({ node: child, place: `${next.place}/${escapePointer(key)}` });
+      }
     }
   }
   return undefined;
+}
+
+/** "finite" when every number in `root` is, "look" when one is not or the data nests too deep to tell cheaply. */
+function plainWalk(root: object): "finite" | "look" {
+  const pending: object[] = [root];
+  const depths: number[] = [0];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    const depth = depths.pop()! + 1;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === "number") {
+        if (!Number.isFinite(child)) return "look";
+      } else if (child !== null && typeof child === "object") {
+        if (depth > PLAIN_WALK_DEPTH) return "look";
+        pending.push(child);
+        depths.push(depth);
+      }
+    }
+  }
+  return "finite";
 }
 
 function escapePointer(key: string): string {

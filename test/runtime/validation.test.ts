@@ -168,6 +168,19 @@ for (const [library, makeValidator] of Object.entries(VALIDATORS)) {
       },
     );
 
+    it("the finite-number check walks input nested 100,000 deep without overflowing, and a cyclic value without looping", () => {
+      const check = makeValidator().compile({ type: ["array", "object"] });
+      assert.deepEqual(check(JSON.parse(`${"[".repeat(100_000)}1${"]".repeat(100_000)}`)), { valid: true });
+      const deep = check(JSON.parse(`${"[".repeat(100_000)}1e309${"]".repeat(100_000)}`));
+      assert.ok(!deep.valid && deep.errors[0] === `${"/0".repeat(100_000)} must be a finite number`);
+      const cyclic: Record<string, unknown> = { a: 1 };
+      cyclic["self"] = cyclic;
+      cyclic["list"] = [cyclic, { b: 2 }];
+      assert.deepEqual(check(cyclic), { valid: true });
+      (cyclic["list"] as object[]).push({ c: Number.NaN });
+      assert.deepEqual(check(cyclic), { valid: false, errors: ["/list/2/c must be a finite number"] });
+    });
+
     it("a violation is reported at the place it is, by its path", () => {
       const check = makeValidator().compile(INPUT);
       const result = check({ city: "Oslo", days: "many" });
