@@ -8,6 +8,7 @@
  */
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
+  fetchWithinOrigin,
   readText,
   sseMessages,
   type JsonRpcMessage,
@@ -136,7 +137,7 @@ export class LegacyHttpSession {
       let carried = false;
       const opened = Date.now();
       try {
-        const response = await fetch(this.url, { headers: this.#headers({ accept: "text/event-stream" }, lastEventId), signal });
+        const response = await this.#fetch({ headers: this.#headers({ accept: "text/event-stream" }, lastEventId), signal });
         if (!response.ok || response.body === null) {
           await response.body?.cancel().catch(() => {});
           if (response.status === 404) return { how: "gone", reason: "the server ended the session (404)" };
@@ -166,7 +167,7 @@ export class LegacyHttpSession {
   /** Ends the session on the server (best effort: the server may already have ended it). */
   async close(): Promise<void> {
     if (this.#sessionId === undefined) return;
-    await fetch(this.url, { method: "DELETE", headers: this.#headers({}) })
+    await this.#fetch({ method: "DELETE", headers: this.#headers({}) })
       .then((response) => response.body?.cancel())
       .catch(() => {});
   }
@@ -181,7 +182,12 @@ export class LegacyHttpSession {
 
   #post(message: JsonRpcMessage): Promise<Response> {
     const headers = this.#headers({ "content-type": "application/json", accept: "application/json, text/event-stream" });
-    return fetch(this.url, { method: "POST", headers, body: JSON.stringify(message) });
+    return this.#fetch({ method: "POST", headers, body: JSON.stringify(message) });
+  }
+
+  /** Redirects are followed only within the URL's origin, as the runtime's client does: `--header` values stay with the server named. */
+  #fetch(init: RequestInit): Promise<Response> {
+    return fetchWithinOrigin(fetch, new URL(this.url), init);
   }
 
   #headers(base: Record<string, string>, lastEventId?: string): Record<string, string> {

@@ -40,6 +40,8 @@ export function ajvSchemaValidator(ajv: AjvLike): SchemaValidator {
     compile(schema) {
       const validate = ajv.compile(schema);
       return (value) => {
+        const infinite = nonFiniteRefusal(value);
+        if (infinite !== undefined) return infinite;
         if (validate(value)) return VALID;
         const errors = (validate.errors ?? []).slice(0, MAX_REPORTED_ERRORS).map((error) => `${error.instancePath || "/"} ${error.message ?? "is invalid"}`);
         return { valid: false, errors: errors.length > 0 ? errors : ["/ is invalid"] };
@@ -71,6 +73,8 @@ export function cfworkerSchemaValidator(Validator: CfworkerValidatorClass): Sche
       assertLocalRefs(schema);
       const validator = new Validator(schema, "2020-12", false);
       return (value) => {
+        const infinite = nonFiniteRefusal(value);
+        if (infinite !== undefined) return infinite;
         const result = validator.validate(value);
         if (result.valid) return VALID;
         const errors = innermost(result.errors)
@@ -80,6 +84,68 @@ export function cfworkerSchemaValidator(Validator: CfworkerValidatorClass): Sche
       };
     },
   };
+}
+
+/**
+ * JSON has no Infinity, yet JSON.parse reads a number too large for a double (`1e309`) as
+ * Infinity, and both libraries take that for a number and an integer (and `-1e309` for one
+ * under any `maximum`): a handler would get a value no schema meant. Every check refuses a
+ * non-finite number first, as a violation at its place. Returns undefined when there is none.
+ */
+export function nonFiniteRefusal(value: unknown): Extract<ValidationResult, { valid: false }> | undefined {
+  const place = nonFinitePlace(value);
+  return place === undefined ? undefined : { valid: false, errors: [`${place} must be a finite number`] };
+}
+
+/** Nesting past which a walk keeps the objects it visited: data that deep may be a cycle. */
+const PLAIN_WALK_DEPTH = 256;
+
+/**
+ * The JSON pointer of the first non-finite number in `value`, or undefined. A first walk
+ * only looks, builds no path and keeps no set (one visit per value, the common case); the
+ * place is found by a second walk, which keeps a set of the objects it visited so that a
+ * cycle (possible in a handler's output) cannot loop, only when the first found one or
+ * went deeper than PLAIN_WALK_DEPTH. Both walk with a list, not recursion, so that deeply
+ * nested input cannot overflow the stack.
+ */
+function nonFinitePlace(value: unknown): string | undefined {
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : "/";
+  if (value === null || typeof value !== "object" || plainWalk(value) === "finite") return undefined;
+  const pending: { node: object; place: string }[] = [{ node: value, place: "" }];
+  const seen = new Set<object>([value]);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    for (const [key, child] of Object.entries(next.node)) {
+      if (typeof child === "number" && !Number.isFinite(child)) return `${next.place}/${escapePointer(key)}`;
+      if (child !== null && typeof child === "object" && !seen.has(child)) {
+        seen.add(child);
+        pending.push({ node: child, place: `${next.place}/${escapePointer(key)}` });
+      }
+    }
+  }
+  return undefined;
+}
+
+/** "finite" when every number in `root` is, "look" when one is not or the data nests too deep to tell cheaply. */
+function plainWalk(root: object): "finite" | "look" {
+  const pending: object[] = [root];
+  const depths: number[] = [0];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    const depth = depths.pop()! + 1;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === "number") {
+        if (!Number.isFinite(child)) return "look";
+      } else if (child !== null && typeof child === "object") {
+        if (depth > PLAIN_WALK_DEPTH) return "look";
+        pending.push(child);
+        depths.push(depth);
+      }
+    }
+  }
+  return "finite";
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 /**

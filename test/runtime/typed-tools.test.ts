@@ -11,7 +11,7 @@ import * as v from "valibot";
 import { z } from "zod";
 import { ajvSchemaValidator, createServer, ToolOutputError, type JsonSchemaConverter, type RuntimeEvent } from "../../templates/runtime/index.js";
 import { serveHttp } from "../../templates/runtime/transports/http-server.js";
-import { Peer } from "../support/runtime-peer.js";
+import { Peer, REQUEST_META } from "../support/runtime-peer.js";
 
 const T = { timeout: 30_000 };
 
@@ -90,6 +90,17 @@ describe("tools typed from one schema", () => {
     assert.deepEqual(echo.inputSchema, { type: "object", properties: { word: { type: "string" }, times: { type: "number" } }, required: ["word"] });
     const called = (await peer.request("tools/call", { name: "valibot_echo", arguments: { word: "ab", times: 2 } })).result;
     assert.equal(called.content[0].text, "abab");
+  });
+
+  it("a Standard Schema whose numbers take Infinity (valibot's) still gets no non-finite number: 1e309 on the wire is refused as a violation", T, async () => {
+    const peer = await Peer.connect(typedServer(), "test");
+    const meta = JSON.stringify(REQUEST_META);
+    // The test transport sends this text as it is, so the server's own parser reads 1e309 as Infinity.
+    const wire = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"valibot_echo","arguments":{"word":"ab","times":1e309},"_meta":${meta}}}`;
+    await peer.transport.sendMessage({ jsonrpc: "2.0", id: 7, method: "tools/call" }, wire);
+    const { result } = await peer.response(7);
+    assert.equal(result.isError, true);
+    assert.equal(result.content[0].text, "Invalid arguments for tool valibot_echo: /times must be a finite number");
   });
 
   it("structured content the output Standard Schema refuses is -32603 to the client and a ToolOutputError through onEvent", T, async () => {

@@ -10,7 +10,7 @@ import {
   type RuntimeEvent,
   type SchemaValidator,
 } from "../../templates/runtime/index.js";
-import { Peer } from "../support/runtime-peer.js";
+import { Peer, REQUEST_META } from "../support/runtime-peer.js";
 import type { Tool } from "../../generated/index.js";
 
 const T = { timeout: 20_000 };
@@ -129,6 +129,56 @@ for (const [library, makeValidator] of Object.entries(VALIDATORS)) {
       );
       const data = { type: "object", properties: { link: { const: { $ref: "not a schema" } } } };
       assert.deepEqual(makeValidator().compile(data)({ link: { $ref: "not a schema" } }), { valid: true }, "a $ref key inside const is data");
+    });
+
+    it(
+      "a number too large for a double (1e309 on the wire, Infinity once parsed) is refused as an integer and as a number under a maximum, as any violation",
+      T,
+      async () => {
+        const runs: unknown[] = [];
+        const server = createServer({ name: "v", version: "1", validator: makeValidator() });
+        const inputSchema = {
+          type: "object",
+          properties: { count: { type: "integer" }, low: { type: "number", maximum: 100 }, list: { type: "array" } },
+        } as const;
+        server.addTool({ name: "measure", inputSchema, outputSchema: OUTPUT }, (args) => {
+          runs.push(args);
+          return { content: [], structuredContent: { temperature: 1 } };
+        });
+        const peer = await Peer.connect(server, "test");
+        const cases: [string, string][] = [
+          ['{"count":1e309}', "/count"],
+          ['{"low":-1e309}', "/low"],
+          ['{"list":[1,{"deep":[2,1e400]}]}', "/list/1/deep/1"],
+        ];
+        for (const [index, [args, place]] of cases.entries()) {
+          const id = 100 + index;
+          const meta = JSON.stringify(REQUEST_META);
+          // The test transport sends this text as it is, so the server's own parser reads 1e309.
+          const wire = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"measure","arguments":${args},"_meta":${meta}}}`;
+          await peer.transport.sendMessage({ jsonrpc: "2.0", id, method: "tools/call" }, wire);
+          const { result, error } = await peer.response(id);
+          assert.equal(error, undefined);
+          assert.equal(result.isError, true, args);
+          assert.equal(result.content[0].text, `Invalid arguments for tool measure: ${place} must be a finite number`);
+        }
+        assert.deepEqual(runs, []);
+        assert.deepEqual(makeValidator().compile(OUTPUT)({ temperature: -Infinity }), { valid: false, errors: ["/temperature must be a finite number"] });
+        await server.close();
+      },
+    );
+
+    it("the finite-number check walks input nested 100,000 deep without overflowing, and a cyclic value without looping", () => {
+      const check = makeValidator().compile({ type: ["array", "object"] });
+      assert.deepEqual(check(JSON.parse(`${"[".repeat(100_000)}1${"]".repeat(100_000)}`)), { valid: true });
+      const deep = check(JSON.parse(`${"[".repeat(100_000)}1e309${"]".repeat(100_000)}`));
+      assert.ok(!deep.valid && deep.errors[0] === `${"/0".repeat(100_000)} must be a finite number`);
+      const cyclic: Record<string, unknown> = { a: 1 };
+      cyclic["self"] = cyclic;
+      cyclic["list"] = [cyclic, { b: 2 }];
+      assert.deepEqual(check(cyclic), { valid: true });
+      (cyclic["list"] as object[]).push({ c: Number.NaN });
+      assert.deepEqual(check(cyclic), { valid: false, errors: ["/list/2/c must be a finite number"] });
     });
 
     it("a violation is reported at the place it is, by its path", () => {

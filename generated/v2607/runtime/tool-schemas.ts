@@ -8,7 +8,7 @@
 import type { CallToolResult, Tool } from "./protocol.js";
 import type { RequestContext } from "./connection.js";
 import type { Awaitable } from "./subscriptions/types.js";
-import type { SchemaValidator } from "./validation.js";
+import { nonFiniteRefusal, type SchemaValidator } from "./validation.js";
 import type { InputRequiredAnswer, InputRound } from "./input-required.js";
 import type { TaskStart } from "./tasks/service.js";
 import {
@@ -114,5 +114,7 @@ function standardSide(name: string, key: SideKey, schema: StandardSchema, settin
   if (key === "inputSchema" && (json as { type?: unknown }).type !== "object") {
     throw new TypeError(`addTool ${name}: its inputSchema must describe an object (tool arguments are a JSON object)`);
   }
-  return { json, check: (value) => standardCheck(schema, value) };
+  // The JSON Schema adapters refuse non-finite numbers (validation.ts); a Standard Schema is
+  // held to the same rule, since some libraries' numbers take Infinity (valibot's `number()`).
+  return { json, check: (value) => nonFiniteRefusal(value) ?? standardCheck(schema, value) };
 }

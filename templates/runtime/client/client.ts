@@ -10,7 +10,8 @@
  *
  * Everything the server sends is bounded: each request by `timeoutMs` (then
  * `notifications/cancelled` is sent), each message by the transport's byte or line limit,
- * and the rounds of one request by MAX_INPUT_ROUNDS.
+ * the rounds of one request by MAX_INPUT_ROUNDS, and a listing of every page by its pages
+ * and items (pages.ts).
  */
 import { McpError, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc.js";
 import { MAX_INPUT_ROUNDS } from "../legacy/input-rounds.js";
@@ -32,6 +33,7 @@ import {
 } from "../protocol.js";
 import type { Transport, TransportEvent } from "../transport.js";
 import { answerInput, capabilitiesOf, type InputHandlers } from "./input.js";
+import { listBounds, readAllPages, type ListBounds } from "./pages.js";
 import { bindTools, ToolDirectory, type ToolBinding, type ToolCallResult, type ToolHeaderTable, type ToolMap } from "./tools.js";
 
 /** A request's params without the `_meta` the client adds (which may still be extended). */
@@ -42,7 +44,7 @@ export type ClientParamsArgs<M extends ClientRequestMethod> = {} extends ClientP
 /** Any error code the schema names (`ERROR_CODES`); an `McpError`'s `code` is one of these or another number. */
 export type KnownErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
-export interface ClientOptions<Tools extends ToolMap = {}> {
+export interface ClientOptions<Tools extends ToolMap = {}> extends ListBounds {
   /** A generated client file's tools: their names (for `client.tools`) and header parameters. */
   readonly tools?: { readonly names: readonly (keyof Tools & string)[]; readonly headers: ToolHeaderTable };
   /** Sent as `clientInfo`; default `{ name: "mcp-gen-client", version: "0.1.0" }`. */
@@ -81,6 +83,7 @@ export class McpClient<Tools extends ToolMap = {}> {
   readonly #transport: Transport;
   readonly #timeoutMs: number;
   readonly #handlers: InputHandlers;
+  readonly #listBounds: Required<ListBounds>;
   readonly clientInfo: Implementation;
   readonly capabilities: ClientCapabilities;
   readonly #pending = new Map<RequestId, Pending>();
@@ -99,6 +102,7 @@ export class McpClient<Tools extends ToolMap = {}> {
     this.tools = bindTools<Tools>(options.tools?.names ?? [], (name, args) => this.callTool(name, args));
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#handlers = options.inputHandlers ?? {};
+    this.#listBounds = listBounds(options);
     this.clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO;
     this.capabilities = { ...capabilitiesOf(this.#handlers), ...options.capabilities };
     this.#meta = { [META_KEYS.protocolVersion]: PROTOCOL_VERSION, [META_KEYS.clientInfo]: this.clientInfo, [META_KEYS.clientCapabilities]: this.capabilities };
@@ -127,16 +131,16 @@ export class McpClient<Tools extends ToolMap = {}> {
     this.#sessionMethods = sessionMethods;
   }
 
-  /** Every tool the server lists (all pages), except those whose `x-mcp-header` annotations are invalid. */
+  /**
+   * Every tool the server lists (all pages, within `maxListPages` and `maxListItems`, else a
+   * ListLimitError), except those whose `x-mcp-header` annotations are invalid.
+   */
   async listTools(): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    let cursor: string | undefined;
-    do {
+    const tools = await readAllPages("tools/list", this.#listBounds, async (cursor) => {
       const page: ClientResult<"tools/list"> = await this.request("tools/list", cursor === undefined ? {} : { cursor });
-      tools.push(...this.directory.learn(page.tools));
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    return tools;
+      return { items: page.tools, nextCursor: page.nextCursor };
+    });
+    return this.directory.learn(tools);
   }
 
   /** Calls a tool by name; `Mcp-Param-*` headers mirror its annotated arguments over HTTP. A tool listed with invalid annotations is refused. */

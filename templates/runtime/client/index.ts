@@ -8,10 +8,13 @@ export type { ClientTarget, ConnectOptions, HttpTarget, InProcessTarget, StdioTa
 export { DEFAULT_CLIENT_INFO, DEFAULT_TIMEOUT_MS, McpClient } from "./client.js";
 export type { ClientOptions, ClientParams, ClientParamsArgs, ClientResult, Era, KnownErrorCode, ServerIdentity } from "./client.js";
 export type { InputHandlers } from "./input.js";
+export { DEFAULT_MAX_LIST_ITEMS, DEFAULT_MAX_LIST_PAGES, ListLimitError } from "./pages.js";
+export type { ListBounds } from "./pages.js";
 export { INITIALIZE_VERSIONS, negotiate } from "./negotiate.js";
 export type { EraChoice } from "./negotiate.js";
 export { bindTools, ToolDirectory } from "./tools.js";
 export type { ToolBinding, ToolCallResult, ToolHeaderTable, ToolMap, ToolTypes } from "./tools.js";
 export { McpError } from "../jsonrpc.js";
 export { HttpClientTransport, HttpStatusError, HttpStreamClosedError } from "../transports/http-client.js";
+export { HttpRedirectError } from "../transports/http-redirects.js";
 export type { ParamHeader } from "../transports/param-headers.js";

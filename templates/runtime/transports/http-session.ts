@@ -6,6 +6,7 @@
  * ends the session. A 2026-07-28 server gives no session id, so none of this happens there.
  */
 import { sseMessages, type SseFieldListener } from "./http-client.js";
+import type { Fetcher } from "./http-redirects.js";
 
 /** Wait before resuming when the server sent no `retry`. */
 const DEFAULT_RETRY_MS = 1000;
@@ -34,7 +35,8 @@ export class HttpSession {
 
   constructor(
     readonly url: URL,
-    readonly fetch: typeof globalThis.fetch,
+    /** The client's fetch, redirects held within the origin. */
+    readonly fetch: Fetcher,
     readonly baseHeaders: Readonly<Record<string, string>>,
   ) {}
 

@@ -32,3 +32,5 @@ export { HttpClientTransport, HttpStreamClosedError } from "./http-client.js";
 // The client transport's pieces, for a client of another shape (a session-based legacy one): the bounded SSE and body readers.
 export { DEFAULT_MAX_MESSAGE_BYTES, readText, sseMessages } from "./http-client.js";
 export type { HttpClientTransportOptions } from "./http-client.js";
+// fetch with redirects followed only within the URL's origin, so credentials stay there.
+export { DEFAULT_MAX_REDIRECTS, fetchWithinOrigin, HttpRedirectError } from "./http-redirects.js";

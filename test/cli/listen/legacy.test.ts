@@ -4,6 +4,8 @@
  * (the fallback), and a modern-only server refusing the legacy session.
  */
 import assert from "node:assert/strict";
+import { createServer as createHttpServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { LEGACY_VERSION, PROTOCOL_VERSION } from "../../../generated/index.js";
@@ -79,6 +81,28 @@ describe("mcp-gen listen against a 2025-11-25 server", () => {
     assert.deepEqual(lines.slice(-2), ["notification notifications/tools/list_changed {}", "ended: stopped by mcp-gen listen (stream closed)"]);
   });
 
+  it(
+    "a server that redirects to another origin is not followed, with --legacy or without: one error line naming that origin, and it receives nothing",
+    T,
+    async () => {
+      const elsewhere = await plainServer(200);
+      const server = await plainServer(307, `${elsewhere.origin}/mcp`);
+      try {
+        for (const legacy of [["--legacy"], []]) {
+          const run = runListen(["--url", `${server.origin}/mcp`, "--header", "x-api-key: key-1", ...legacy]);
+          assert.equal(await run.exit, 1, run.stderr());
+          assert.match(run.stderr(), new RegExp(`redirects \\(HTTP 307\\) to another origin, ${elsewhere.origin}: not followed`), run.stderr());
+          assert.equal(run.stderr().trimEnd().split("\n").length, 1, run.stderr());
+        }
+        assert.ok(server.received.length >= 2 && server.received.every((headers) => headers["x-api-key"] === "key-1"));
+        assert.deepEqual(elsewhere.received, []);
+      } finally {
+        await server.close();
+        await elsewhere.close();
+      }
+    },
+  );
+
   it("--legacy on a modern-only server: one error line naming the versions it speaks, exit 1", T, async () => {
     const server = createServer({ name: "modern", version: "1", legacy: false });
     server.addTool({ name: "t", inputSchema: { type: "object" } }, () => ({ content: [] }));
@@ -97,3 +121,17 @@ describe("mcp-gen listen against a 2025-11-25 server", () => {
     }
   });
 });
+
+/** A bare node:http server on 127.0.0.1 answering every request with one status (and `location`), recording each request's headers. */
+async function plainServer(status: number, location?: string) {
+  const received: IncomingHttpHeaders[] = [];
+  const server = createHttpServer((request, response) => {
+    received.push(request.headers);
+    request.resume();
+    response.writeHead(status, location === undefined ? {} : { location });
+    response.end();
+  });
+  await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { origin, received, close: () => new Promise<void>((closed) => server.close(() => closed())) };
+}

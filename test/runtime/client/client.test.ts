@@ -10,7 +10,7 @@ import { createServer as createNodeServer, type Server as NodeServer } from "nod
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { connectClient, McpError, type ClientTarget, type EraChoice } from "../../../templates/runtime/client/index.js";
+import { connectClient, ListLimitError, McpError, type ClientTarget, type EraChoice } from "../../../templates/runtime/client/index.js";
 import { createServer, inputRequest } from "../../../templates/runtime/index.js";
 import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
 import { ASK_TOOL, createAskingServer } from "../../support/asking-app.js";
@@ -178,6 +178,74 @@ describe("client: rules", () => {
     }
   });
 
+  it(
+    "listing is bounded in pages: a server that always sends another nextCursor ends in an error naming maxListPages (1,000 by default), never a shorter list",
+    { timeout: 60_000 },
+    async () => {
+      let lastPage = Infinity;
+      const peer = await pagingPeer((page) => ({ names: [`t${page}`], more: page < lastPage }));
+      const byDefault = await connectClient({ url: peer.url });
+      const bounded = await connectClient({ url: peer.url }, { maxListPages: 3 });
+      try {
+        await assert.rejects(byDefault.listTools(), (error: Error) => {
+          assert.ok(error instanceof ListLimitError && error.bound === "maxListPages");
+          assert.equal(error.message, "tools/list: the server has more after 1000 pages; pass a larger maxListPages to read more");
+          return true;
+        });
+        assert.equal(peer.listed(), 1000, "no page past the bound is asked for");
+        await assert.rejects(bounded.listTools(), /^ListLimitError: tools\/list: the server has more after 3 pages; pass a larger maxListPages to read more$/);
+        assert.equal(peer.listed(), 3);
+        await assert.rejects(connectClient({ url: peer.url }, { maxListPages: Number.NaN }), /^TypeError: maxListPages must be a positive integer, got NaN$/);
+        lastPage = 3;
+        assert.deepEqual(
+          (await bounded.listTools()).map((tool) => tool.name),
+          ["t1", "t2", "t3"],
+          "a listing of exactly the bound's pages is whole",
+        );
+      } finally {
+        await byDefault.close();
+        await bounded.close();
+        await peer.close();
+      }
+    },
+  );
+
+  it("listing is bounded in items (maxListItems, 10,000 by default), and a cursor the server sent before ends it: each an error naming why", async () => {
+    let repeat = false;
+    const peer = await pagingPeer(
+      (page) =>
+        repeat
+          ? { names: ["x"], more: true, cursor: page === 1 ? "a" : "b" }
+          : { names: Array.from({ length: 4000 }, (_, index) => `t${page}-${index}`), more: true },
+      5,
+    );
+    const byDefault = await connectClient({ url: peer.url });
+    const smaller = await connectClient({ url: peer.url }, { maxListItems: 7999 });
+    try {
+      await assert.rejects(
+        byDefault.listTools(),
+        /^ListLimitError: tools\/list: the server lists more than 10000 items; pass a larger maxListItems to read more$/,
+      );
+      assert.equal(peer.listed(), 3, "the page that would go over is the last one asked for");
+      await assert.rejects(
+        smaller.listTools(),
+        /^ListLimitError: tools\/list: the server lists more than 7999 items; pass a larger maxListItems to read more$/,
+      );
+      assert.equal(peer.listed(), 2);
+      repeat = true;
+      await assert.rejects(byDefault.listTools(), (error: Error) => {
+        assert.ok(error instanceof ListLimitError && error.bound === "cursor");
+        assert.equal(error.message, 'tools/list: the server sent the cursor "b" a second time, so its pages would repeat without end');
+        return true;
+      });
+      assert.equal(peer.listed(), 3);
+    } finally {
+      await byDefault.close();
+      await smaller.close();
+      await peer.close();
+    }
+  });
+
   it("bounded: a request the server never answers rejects after timeoutMs and is cancelled", async () => {
     const peer = await jsonPeer((message) => (message.method === "server/discover" ? discoverResult() : undefined));
     const client = await connectClient({ url: peer.url }, { timeoutMs: 300 });
@@ -199,6 +267,34 @@ describe("client: rules", () => {
     await peer.close();
   });
 });
+
+/**
+ * A bare HTTP peer serving tools/list page by page: `page(n)` (n from 1, read back from the
+ * cursor, which is "p<n>" unless the page names its own) says the page's tool names and
+ * whether another follows. `listed()` counts the pages asked for since it was last called.
+ * Past `stopAfter` pages in a row it ends the list, so that a client without bounds fails
+ * the test (with a shorter list) instead of hanging it.
+ */
+async function pagingPeer(page: (n: number) => { names: string[]; more: boolean; cursor?: string }, stopAfter = 1100) {
+  let listed = 0;
+  const peer = await jsonPeer((message) => {
+    if (message.method === "server/discover") return discoverResult();
+    listed += 1;
+    const cursor = (message as { params?: { cursor?: string } }).params?.cursor;
+    const n = cursor === undefined ? 1 : Number(/^p(\d+)$/.exec(cursor)?.[1] ?? "1") + 1;
+    const { names, more, cursor: own } = page(n);
+    const tools = names.map((name) => ({ name, inputSchema: { type: "object" } }));
+    return { resultType: "complete", ttlMs: 0, cacheScope: "private", tools, ...(more && listed < stopAfter ? { nextCursor: own ?? `p${n}` } : {}) };
+  });
+  return {
+    ...peer,
+    listed() {
+      const count = listed;
+      listed = 0;
+      return count;
+    },
+  };
+}
 
 function discoverResult() {
   return { resultType: "complete", ttlMs: 0, cacheScope: "private", supportedVersions: ["2026-07-28"], capabilities: { tools: {} } };

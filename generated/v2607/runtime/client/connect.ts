@@ -10,6 +10,7 @@ import { createInProcessTransportPair } from "../transports/memory.js";
 import { StdioClientTransport, type StdioClientOptions } from "../transports/stdio.js";
 import { McpClient, type ClientOptions } from "./client.js";
 import { negotiate, type EraChoice } from "./negotiate.js";
+import { listBounds } from "./pages.js";
 import type { ToolMap } from "./tools.js";
 
 /** A Streamable HTTP endpoint. */
@@ -19,6 +20,8 @@ export interface HttpTarget {
   readonly headers?: Readonly<Record<string, string>>;
   /** The largest answer or SSE event accepted; default 16 MiB. */
   readonly maxMessageBytes?: number;
+  /** Redirects in a row followed within the URL's origin; default 5. One to another origin is never followed. */
+  readonly maxRedirects?: number;
   readonly fetch?: typeof fetch;
 }
 
@@ -39,6 +42,7 @@ export interface ConnectOptions<Tools extends ToolMap = {}> extends ClientOption
 
 /** Opens a client on `target` and negotiates; rejects (with the transport closed) when the server cannot be spoken to. */
 export async function connectClient<Tools extends ToolMap = {}>(target: ClientTarget, options: ConnectOptions<Tools> = {}): Promise<McpClient<Tools>> {
+  listBounds(options); // a wrong bound throws before anything is opened
   const transport = await openTransport(target);
   const client = new McpClient<Tools>(transport, options);
   if (transport instanceof HttpClientTransport) {

@@ -29,6 +29,7 @@ import { Inbox } from "./inbox.js";
 import { mcpRequestHeaders } from "./http-request.js";
 import { LineSplitter } from "./lines.js";
 import { HttpSession } from "./http-session.js";
+import { DEFAULT_MAX_REDIRECTS, fetchWithinOrigin, type Fetcher } from "./http-redirects.js";
 
 export interface HttpClientTransportOptions {
   /** Extra headers on every POST (for example `authorization`). */
@@ -42,6 +43,11 @@ export interface HttpClientTransportOptions {
   readonly maxMessageBytes?: number;
   /** Headers for one message on top of the others (a tool's `Mcp-Param-*` headers). */
   readonly messageHeaders?: MessageHeaders;
+  /**
+   * Redirects in a row followed within the URL's origin (http-redirects.ts); default 5. One
+   * to another origin is never followed: it fails with an `HttpRedirectError` naming it.
+   */
+  readonly maxRedirects?: number;
 }
 
 /** Extra headers for one outgoing message, or undefined for none. */
@@ -74,7 +80,7 @@ export class HttpStatusError extends Error {
 export class HttpClientTransport implements Transport {
   readonly url: URL;
   readonly #headers: Readonly<Record<string, string>>;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: Fetcher;
   readonly #maxMessageBytes: number;
   readonly #inbox = new Inbox();
   /** Requests whose response is still open, by id: aborting one closes its stream. */
@@ -88,7 +94,10 @@ export class HttpClientTransport implements Transport {
   constructor(url: string | URL, options: HttpClientTransportOptions = {}) {
     this.url = new URL(url);
     this.#headers = options.headers ?? {};
-    this.#fetch = options.fetch ?? fetch;
+    const fetcher = options.fetch ?? fetch;
+    const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+    if (!Number.isInteger(maxRedirects) || maxRedirects < 0) throw new TypeError(`maxRedirects must be a whole number, got ${String(maxRedirects)}`);
+    this.#fetch = (url, init) => fetchWithinOrigin(fetcher, url, init, maxRedirects);
     this.#maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.messageHeaders = options.messageHeaders;
     this.#session = new HttpSession(this.url, this.#fetch, this.#headers);
