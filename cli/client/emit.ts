@@ -4,12 +4,17 @@
  * json-schema-to-typescript, the `Tools` map that types `client.tools`, the tools' header
  * parameters (read with the runtime's own reader), and `connectClient`, which opens the
  * runtime's client with them. Everything else of the runtime's client entry is re-exported.
+ * The tools come from a server the user may not control: every name, description and schema
+ * string reaches the file through toolbox/escape.ts (a type name, a key, a string literal, a
+ * comment), and each schema through tool-schema.ts, so nothing a server lists runs as code.
  */
 import { createRequire } from "node:module";
 import type { Tool } from "../../generated/index.js";
 // The runtime's own reader of x-mcp-header annotations, an internal no entry exports.
 import { readParamHeaders } from "../../generated/v2607/runtime/transports/param-headers.js";
 import { loadFormatter } from "../generate/format.js";
+import { lineCommentText, propertyKey, stringLiteral, TypeNames, typeNameOf, valueLiteral } from "../toolbox/escape.js";
+import { preparedSchema, type LeftOut } from "./tool-schema.js";
 
 const require = createRequire(import.meta.url);
 const loadCompiler = (): typeof import("json-schema-to-typescript") => require("json-schema-to-typescript");
@@ -28,33 +33,51 @@ export interface ClientFileInput {
   readonly revision: string;
 }
 
-export async function emitClientFile(input: ClientFileInput): Promise<string> {
-  const names = typeNames(input.tools.map((tool) => tool.name));
-  const declared = new Set<string>();
+/** The file's text, and what was left out of the tools' schemas (see tool-schema.ts). */
+export interface ClientFile {
+  readonly content: string;
+  readonly leftOut: readonly LeftOut[];
+  /** Tool names listed more than once: bound once, as first listed. */
+  readonly duplicates: readonly string[];
+}
+
+/** Names the file declares or imports itself, which no tool's type may take. */
+const FILE_NAMES = ["Tools", "Client", "TOOL_NAMES", "TOOL_HEADERS", "ClientTarget", "ConnectOptions", "McpClient", "ToolHeaderTable", "connectClient"];
+
+export async function emitClientFile(input: ClientFileInput): Promise<ClientFile> {
+  const { tools, duplicates } = distinctTools(input.tools);
+  const names = new TypeNames(FILE_NAMES);
+  const bases = new Map(tools.map((tool) => [tool.name, names.claim(typeNameOf(tool.name, "Tool"))]));
+  for (const base of bases.values()) (names.claim(`${base}Arguments`), names.claim(`${base}Output`));
   const blocks: string[] = [];
   const entries: string[] = [];
-  for (const tool of input.tools) {
-    const base = names.get(tool.name)!;
-    const args = await typeOf(tool.inputSchema, `${base}Arguments`, declared);
-    const output = tool.outputSchema === undefined ? `export type ${base}Output = unknown;` : await typeOf(tool.outputSchema, `${base}Output`, declared);
-    blocks.push(`/** \`${tool.name}\`${tool.description ? `: ${docText(tool.description)}` : ""} */\n${args}\n\n${output}`);
-    entries.push(`  ${JSON.stringify(tool.name)}: { arguments: ${base}Arguments; output: ${base}Output };`);
+  const leftOut: LeftOut[] = [];
+  for (const tool of tools) {
+    const base = bases.get(tool.name)!;
+    const input = preparedSchema(tool.name, "inputSchema", tool.inputSchema);
+    const output = tool.outputSchema === undefined ? undefined : preparedSchema(tool.name, "outputSchema", tool.outputSchema);
+    leftOut.push(...input.leftOut, ...(output?.leftOut ?? []));
+    const args = await typeOf(input.schema, `${base}Arguments`, names);
+    const result = output === undefined ? `export type ${base}Output = unknown;` : await typeOf(output.schema, `${base}Output`, names);
+    const doc = `\`${tool.name}\`${tool.description ? `: ${oneLine(tool.description)}` : ""}`;
+    blocks.push(`/** ${lineCommentText(doc)} */\n${args}\n\n${result}`);
+    entries.push(`  ${propertyKey(tool.name)}: { arguments: ${base}Arguments; output: ${base}Output };`);
   }
-  const headers = Object.fromEntries(input.tools.map((tool) => [tool.name, readParamHeaders(tool.name, tool.inputSchema)]));
+  const headers = Object.fromEntries(tools.map((tool) => [tool.name, readParamHeaders(tool.name, tool.inputSchema)]));
   const text = [
-    `${CLIENT_HEADER_START} from ${input.origin} for MCP ${input.revision}; do not edit; regenerate with: ${input.command}`,
-    `import { connectClient as connectRuntimeClient, type ClientTarget, type ConnectOptions, type McpClient, type ToolHeaderTable } from ${JSON.stringify(input.runtimeImport)};`,
+    `${CLIENT_HEADER_START} ${lineCommentText(`from ${input.origin} for MCP ${input.revision}; do not edit; regenerate with: ${input.command}`)}`,
+    `import { connectClient as connectRuntimeClient, type ClientTarget, type ConnectOptions, type McpClient, type ToolHeaderTable } from ${stringLiteral(input.runtimeImport)};`,
     "",
-    `export * from ${JSON.stringify(input.runtimeImport)};`,
+    `export * from ${stringLiteral(input.runtimeImport)};`,
     "",
     ...blocks.map((block) => `${block}\n`),
     "/** Each tool's argument and structured-result types: what `client.tools` is typed by. */",
     `export type Tools = {${entries.length > 0 ? `\n${entries.join("\n")}\n` : ""}};`,
     "",
-    `export const TOOL_NAMES: readonly (keyof Tools & string)[] = ${JSON.stringify(input.tools.map((tool) => tool.name))};`,
+    `export const TOOL_NAMES: readonly (keyof Tools & string)[] = ${valueLiteral(tools.map((tool) => tool.name))};`,
     "",
     "/** The header parameters (`x-mcp-header`) of each tool, mirrored as `Mcp-Param-*` over HTTP. */",
-    `export const TOOL_HEADERS: ToolHeaderTable = ${JSON.stringify(headers)};`,
+    `export const TOOL_HEADERS: ToolHeaderTable = ${valueLiteral(headers)};`,
     "",
     "export type Client = McpClient<Tools>;",
     "",
@@ -69,32 +92,30 @@ export async function emitClientFile(input: ClientFileInput): Promise<string> {
     "",
   ].join("\n");
   const format = await loadFormatter();
-  return format("client.ts", text);
+  return { content: await format("client.ts", text), leftOut, duplicates };
 }
 
-/** A TypeScript type name per tool: PascalCase of its name, made unique. */
-function typeNames(toolNames: readonly string[]): Map<string, string> {
-  const names = new Map<string, string>();
-  const taken = new Set<string>(["Tools", "Client"]);
-  for (const name of toolNames) {
-    const words = name.split(/[^A-Za-z0-9]+/).filter(Boolean);
-    let base = words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join("") || "Tool";
-    if (!/^[A-Za-z]/.test(base)) base = `Tool${base}`;
-    let unique = base;
-    for (let n = 2; taken.has(unique); n++) unique = `${base}${n}`;
-    taken.add(unique);
-    names.set(name, unique);
+/** Each name once, as first listed: a second tool of the same name could be neither typed nor called apart. */
+function distinctTools(listed: readonly Tool[]): { tools: Tool[]; duplicates: string[] } {
+  const seen = new Set<string>();
+  const tools: Tool[] = [];
+  const duplicates: string[] = [];
+  for (const tool of listed) {
+    if (seen.has(tool.name)) duplicates.push(tool.name);
+    else (seen.add(tool.name), tools.push(tool));
   }
-  return names;
+  return { tools, duplicates };
 }
 
 /**
- * One schema's declarations under `name`. A `$ref` is never fetched (a tool's schema may
- * name a network URI, which a client must not dereference): a schema that cannot be typed
- * becomes a plain object type saying why. Names of nested declarations another tool
- * already declared get the tool's name in front.
+ * One schema's declarations under `name` (claimed in `names` already). A `$ref` is never
+ * fetched (a tool's schema may name a network URI, which a client must not dereference): a
+ * schema that cannot be typed becomes a plain object type saying why. A nested declaration
+ * whose name is taken (by the file, another tool, or this tool's own root) gets the root's
+ * name in front; the library names nested declarations from titles and `$defs` keys through
+ * its own identifier-safe renaming.
  */
-async function typeOf(schema: unknown, name: string, declared: Set<string>): Promise<string> {
+async function typeOf(schema: unknown, name: string, names: TypeNames): Promise<string> {
   let code: string;
   try {
     code = await loadCompiler().compile({ ...(schema as object), title: name } as never, name, {
@@ -106,18 +127,26 @@ async function typeOf(schema: unknown, name: string, declared: Set<string>): Pro
       $refOptions: { resolve: { external: false, file: false, http: false } } as never,
     });
   } catch (error) {
-    const why = docText(error instanceof Error ? error.message.split("\n")[0]! : String(error));
-    return `/** Its schema could not be typed (${why}), so any object is accepted. */\nexport type ${name} = { [key: string]: unknown };`;
+    return opaqueType(name, error instanceof Error ? error.message.split("\n")[0]! : String(error));
   }
-  for (const [, nested] of code.matchAll(/^export (?:interface|type) (\w+)/gm)) {
-    if (nested === name || !declared.has(nested!)) continue;
-    code = code.replace(new RegExp(`\\b${nested}\\b`, "g"), `${name}${nested}`);
+  const declared = [...code.matchAll(DECLARED)].map((match) => match[1]!);
+  if (!declared.includes(name)) return opaqueType(name, `its type was not declared as ${name}`);
+  for (const nested of declared) {
+    if (nested === name) continue;
+    const free = names.has(nested) ? names.claim(`${name}${nested}`) : names.claim(nested);
+    // Whole names only; `$` is a name character here, which `\b` does not know.
+    if (free !== nested) code = code.replace(new RegExp(`(?<![\\w$])${nested.replaceAll("$", "\\$")}(?![\\w$])`, "g"), free);
   }
-  for (const [, nested] of code.matchAll(/^export (?:interface|type) (\w+)/gm)) declared.add(nested!);
   return code.trim();
 }
 
-/** Text safe inside a doc comment, on one line. */
-function docText(text: string): string {
-  return text.replace(/\*\//g, "*\\/").replace(/\s+/g, " ").trim();
+const DECLARED = /^export (?:interface|type|const enum|enum) ([\w$]+)/gm;
+
+function opaqueType(name: string, why: string): string {
+  return `/** ${lineCommentText(`Its schema could not be typed (${oneLine(why)}), so any object is accepted.`)} */\nexport type ${name} = { [key: string]: unknown };`;
+}
+
+/** A description on one line: runs of white space (line breaks included) become one space. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }

@@ -12,6 +12,7 @@ import { findProject } from "../scaffold/apply.js";
 import { readProjectConfig } from "../toolbox/project-config.js";
 import { writeFilesAtomically } from "../toolbox/write.js";
 import { CLIENT_HEADER_START, emitClientFile } from "./emit.js";
+import type { LeftOut } from "./tool-schema.js";
 import { toolsFromProject, toolsFromUrl, type ToolSource } from "./source.js";
 
 export interface ClientCommandOptions {
@@ -28,6 +29,10 @@ export interface ClientFileReport {
   readonly tools: readonly string[];
   readonly revision: string;
   readonly origin: string;
+  /** Members left out of the tools' schemas: json-schema-to-typescript would have printed them as code. */
+  readonly leftOut: readonly LeftOut[];
+  /** Tool names the source listed more than once (bound once). */
+  readonly duplicates: readonly string[];
 }
 
 export async function generateClient(options: ClientCommandOptions): Promise<ClientFileReport> {
@@ -42,7 +47,7 @@ export async function generateClient(options: ClientCommandOptions): Promise<Cli
         ? await toolsFromProject(project)
         : { tools: [], origin: "no tools" };
   const runtimeImport = specifier(dirname(place.file), join(place.generated, entry.folder, "runtime", "client", "index.js"));
-  const content = await emitClientFile({
+  const { content, leftOut, duplicates } = await emitClientFile({
     tools: source.tools,
     origin: source.origin,
     command: regenerateCommand(project, options, place),
@@ -50,7 +55,8 @@ export async function generateClient(options: ClientCommandOptions): Promise<Cli
     revision: entry.revision,
   });
   writeFilesAtomically(dirname(place.file), [{ path: basename(place.file), content }]);
-  return { path: place.file, tools: source.tools.map((tool) => tool.name), revision: entry.revision, origin: source.origin };
+  const tools = [...new Set(source.tools.map((tool) => tool.name))];
+  return { path: place.file, tools, revision: entry.revision, origin: source.origin, leftOut, duplicates };
 }
 
 function projectAt(cwd: string): string | undefined {

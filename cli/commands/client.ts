@@ -1,7 +1,8 @@
 import { relative } from "node:path";
 import type { CommandModule } from "yargs";
 import { checkedHttpUrl, headersOf } from "../toolbox/http-options.js";
-import { generateClient } from "../client/index.js";
+import { generateClient, type ClientFileReport } from "../client/index.js";
+import { terminalText } from "../toolbox/escape.js";
 import { describeCommand } from "./index.js";
 
 interface ClientArgs {
@@ -26,7 +27,9 @@ const command: CommandModule<object, ClientArgs> = {
           "In a project the file is <generated>/client.ts and binds the project's own tools, read from its\n" +
           "built server (npm run build first); --from-url binds a running server's tools/list instead.\n" +
           "Outside a project --out names the file and --generated the folder `mcp-gen types --out` wrote.\n" +
-          "A file this command did not write is never replaced.",
+          "A file this command did not write is never replaced. What a server lists is data: names and\n" +
+          "descriptions are escaped, json-schema-to-typescript's code members (tsType, ...) are left out\n" +
+          "of its schemas, and a schema nested deeper than 64 levels or with a $ref cycle is refused.",
       )
       .option("from-url", { type: "string", describe: "bind the tools a running server lists at this Streamable HTTP endpoint" })
       .option("header", { type: "string", array: true, describe: "extra HTTP header for --from-url, 'Name: value' (repeatable; never written to the file)" })
@@ -38,10 +41,28 @@ const command: CommandModule<object, ClientArgs> = {
   handler: async (args) => {
     const fromUrl = args["from-url"] === undefined ? undefined : checkedHttpUrl("--from-url", args["from-url"]).href;
     const report = await generateClient({ cwd: process.cwd(), fromUrl, headers: headersOf(args.header ?? []), out: args.out, generated: args.generated });
-    const tools = report.tools.length === 0 ? "no tools" : `${report.tools.length} tool${report.tools.length === 1 ? "" : "s"} (${report.tools.join(", ")})`;
-    process.stdout.write(`wrote ${relative(process.cwd(), report.path) || report.path}: a client for MCP ${report.revision}, ${tools} from ${report.origin}\n`);
+    // Tool names come from the server: printed with their control characters written out, so none drives the terminal.
+    const names = report.tools.map(terminalText).join(", ");
+    const tools = report.tools.length === 0 ? "no tools" : `${report.tools.length} tool${report.tools.length === 1 ? "" : "s"} (${names})`;
+    process.stdout.write(
+      `wrote ${terminalText(relative(process.cwd(), report.path) || report.path)}: a client for MCP ${report.revision}, ${tools} from ${terminalText(report.origin)}\n`,
+    );
+    for (const line of leftOutNotes(report)) process.stderr.write(`note: ${terminalText(line)}\n`);
     process.stdout.write(`use it: const client = await connectClient({ url: "http://127.0.0.1:3000/mcp" }); await client.tools.<name>(args)\n`);
   },
 };
+
+/** The most notes printed; a server can list any number of tools. */
+const MAX_NOTES = 10;
+
+/** What the file leaves out of what the server listed, one line each, at most MAX_NOTES and a count. */
+function leftOutNotes(report: ClientFileReport): string[] {
+  const duplicates = report.duplicates.map((name) => `tool ${JSON.stringify(name)} is listed more than once; bound as first listed`);
+  const members = report.leftOut.map(
+    ({ tool, side, pointer }) => `left out ${side}${pointer} of tool ${JSON.stringify(tool)}: json-schema-to-typescript would print it as code`,
+  );
+  const notes = [...duplicates, ...members];
+  return notes.length <= MAX_NOTES ? notes : [...notes.slice(0, MAX_NOTES), `and ${notes.length - MAX_NOTES} more`];
+}
 
 export default command;

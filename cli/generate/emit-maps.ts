@@ -1,5 +1,6 @@
 import type { ExtensionFacts, MapsIR, NotificationEntry, RequestEntry } from "./ir-model.js";
 import { sorted, sortedBy } from "../toolbox/sort.js";
+import { propertyKey, stringLiteral } from "../toolbox/escape.js";
 
 export interface MapFiles {
   "methods.ts": string;
@@ -11,8 +12,9 @@ type Literal = string | number | boolean | null | readonly Literal[] | { readonl
 /**
  * methods.ts and capabilities.ts, printed in their final layout (the one prettier gives them
  * at the generator's 100 columns, which a test keeps true), so no formatter runs over them.
- * Every string and every key that is not an identifier goes through JSON.stringify, so no
- * character of the schema (quote, carriage return, line separator) can end a literal early.
+ * Every string and key goes through toolbox/escape.ts, so no character of the schema (quote,
+ * carriage return, line separator) can end a literal early and no key sets a prototype;
+ * definition names are type names (normalize.ts refuses any other).
  */
 export function emitMaps(maps: MapsIR): MapFiles {
   const methods = [
@@ -180,20 +182,13 @@ function typeNamesUsed(maps: MapsIR): string[] {
   return sorted(names);
 }
 
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-
-/** A key as the formatter leaves it: bare when it is an identifier, quoted otherwise. */
-function propertyKey(key: string): string {
-  return IDENTIFIER.test(key) ? key : JSON.stringify(key);
-}
-
 /**
  * A JSON-like value as a TypeScript literal at `indent`, followed on its last line by `tail`;
  * `column` is where it starts. Objects always open on their own lines, keys in the one sort
  * order; arrays stay on one line when they fit.
  */
 function literal(value: Literal, indent: string, tail: string, column: number): string {
-  if (typeof value === "string") return `${JSON.stringify(value)}${tail}`;
+  if (typeof value === "string") return `${stringLiteral(value)}${tail}`;
   if (typeof value === "number" || typeof value === "boolean" || value === null) return `${String(value)}${tail}`;
   if (Array.isArray(value)) {
     const items = value.map((item) => literal(item, `${indent}${INDENT}`, "", 0));

@@ -1,9 +1,10 @@
 import type { Shape, ShapesIR } from "./ir-model.js";
+import { propertyKey, stringLiteral, valueLiteral } from "../toolbox/escape.js";
 
 /**
  * shapes.ts: the revision's shapes (ir-shapes.ts) as data the runtime reads to trim an
- * answer to what this revision defines. Keys go through JSON.stringify, so no character of
- * the schema can end a literal early; the formatter lays the file out.
+ * answer to what this revision defines. Keys and strings go through toolbox/escape.ts, so no
+ * character of the schema can end a literal early; the formatter lays the file out.
  */
 export function emitShapes(revision: string, shapes: ShapesIR): string {
   return [
@@ -20,7 +21,7 @@ export type Shape =
   | { readonly items: Shape }
   | { readonly byType: { readonly [type: string]: Shape } };
 `,
-    table("SHAPES_REVISION", "The revision these shapes describe.", "string", JSON.stringify(revision)),
+    table("SHAPES_REVISION", "The revision these shapes describe.", "string", stringLiteral(revision)),
     table("SHAPES", "Named shapes, by definition name.", "{ readonly [name: string]: Shape }", record(shapes.named.map(({ name, shape }) => [name, shape]))),
     table("RESULT_SHAPES", "The result of each request a client sends, by method.", "{ readonly [method: string]: Shape }", byMethod(shapes.results)),
     table(
@@ -33,7 +34,7 @@ export type Shape =
       "SERVER_REQUEST_TAGS",
       "Per server request, the params keys a `const` fixes: which form the request takes, not what it carries.",
       "{ readonly [method: string]: readonly string[] }",
-      `{ ${shapes.serverRequestTags.map(({ method, keys }) => `${JSON.stringify(method)}: ${JSON.stringify(keys)}`).join(", ")} }`,
+      `{ ${shapes.serverRequestTags.map(({ method, keys }) => `${propertyKey(method)}: ${valueLiteral(keys)}`).join(", ")} }`,
     ),
     table(
       "SERVER_NOTIFICATION_SHAPES",
@@ -53,5 +54,5 @@ function byMethod(entries: ReadonlyArray<{ method: string; shape: Shape }>): str
 }
 
 function record(entries: ReadonlyArray<readonly [string, Shape]>): string {
-  return `{ ${entries.map(([key, shape]) => `${JSON.stringify(key)}: ${JSON.stringify(shape)}`).join(", ")} }`;
+  return `{ ${entries.map(([key, shape]) => `${propertyKey(key)}: ${valueLiteral(shape)}`).join(", ")} }`;
 }

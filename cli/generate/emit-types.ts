@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
 import { CliError } from "../errors.js";
 import type { SchemaIR } from "./ir-model.js";
-import { escapeCommentEnd, isObject, type JsonObject, type JsonValue } from "./normalize.js";
+import { isObject, type JsonObject, type JsonValue } from "./normalize.js";
+import { commentText } from "../toolbox/escape.js";
 
 /**
  * json-schema-to-typescript is CommonJS and loaded through `require`, when first needed:
@@ -117,7 +118,7 @@ function inlineTitlesAsDocs(definition: JsonObject): JsonObject {
     const out: JsonObject = { ...schema };
     if (inline && "title" in out) {
       const { title, ...rest } = out;
-      if (typeof title === "string" && typeof rest.description !== "string") rest.description = escapeCommentEnd(title);
+      if (typeof title === "string" && typeof rest.description !== "string") rest.description = commentText(title);
       return visit(rest, false);
     }
     for (const key of SCHEMA_MAPS) {

@@ -30,6 +30,8 @@ export interface LoadedExtension {
   /** The identifier the schema declares (`x-mcp-extension`). */
   id: string;
   schema: LoadedSchema;
+  /** Whether mcp-gen ships the schema (a known name): only then may it hold what json-schema-to-typescript prints as code. */
+  owned: boolean;
 }
 
 /** What one extension contributed, for the facts the IR derives (EXTENSIONS in capabilities.ts). */
@@ -76,7 +78,7 @@ export async function loadExtensions(given: readonly string[], from: string = pr
       );
     }
     if (loaded.some((other) => other.id === id)) throw new CliError(`extension ${id} is given twice`, { hint: "pass each --extension once" });
-    loaded.push({ given: value, id, schema });
+    loaded.push({ given: value, id, schema, owned: name in KNOWN_EXTENSIONS });
   }
   return loaded;
 }

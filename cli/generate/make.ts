@@ -12,6 +12,7 @@ import { loadFormatter } from "./format.js";
 import { sortedBy } from "../toolbox/sort.js";
 import { mergeExtensions, type LoadedExtension } from "./extend.js";
 import { toDefsForm } from "./dialect.js";
+import { refuseVerbatimMembers } from "./foreign-schema.js";
 
 /**
  * Makes every output file from a verified schema, one stage after the other: read it in the
@@ -31,6 +32,9 @@ export async function makeOutput(
   legacyFolders: readonly string[] = [],
   typesOnly = false,
 ): Promise<{ files: Map<string, string>; ir: SchemaIR }> {
+  // A pinned schema's bytes are checked against the lock and mcp-gen's own extensions ship with it: only other input is inspected.
+  if (!identity.pinned) refuseVerbatimMembers(loaded.json, loaded.location);
+  for (const extension of extensions) if (!extension.owned) refuseVerbatimMembers(extension.schema.json, extension.schema.location);
   const { schema, contributions } = mergeExtensions(toDefsForm(loaded), extensions);
   const ir = buildIR(normalizeSchema(schema), identity, contributions);
   const header = generatedHeader(identity, lock, extensions);

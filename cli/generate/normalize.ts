@@ -1,6 +1,10 @@
 import { CliError } from "../errors.js";
 import type { LoadedSchema } from "./load.js";
 import { sorted } from "../toolbox/sort.js";
+import { commentText, isTypeName } from "../toolbox/escape.js";
+import { commentSafePatterns, MAX_NESTING } from "./foreign-schema.js";
+
+export { MAX_NESTING };
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
 export interface JsonObject {
@@ -13,12 +17,6 @@ export interface NormalizedSchema {
 }
 
 const DEF_REF = /^#\/\$defs\/(.+)$/;
-
-/**
- * How deep a definition may nest (objects and arrays). The MCP schemas nest about 10 deep;
- * far deeper input is refused here rather than overflowing a recursive library later.
- */
-export const MAX_NESTING = 64;
 
 /**
  * Names that the type generator (json-schema-to-typescript, built on plain objects) cannot
@@ -47,6 +45,11 @@ export function normalizeSchema(loaded: LoadedSchema): NormalizedSchema {
     const at = `${loaded.location}: $defs.${name}`;
     if (PROTOTYPE_NAMES.has(name)) {
       throw new CliError(`${at} is named after an Object.prototype member, which the type generator cannot declare`, { hint: "rename the definition" });
+    }
+    if (!isTypeName(name)) {
+      throw new CliError(`${at} is not a type name: each definition is declared as a TypeScript type of its own name`, {
+        hint: "rename it in PascalCase: ASCII letters and digits, starting with a capital, a capital after a digit (ToolResult2D)",
+      });
     }
     if (!isObject(def)) throw new CliError(`${at} is not a schema object`, { hint: "fix the schema or use a pinned one" });
     inspect(def, { location: loaded.location, definition: name, trail: [], known });
@@ -149,8 +152,9 @@ function refuseAliasCycles(definitions: ReadonlyMap<string, JsonObject>, locatio
 
 /**
  * Descriptions become doc comments: repair mangled links and make sure none can end the
- * comment. Objects are rebuilt with Object.fromEntries, which keeps a `__proto__` key (in a
- * default or an example) as data instead of assigning a prototype.
+ * comment (toolbox/escape.ts); so do `patternProperties` keys (commentSafePatterns). Objects are rebuilt with
+ * Object.fromEntries, which keeps a `__proto__` key (in a default or an example) as data
+ * instead of assigning a prototype.
  */
 function repairDescriptions(node: JsonValue, names: readonly string[]): JsonValue {
   if (Array.isArray(node)) return node.map((item) => repairDescriptions(item, names));
@@ -158,7 +162,11 @@ function repairDescriptions(node: JsonValue, names: readonly string[]): JsonValu
   return Object.fromEntries(
     Object.entries(node).map(([key, value]) => [
       key,
-      key === "description" && typeof value === "string" ? safeDescription(value, names) : repairDescriptions(value, names),
+      key === "description" && typeof value === "string"
+        ? safeDescription(value, names)
+        : key === "patternProperties" && isObject(value)
+          ? (commentSafePatterns(repairDescriptions(value, names) as JsonObject) as JsonObject)
+          : repairDescriptions(value, names),
     ]),
   );
 }
@@ -180,13 +188,8 @@ export function repairLinks(text: string, names: readonly string[]): string {
   });
 }
 
-/** `*\/` would close the doc comment that carries the description. */
-export function escapeCommentEnd(text: string): string {
-  return text.replaceAll("*/", "*\\/");
-}
-
 function safeDescription(text: string, names: readonly string[]): string {
-  return escapeCommentEnd(repairLinks(text, names));
+  return commentText(repairLinks(text, names));
 }
 
 export function isObject(value: unknown): value is JsonObject {

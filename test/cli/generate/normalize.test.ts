@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
-import { escapeCommentEnd, normalizeSchema, repairLinks } from "../../../cli/generate/normalize.js";
+import { normalizeSchema, repairLinks } from "../../../cli/generate/normalize.js";
+import { commentText } from "../../../cli/toolbox/escape.js";
 import { tinySchemaText } from "./helpers.js";
 
 const names = ["CallToolResult", "SubscriptionsListenRequest", "SubscriptionsListenResult", "MetaObject", "Tool", "ToolListChangedNotification"];
@@ -25,7 +26,7 @@ test("plain links, member paths and links that already have a label are left alo
 });
 
 test("*/ inside a description cannot close the doc comment", () => {
-  assert.equal(escapeCommentEnd("a */ b */"), "a *\\/ b *\\/");
+  assert.equal(commentText("a */ b */"), "a *\\/ b *\\/");
 });
 
 describe("a hostile schema gets a one-line error naming the definition, never a crash or a silent loss", () => {
