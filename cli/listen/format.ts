@@ -3,9 +3,15 @@
  * printed compactly so a line can be copied into a test or a bug report.
  */
 import { LEGACY_VERSION, PROTOCOL_VERSION, type SubscriptionFilter } from "../../generated/index.js";
+import { terminalText } from "../toolbox/escape.js";
 import type { Discovered, ListenEvent } from "./listen.js";
 
+/** Every line carries the server's own strings, so each is escaped for the terminal as a whole. */
 export function formatEvent(event: ListenEvent): string {
+  return [eventText(event)].flat().map(terminalText).join("\n");
+}
+
+function eventText(event: ListenEvent): string | string[] {
   switch (event.kind) {
     case "discovered":
       return formatDiscovered(event.discovered);
@@ -27,7 +33,7 @@ export function formatEvent(event: ListenEvent): string {
   }
 }
 
-function formatDiscovered(discovered: Discovered): string {
+function formatDiscovered(discovered: Discovered): string[] {
   const who = discovered.serverInfo?.name ? `${discovered.serverInfo.name} ${discovered.serverInfo.version ?? ""}`.trim() : "(no serverInfo)";
   const lines = [`server: ${who}; protocol versions: ${discovered.supportedVersions.join(", ") || "(none)"}`];
   const groups = Object.keys(discovered.capabilities).sort();
@@ -42,7 +48,7 @@ function formatDiscovered(discovered: Discovered): string {
         : [];
     lines.push(`advertises: ${group}${flags.length > 0 ? ` (${flags.join(", ")})` : ""}`);
   }
-  return lines.join("\n");
+  return lines;
 }
 
 export function formatFilter(filter: SubscriptionFilter): string {
