@@ -95,7 +95,8 @@ export function bindTools<Tools extends ToolMap>(
   callTool: (name: string, args: object | undefined) => Promise<ToolCallResult<unknown>>,
 ): ToolBinding<Tools> {
   const binding: Record<string, (args?: object) => Promise<ToolCallResult<unknown>>> = {};
-  for (const name of names) binding[name] = (args) => callTool(name, args);
+  // Defined, not assigned: a server's tool named `__proto__` must become a key, not the prototype.
+  for (const name of names) Object.defineProperty(binding, name, { value: (args?: object) => callTool(name, args), enumerable: true });
   return binding as unknown as ToolBinding<Tools>;
 }
 
