@@ -9,7 +9,7 @@
 import { META_KEYS } from "../protocol.js";
 import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcErrorResponse, type JsonRpcRequest } from "../jsonrpc.js";
 import type { MessageContext, Transport } from "../transport.js";
-import { clientKey, StreamSlots, type ClientKey } from "../subscriptions/slots.js";
+import { clientKey, StreamSlots, type ClientKey, type SlotRefusal } from "../subscriptions/slots.js";
 import { initializeRefusal, LegacySession, unsupportedVersion } from "./session.js";
 import type { SessionBounds, SessionConnection, SessionEnding, SessionHost, SessionOutput } from "./session-host.js";
 import { LEGACY_CODECS, SESSION_METHODS } from "./translate.js";
@@ -238,20 +238,41 @@ export class LegacyEra {
    * opened: the request is refused (`invalid`), or the session limit is reached (`full`).
    * `ownedByConnection`: it lives exactly as long as the connection that opened it (stdio),
    * rather than until DELETE or idle expiry (HTTP). `client`: whose share it counts against.
+   * `slotHeld`: its output already holds the client's slot (`reserveSlot`) and gives it back
+   * when it ends, so the session takes none of its own.
    */
-  open(initialize: JsonRpcRequest, output: SessionOutput | undefined, ownedByConnection: boolean, client: ClientKey): LegacySession | SessionRefusal {
+  open(
+    initialize: JsonRpcRequest,
+    output: SessionOutput | undefined,
+    ownedByConnection: boolean,
+    client: ClientKey,
+    slotHeld = false,
+  ): LegacySession | SessionRefusal {
     const invalid = initializeRefusal(initialize, this.#sessionHost.maxInitializeBytes);
     if (invalid !== undefined) return { refused: "invalid", error: invalid };
     if (!this.enabled) return { refused: "full", error: this.limitError(initialize) };
-    const refusal = this.#slots.reserve(client);
+    const refusal = slotHeld ? undefined : this.#slots.reserve(client);
     if (refusal?.scope === "server") return { refused: "full", error: this.limitError(initialize) };
     if (refusal?.scope === "headroom") return { refused: "full", error: this.#headroomError(initialize, refusal.limit) };
     if (refusal !== undefined) return { refused: "share", error: this.#shareError(initialize) };
     const session = new LegacySession(this.#sessionHost, crypto.randomUUID(), output, ownedByConnection, client);
     if (this.shared !== undefined && !ownedByConnection) session.output = this.shared.output(session);
-    this.#counted.add(session);
+    if (!slotHeld) this.#counted.add(session);
     this.#hold(session);
     return session;
+  }
+
+  /**
+   * Takes one of the sessions' slots for `client` before any `initialize`: an HTTP+SSE stream
+   * holds one from its GET on (sse-endpoint.ts), so streams and sessions share one pool and
+   * one share per client. The holder gives it back with `releaseSlot`, once.
+   */
+  reserveSlot(client: ClientKey): SlotRefusal | undefined {
+    return this.#slots.reserve(client);
+  }
+
+  releaseSlot(client: ClientKey): void {
+    this.#slots.release(client);
   }
 
   get(id: string): LegacySession | undefined {

@@ -191,12 +191,41 @@ describe("HTTP+SSE on the wire", () => {
       const [first, second] = [await openRaw(handle.url), await openRaw(handle.url)];
       const third = await fetch(handle.url, { headers: { accept: "text/event-stream" } });
       assert.equal(third.status, 429);
-      assert.match(((await third.json()) as { error: { message: string } }).error.message, /already has 2 event streams open/);
+      assert.match(((await third.json()) as { error: { message: string } }).error.message, /already holds 2 legacy sessions and event streams/);
       // Neither sends initialize: both end by themselves, and their slots come back.
       assert.equal(await first.next(), undefined, "the first stream ended");
       assert.equal(await second.next(), undefined, "the second stream ended");
       const again = await openRaw(handle.url);
       again.close();
+    });
+  });
+
+  it("an HTTP+SSE stream takes one slot of the sessions' pools from its GET to its end, and its session takes no second", SLOW, async () => {
+    await withServer({ maxSessions: 10, maxSessionsPerClient: 2, sseInitializeMs: 120_000 }, async (handle) => {
+      const initializeOverStreamableHttp = () =>
+        fetch(handle.url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { ...INITIALIZE, protocolVersion: "2025-11-25" } }),
+        });
+      const stream = await openRaw(handle.url);
+      try {
+        const session = await initializeOverStreamableHttp();
+        assert.equal(session.status, 200, "the second of the client's two slots");
+        assert.equal((await fetch(handle.url, { headers: { accept: "text/event-stream" } })).status, 429, "no third: a stream counts in the share");
+        assert.equal((await initializeOverStreamableHttp()).status, 429, "no third: a waiting stream holds a session's slot");
+        assert.equal(
+          (await postTo(stream.endpoint, { jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE })).status,
+          202,
+          "the stream's session uses its slot",
+        );
+        assert.equal(JSON.parse((await stream.next())!.data).id, 1);
+        assert.equal((await initializeOverStreamableHttp()).status, 429, "still two held, not three");
+      } finally {
+        stream.close();
+      }
+      assert.ok(await eventually(async () => (await initializeOverStreamableHttp()).status === 200, 10_000), "the stream's end gives its slot back, once");
+      assert.equal((await initializeOverStreamableHttp()).status, 429, "and only one");
     });
   });
 

@@ -8,16 +8,18 @@
  * its first POST must be `initialize`, which opens a legacy session (session.ts) that lives as
  * long as the stream, and the stream ends when the session does.
  *
- * Bounded like the other sessions: streams count against `maxSessions` and
- * `maxSessionsPerClient` from the GET on (429 or 503 beyond), wait at most `sseInitializeMs`
- * for `initialize`, and hold at most what any SSE stream may (http-sse.ts, `maxBufferedBytes`).
+ * Bounded like the other sessions: a stream takes one of the sessions' slots from the GET on
+ * (the pool of `maxSessions` and the client's `maxSessionsPerClient` share; 429 or 503
+ * beyond), and the session its `initialize` opens keeps that slot rather than taking a
+ * second; it waits at most `sseInitializeMs` for `initialize`, and holds at most what any SSE
+ * stream may (http-sse.ts, `maxBufferedBytes`).
  * A later request must come from the principal that opened the stream (else 404). Such a
  * session lives in the process holding its stream, so with a session store (several
  * replicas) this transport is not served: a GET without a session stays 405.
  */
 import { ERROR_CODES } from "../protocol.js";
 import { errorResponse, type Classified, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
-import { clientKey, StreamSlots, type ClientKey, type SlotRefusal } from "../subscriptions/slots.js";
+import { clientKey, type ClientKey, type SlotRefusal } from "../subscriptions/slots.js";
 import {
   SENT,
   TransportClosedError,
@@ -61,13 +63,13 @@ export function openSseStream(era: LegacyEra, exchange: LegacyHttpExchange): voi
   const streams = streamsOf(era);
   const { req, res, context } = exchange;
   const client = clientKey(context?.["principal"], req.remoteAddress, req.connection);
-  const refusal = streams.slots.reserve(client);
+  const refusal = era.reserveSlot(client);
   if (refusal !== undefined) return exchange.reject(streamRefusal(refusal));
   const { maxBufferedBytes } = era;
   const writer = new SseWriter(res, maxBufferedBytes === undefined ? exchange.sse : { ...exchange.sse, maxBufferedBytes });
   const stream = new SseStream(crypto.randomUUID(), writer, client, context, () => {
     streams.open.delete(stream.id);
-    streams.slots.release(client);
+    era.releaseSlot(client); // the one release, whether or not a session took the slot over
   });
   streams.open.set(stream.id, stream);
   res.on("close", () => stream.ended());
@@ -79,7 +81,7 @@ export function openSseStream(era: LegacyEra, exchange: LegacyHttpExchange): voi
 /** A GET beyond the limits: the client's share is 429 (waiting does not help, closing a stream does), the server's 503. */
 function streamRefusal(refusal: SlotRefusal): HttpRejection {
   if (refusal.scope === "client") {
-    const message = `This client already has ${refusal.limit} event streams open, its share of the server; close one before opening another`;
+    const message = `This client already holds ${refusal.limit} legacy sessions and event streams, its share of the server; close one before opening another`;
     return { status: 429, body: errorResponse(null, ERROR_CODES.InternalError, message) };
   }
   const message =
@@ -125,7 +127,7 @@ function openSession(era: LegacyEra, stream: SseStream, read: Exclude<Classified
   if (read.kind !== "request" || !isLegacyInitialize(read.message)) {
     return { status: 400, body: errorResponse(null, ERROR_CODES.InvalidRequestError, "The first message on this event stream must be initialize") };
   }
-  const session = era.open(read.message, stream, false, stream.client);
+  const session = era.open(read.message, stream, false, stream.client, true);
   if (session instanceof LegacySession) {
     stream.session = session;
     clearTimeout(stream.deadline);
@@ -137,10 +139,9 @@ function openSession(era: LegacyEra, stream: SseStream, read: Exclude<Classified
   return { status, body: session.error };
 }
 
-/** The streams of one era, by id, and the slots they hold. */
+/** The streams of one era, by id. */
 interface SseStreams {
   readonly open: Map<string, SseStream>;
-  readonly slots: StreamSlots;
 }
 
 const STREAMS = new WeakMap<LegacyEra, SseStreams>();
@@ -149,7 +150,7 @@ function streamsOf(era: LegacyEra): SseStreams {
   let streams = STREAMS.get(era);
   if (streams === undefined) {
     const open = new Map<string, SseStream>();
-    streams = { open, slots: new StreamSlots({ max: era.maxSessions, maxPerClient: era.maxSessionsPerClient }) };
+    streams = { open };
     STREAMS.set(era, streams);
     // A closing server ends the streams still waiting for initialize; the others end with their sessions.
     era.onClose(() => {
