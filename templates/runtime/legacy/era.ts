@@ -87,6 +87,13 @@ export interface LegacyOptions {
    */
   readonly sseInitializeMs?: number;
   /**
+   * Requests one HTTP+SSE session may have running at once. Each POST is answered 202 before
+   * its request runs, so nothing but this bound stops a client from starting requests faster
+   * than they finish; one more is refused (HTTP 429 with `Retry-After`, the JSON-RPC error
+   * carrying its id) until an answer goes out. Default 16.
+   */
+  readonly sseMaxInFlight?: number;
+  /**
    * Where HTTP sessions live when several replicas serve one endpoint (session-store.ts; a
    * Redis one comes with the Redis event source). Default: none, sessions live in this process.
    */
@@ -105,6 +112,8 @@ export const DEFAULT_MAX_CLIENT_REQUESTS = 16;
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_RETRY_MS = 1000;
 export const DEFAULT_SSE_INITIALIZE_MS = 30_000;
+/** Sized like `maxClientRequests`: at `maxSessions` sessions that is 16,000 requests running, a bounded heap's worth of bookkeeping. */
+export const DEFAULT_SSE_MAX_IN_FLIGHT = 16;
 
 /** Why an `initialize` opened no session (refused, the server full, the client at its share), and the answer it gets. */
 export interface SessionRefusal {
@@ -137,6 +146,7 @@ export class LegacyEra {
   readonly idleMs: number;
   readonly maxSilentMs: number;
   readonly sseInitializeMs: number;
+  readonly sseMaxInFlight: number;
   readonly maxBufferedBytes: number | undefined;
   /** How a session's SSE streams are primed, polled and replayed (resumable.ts). */
   readonly resume: ResumeOptions;
@@ -165,6 +175,7 @@ export class LegacyEra {
     this.idleMs = Math.max(1, chosen.idleMs ?? DEFAULT_IDLE_MS);
     this.maxSilentMs = Math.max(1, chosen.maxSilentMs ?? DEFAULT_MAX_SILENT_MS);
     this.sseInitializeMs = Math.max(1, chosen.sseInitializeMs ?? DEFAULT_SSE_INITIALIZE_MS);
+    this.sseMaxInFlight = Math.max(1, chosen.sseMaxInFlight ?? DEFAULT_SSE_MAX_IN_FLIGHT);
     this.maxBufferedBytes = chosen.maxBufferedBytes;
     this.resume = {
       retryMs: Math.max(0, chosen.retryMs ?? DEFAULT_RETRY_MS),

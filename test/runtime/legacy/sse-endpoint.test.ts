@@ -229,6 +229,62 @@ describe("HTTP+SSE on the wire", () => {
     });
   });
 
+  it("an HTTP+SSE session holds at most sseMaxInFlight requests running: one more is 429 with Retry-After and the JSON-RPC error of its id", SLOW, async () => {
+    await withServer({ sseMaxInFlight: 2 }, async (handle, server) => {
+      const gates: Array<() => void> = [];
+      server.addTool({ name: "wait", inputSchema: { type: "object" } }, () => new Promise((resolve) => gates.push(() => resolve({ content: [] }))));
+      const stream = await openRaw(handle.url);
+      try {
+        await postTo(stream.endpoint, { jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE });
+        assert.equal(JSON.parse((await stream.next())!.data).id, 0);
+        const call = (id: number) => postTo(stream.endpoint, { jsonrpc: "2.0", id, method: "tools/call", params: { name: "wait", arguments: {} } });
+        assert.deepEqual([(await call(1)).status, (await call(2)).status], [202, 202]);
+        const refused = await call(3);
+        assert.equal(refused.status, 429);
+        assert.equal(refused.headers.get("retry-after"), "1");
+        const error = (await refused.json()) as { id: unknown; error: { message: string } };
+        assert.equal(error.id, 3, "the error names the refused request");
+        assert.match(error.error.message, /already has 2 requests running/);
+        assert.equal((await postTo(stream.endpoint, { jsonrpc: "2.0", method: "notifications/initialized" })).status, 202, "a notification is still taken");
+        assert.ok(await eventually(() => gates.length === 2, 10_000), "both requests run");
+        gates.shift()!();
+        assert.ok([1, 2].includes(JSON.parse((await stream.next())!.data).id), "one answer went out");
+        assert.equal((await call(4)).status, 202, "its room came back");
+        assert.equal((await call(5)).status, 429);
+      } finally {
+        for (const open of gates.splice(0)) open();
+        stream.close();
+      }
+      // A 1.x client's send rejects with the refusal's text: the caller of the third request sees its error.
+      const client = new ClientNow({ name: "sdk-now", version: "1" });
+      await client.connect(new SseNow(new URL(handle.url)));
+      try {
+        let settledCount = 0;
+        const outcomes = [1, 2, 3].map(() =>
+          client
+            .callTool({ name: "wait", arguments: {} })
+            .then(
+              () => "answered",
+              (error: unknown) => String(error),
+            )
+            .finally(() => settledCount++),
+        );
+        // Held until all three arrived: two run and the third was refused.
+        assert.ok(await eventually(() => gates.length === 2 && settledCount === 1, 10_000), "two requests run, one was refused");
+        for (const open of gates.splice(0)) open();
+        const settled = await Promise.all(outcomes);
+        assert.equal(settled.filter((outcome) => outcome === "answered").length, 2);
+        assert.match(
+          settled.find((outcome) => outcome !== "answered")!,
+          /HTTP 429.*already has 2 requests running/,
+        );
+      } finally {
+        for (const open of gates.splice(0)) open();
+        await client.close();
+      }
+    });
+  });
+
   it("a GET resuming a stream (Last-Event-ID), one without text/event-stream by name, and any GET on a modern-only server stay 405", SLOW, async () => {
     await withServer({}, async (handle) => {
       assert.equal((await fetch(handle.url, { headers: { accept: "text/event-stream", "last-event-id": "0-1" } })).status, 405);

@@ -13,6 +13,9 @@
  * beyond), and the session its `initialize` opens keeps that slot rather than taking a
  * second; it waits at most `sseInitializeMs` for `initialize`, and holds at most what any SSE
  * stream may (http-sse.ts, `maxBufferedBytes`).
+ * Every POST is answered 202 before its request runs, so a session may have at most
+ * `sseMaxInFlight` requests running: one more is refused with 429 and `Retry-After`, its
+ * body the JSON-RPC error of its id (a 1.x client's send rejects with that text).
  * A later request must come from the principal that opened the stream (else 404). Such a
  * session lives in the process holding its stream, so with a session store (several
  * replicas) this transport is not served: a GET without a session stays 405.
@@ -115,11 +118,21 @@ export async function serveSsePost(era: LegacyEra, exchange: LegacyHttpExchange)
     return session.answer(read.message) ? answerEmpty(res, 202) : exchange.reject(refuseClientResponse(read.message));
   }
   const message = read.message;
+  if ("id" in message && stream.requestsInFlight >= era.sseMaxInFlight) return exchange.reject(inFlightRefusal(message.id, era.sseMaxInFlight));
   let posted: SsePost | undefined;
   await exchange.serve(message, session, () => (posted = new SsePost(stream, message, exchange.context, peerAddressOf(res))));
   if (posted === undefined) return; // refused (its scopes): answered already
   if (!("id" in message)) posted.finish(); // a notification needs nothing more of its POST
   if (!res.headersSent) answerEmpty(res, 202);
+}
+
+/**
+ * A request beyond the session's bound: 429, as the client's own requests hold the room and
+ * any answer frees some; the error carries the request's id, so the client can tell which.
+ */
+function inFlightRefusal(id: RequestId, limit: number): HttpRejection {
+  const message = `This session already has ${limit} requests running, its limit; send more once their answers arrive`;
+  return { status: 429, headers: { "retry-after": "1" }, body: errorResponse(id, ERROR_CODES.InternalError, message) };
 }
 
 /** The stream's first message: an `initialize`, which opens the session the stream is the output of. */
@@ -176,6 +189,13 @@ class SseStream implements SessionOutput {
     readonly onEnded: () => void,
   ) {}
 
+  /** Requests posted here still running (a notification's POST is done once delivered). */
+  get requestsInFlight(): number {
+    let running = 0;
+    for (const post of this.posts) if (post.isRequest) running++;
+    return running;
+  }
+
   get closed(): boolean {
     return this.#ended || this.writer.done;
   }
@@ -215,6 +235,7 @@ class SseStream implements SessionOutput {
 class SsePost implements Transport {
   readonly #inbox = new Inbox();
   readonly #requestId: RequestId | undefined;
+  readonly isRequest: boolean;
   #finished = false;
 
   constructor(
@@ -224,6 +245,7 @@ class SsePost implements Transport {
     readonly peer: string | undefined,
   ) {
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
+    this.isRequest = this.#requestId !== undefined;
     stream.posts.add(this);
     this.#inbox.deliver(context === undefined ? { type: "message", message } : { type: "message", message, context });
   }
