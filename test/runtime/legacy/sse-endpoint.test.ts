@@ -285,6 +285,58 @@ describe("HTTP+SSE on the wire", () => {
     });
   });
 
+  it("an HTTP+SSE answer over maxBufferedBytes reaches a client that reads it, and the session goes on", SLOW, async () => {
+    await withServer({}, async (handle, server) => {
+      const big = "b".repeat(2 * 1024 * 1024);
+      server.addTool({ name: "big", inputSchema: { type: "object" } }, () => ({ content: [{ type: "text", text: big }] }));
+      const client = new ClientNow({ name: "sdk-now", version: "1" });
+      await client.connect(new SseNow(new URL(handle.url)));
+      try {
+        const result = (await client.callTool({ name: "big", arguments: {} }, undefined, { timeout: 30_000 })) as { content: Array<{ text: string }> };
+        assert.equal(result.content[0]!.text.length, big.length, "the whole answer");
+        assert.deepEqual(
+          (await client.listTools()).tools.map((tool) => tool.name),
+          ["big"],
+          "the same session serves on",
+        );
+        assert.equal(server.legacySessions.size, 1);
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  it("an HTTP+SSE answer that does not fit a stream whose client has not read is an error to its request; the stream stays", SLOW, async () => {
+    await withServer({}, async (handle, server) => {
+      server.addTool({ name: "big", inputSchema: { type: "object" } }, () => ({ content: [{ type: "text", text: "b".repeat(2 * 1024 * 1024) }] }));
+      const stream = await openRaw(handle.url);
+      try {
+        await postTo(stream.endpoint, { jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE });
+        // Nothing is read meanwhile: the kernel's buffers fill, then the server's.
+        const calls = 16;
+        for (let id = 1; id <= calls; id++) {
+          const posted = await postTo(stream.endpoint, { jsonrpc: "2.0", id, method: "tools/call", params: { name: "big", arguments: {} } });
+          assert.equal(posted.status, 202);
+        }
+        const outcomes = new Map<unknown, string>();
+        for (let read = 0; read < 2 * calls && outcomes.size < calls; read++) {
+          const event = await stream.next();
+          assert.ok(event !== undefined, `the stream stayed open (${outcomes.size} answers read)`);
+          const message = JSON.parse(event.data) as { id: unknown; result?: unknown; error?: { message: string } };
+          if (message.id !== 0) outcomes.set(message.id, message.error === undefined ? "answered" : message.error.message);
+        }
+        const errors = [...outcomes.values()].filter((outcome) => outcome !== "answered");
+        assert.equal(outcomes.size, calls, "every request was answered");
+        assert.ok(errors.length > 0 && errors.length < calls, `some answers whole, the others refused (${errors.length} of ${calls})`);
+        for (const error of errors) assert.match(error, /more than this event stream may hold while its client has not read/);
+        await postTo(stream.endpoint, { jsonrpc: "2.0", id: "after", method: "ping" });
+        assert.equal(JSON.parse((await stream.next())!.data).id, "after", "the session serves on");
+      } finally {
+        stream.close();
+      }
+    });
+  });
+
   it("a GET resuming a stream (Last-Event-ID), one without text/event-stream by name, and any GET on a modern-only server stay 405", SLOW, async () => {
     await withServer({}, async (handle) => {
       assert.equal((await fetch(handle.url, { headers: { accept: "text/event-stream", "last-event-id": "0-1" } })).status, 405);

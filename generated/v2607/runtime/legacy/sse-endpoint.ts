@@ -213,6 +213,17 @@ class SseStream implements SessionOutput {
     return this.writer.write(sseFrame(json));
   }
 
+  /**
+   * The answer to request `id`: written whole however large, as stdio and Streamable HTTP
+   * deliver it, unless the client has not read what it was sent; then, rather than the stream
+   * (and the session) ending, the request is answered with an error it can retry on.
+   */
+  answer(json: string, id: RequestId): void {
+    if (this.writer.writeAnswer(sseFrame(json)) !== "behind") return;
+    const message = `The answer (${json.length} characters) is more than this event stream may hold while its client has not read what it was sent; send the request again once it has`;
+    this.write(JSON.stringify(errorResponse(id, ERROR_CODES.InternalError, message)));
+  }
+
   /** The session ended, or never began: the stream ends; `ended` follows from the response's close. */
   close(): void {
     this.writer.end();
@@ -256,8 +267,14 @@ class SsePost implements Transport {
 
   sendMessage(message: JsonRpcMessage, json?: string): Promise<void> {
     if (!this.connected()) return Promise.reject(new TransportClosedError("the event stream is closed"));
-    this.stream.write(json ?? JSON.stringify(message));
-    if (!("method" in message) && "id" in message && message.id === this.#requestId) this.finish();
+    const text = json ?? JSON.stringify(message);
+    const id = this.#requestId;
+    if ("method" in message || !("id" in message) || id === undefined || message.id !== id) {
+      this.stream.write(text);
+      return SENT;
+    }
+    this.stream.answer(text, id);
+    this.finish();
     return SENT;
   }
 
