@@ -213,8 +213,8 @@ class SseStream implements SessionOutput {
   }
 
   /**
-   * The answer to request `id`: written whole however large, as stdio and Streamable HTTP
-   * deliver it, unless the client has not read what it was sent; then, rather than the stream
+   * The answer to request `id`: written whole however large, as stdio and a POST answered
+   * with JSON deliver it, unless the client has not read what it was sent; then, rather than the stream
    * (and the session) ending, the request is answered with an error it can retry on.
    */
   answer(json: string, id: RequestId): void {

@@ -143,8 +143,8 @@ export class SseWriter {
 
   /**
    * Writes the answer to a request, however large, when the client has taken what it was
-   * sent (the stream is not congested): stdio and a Streamable HTTP POST deliver an answer of
-   * any size, so one over the cap is written whole rather than evicting a client that reads
+   * sent (the stream is not congested): stdio and a POST answered with JSON deliver an answer
+   * of any size, so one over the cap is written whole rather than evicting a client that reads
    * (the cap counts above it until the socket drains, sse-hold.ts). On a congested stream it
    * is queued like any frame when it fits the cap, else nothing is written: "behind", and
    * the caller answers the request otherwise. False when the stream is over.
