@@ -2,6 +2,9 @@
  * The hardening attacks against a server with a 256 MB heap, each followed by a probe from
  * a client that took no part: `node --import tsx bench/attacks/run.ts [--heap 256]`.
  *
+ * - HTTP+SSE floods: one session's POSTs (each answered 202 before its request runs) starting
+ *   requests that do not finish, as fast as the server takes them; then every session the
+ *   server allows, from ten clients, each filled to its bound;
  * - requests kept: legacy sessions and listen streams each keeping as much of their requests
  *   as they may (capabilities, `_meta`, long `taskIds`), from many clients;
  * - task results: hundreds of tasks finishing with 1 MiB results;
@@ -165,6 +168,83 @@ async function oneUpdate(url: string, child: ChildProcess): Promise<void> {
   await verdict("one update", child, url, `${waiting} waiting tasks, one 0.9 MB tasks/update ${outcome}: ${cpu.toFixed(0)} ms server CPU; bystander meanwhile ${rtt === undefined ? "not served" : `${rtt.toFixed(1)} ms`}`);
 }
 
+/** An HTTP+SSE stream opened by `client` and initialized: its POST URL; its body is left unread from then on. */
+async function openSseSession(url: string, client: string, streams: AbortController[]): Promise<URL | undefined> {
+  const abort = new AbortController();
+  streams.push(abort);
+  const response = await fetch(url, { headers: { accept: "text/event-stream", "x-client": client }, signal: abort.signal });
+  if (response.status !== 200) return (await response.text(), undefined);
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (let reads = 0; !text.includes("\n\n") && reads < 100; reads++) {
+    const chunk = await reader.read();
+    if (chunk.done) return undefined;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  const endpoint = new URL(/data: (\S+)/.exec(text)?.[1] ?? "", url);
+  const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "flood", version: "1" } } };
+  const posted = await postSse(endpoint, client, initialize);
+  return posted === 202 ? endpoint : undefined;
+}
+
+async function postSse(endpoint: URL, client: string, message: object): Promise<number> {
+  const response = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json", "x-client": client }, body: JSON.stringify(message) });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+interface FloodCounts {
+  taken: number;
+  refused: number;
+  /** Answered otherwise, or not at all (the connection failed). */
+  failed: number;
+}
+
+/** POSTs of tools/call to `hang` on one session by 64 senders, for `ms` or `max` POSTs: how many were taken (202), refused (429), failed. */
+async function floodSession(endpoint: URL, client: string, ms: number, max: number): Promise<FloodCounts> {
+  const counts = { taken: 0, refused: 0, failed: 0 };
+  const deadline = Date.now() + ms;
+  let sent = 0;
+  const sender = async () => {
+    while (Date.now() < deadline && sent < max) {
+      const id = ++sent;
+      const status = await postSse(endpoint, client, { jsonrpc: "2.0", id, method: "tools/call", params: { name: "hang", arguments: {} } }).catch(() => 0);
+      if (status === 202) counts.taken++;
+      else if (status === 429) counts.refused++;
+      else counts.failed++;
+    }
+  };
+  await Promise.all(Array.from({ length: 64 }, sender));
+  return counts;
+}
+
+async function sseFlood(url: string, child: ChildProcess): Promise<void> {
+  const streams: AbortController[] = [];
+  const before = rssBytes(child.pid!);
+  const endpoint = await openSseSession(url, "flood", streams);
+  const one = endpoint === undefined ? { taken: 0, refused: 0, failed: 0 } : await floodSession(endpoint, "flood", 25_000, 100_000);
+  const alive = child.exitCode === null && child.signalCode === null;
+  const grew = alive ? ((rssBytes(child.pid!) - before) / MB).toFixed(0) : "?";
+  await verdict("HTTP+SSE flood, one session", child, url, `${one.taken} requests started (202), ${one.refused} refused (429), ${one.failed} failed in 25 s; RSS grew ${grew} MB`);
+  for (const stream of streams.splice(0)) stream.abort();
+  if (!alive) return;
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const endpoints: Array<{ endpoint: URL; client: string }> = [];
+  for (let client = 0; client < 10; client++) {
+    const opened = await Promise.all(Array.from({ length: 100 }, () => openSseSession(url, `sse${client}`, streams)));
+    for (const endpoint of opened) if (endpoint !== undefined) endpoints.push({ endpoint, client: `sse${client}` });
+  }
+  const filled = { taken: 0, refused: 0, failed: 0 };
+  for (let from = 0; from < endpoints.length; from += 100) {
+    const batch = await Promise.all(endpoints.slice(from, from + 100).map(({ endpoint, client }) => floodSession(endpoint, client, 10_000, 20)));
+    for (const counts of batch) (filled.taken += counts.taken), (filled.refused += counts.refused), (filled.failed += counts.failed);
+  }
+  await verdict("HTTP+SSE flood, every session", child, url, `${endpoints.length} sessions from 10 clients, 20 POSTs each: ${filled.taken} requests running, ${filled.refused} refused (429), ${filled.failed} failed`);
+  for (const stream of streams) stream.abort();
+  await new Promise((resolve) => setTimeout(resolve, 2000)); // their sessions end and give their slots back
+}
+
 /** The child's stdin drained, or a second passed (a server that no longer reads never drains it). */
 function drainOrSecond(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
@@ -207,6 +287,7 @@ async function neverReads(): Promise<void> {
 const { child, url } = await startServer();
 try {
   console.log(`server: --max-old-space-size=${heapMb}, ${(rssBytes(child.pid!) / MB).toFixed(0)} MB RSS at start`);
+  await sseFlood(url, child); // first: the sessions the next attack keeps would leave it few
   await keptRequests(url, child);
   await taskResults(url, child);
   await slowBodies(url, child);

@@ -9,7 +9,7 @@
 import { META_KEYS } from "../protocol.js";
 import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcErrorResponse, type JsonRpcRequest } from "../jsonrpc.js";
 import type { MessageContext, Transport } from "../transport.js";
-import { clientKey, StreamSlots, type ClientKey } from "../subscriptions/slots.js";
+import { clientKey, StreamSlots, type ClientKey, type SlotRefusal } from "../subscriptions/slots.js";
 import { initializeRefusal, LegacySession, unsupportedVersion } from "./session.js";
 import type { SessionBounds, SessionConnection, SessionEnding, SessionHost, SessionOutput } from "./session-host.js";
 import { LEGACY_CODECS, SESSION_METHODS } from "./translate.js";
@@ -87,6 +87,13 @@ export interface LegacyOptions {
    */
   readonly sseInitializeMs?: number;
   /**
+   * Requests one HTTP+SSE session may have running at once. Each POST is answered 202 before
+   * its request runs, so nothing but this bound stops a client from starting requests faster
+   * than they finish; one more is refused (HTTP 429 with `Retry-After`, the JSON-RPC error
+   * carrying its id) until an answer goes out. Default 16.
+   */
+  readonly sseMaxInFlight?: number;
+  /**
    * Where HTTP sessions live when several replicas serve one endpoint (session-store.ts; a
    * Redis one comes with the Redis event source). Default: none, sessions live in this process.
    */
@@ -105,6 +112,8 @@ export const DEFAULT_MAX_CLIENT_REQUESTS = 16;
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_RETRY_MS = 1000;
 export const DEFAULT_SSE_INITIALIZE_MS = 30_000;
+/** Sized like `maxClientRequests`: at `maxSessions` sessions that is 16,000 requests running, a bounded heap's worth of bookkeeping. */
+export const DEFAULT_SSE_MAX_IN_FLIGHT = 16;
 
 /** Why an `initialize` opened no session (refused, the server full, the client at its share), and the answer it gets. */
 export interface SessionRefusal {
@@ -137,6 +146,7 @@ export class LegacyEra {
   readonly idleMs: number;
   readonly maxSilentMs: number;
   readonly sseInitializeMs: number;
+  readonly sseMaxInFlight: number;
   readonly maxBufferedBytes: number | undefined;
   /** How a session's SSE streams are primed, polled and replayed (resumable.ts). */
   readonly resume: ResumeOptions;
@@ -165,6 +175,7 @@ export class LegacyEra {
     this.idleMs = Math.max(1, chosen.idleMs ?? DEFAULT_IDLE_MS);
     this.maxSilentMs = Math.max(1, chosen.maxSilentMs ?? DEFAULT_MAX_SILENT_MS);
     this.sseInitializeMs = Math.max(1, chosen.sseInitializeMs ?? DEFAULT_SSE_INITIALIZE_MS);
+    this.sseMaxInFlight = Math.max(1, chosen.sseMaxInFlight ?? DEFAULT_SSE_MAX_IN_FLIGHT);
     this.maxBufferedBytes = chosen.maxBufferedBytes;
     this.resume = {
       retryMs: Math.max(0, chosen.retryMs ?? DEFAULT_RETRY_MS),
@@ -238,20 +249,41 @@ export class LegacyEra {
    * opened: the request is refused (`invalid`), or the session limit is reached (`full`).
    * `ownedByConnection`: it lives exactly as long as the connection that opened it (stdio),
    * rather than until DELETE or idle expiry (HTTP). `client`: whose share it counts against.
+   * `slotHeld`: its output already holds the client's slot (`reserveSlot`) and gives it back
+   * when it ends, so the session takes none of its own.
    */
-  open(initialize: JsonRpcRequest, output: SessionOutput | undefined, ownedByConnection: boolean, client: ClientKey): LegacySession | SessionRefusal {
+  open(
+    initialize: JsonRpcRequest,
+    output: SessionOutput | undefined,
+    ownedByConnection: boolean,
+    client: ClientKey,
+    slotHeld = false,
+  ): LegacySession | SessionRefusal {
     const invalid = initializeRefusal(initialize, this.#sessionHost.maxInitializeBytes);
     if (invalid !== undefined) return { refused: "invalid", error: invalid };
     if (!this.enabled) return { refused: "full", error: this.limitError(initialize) };
-    const refusal = this.#slots.reserve(client);
+    const refusal = slotHeld ? undefined : this.#slots.reserve(client);
     if (refusal?.scope === "server") return { refused: "full", error: this.limitError(initialize) };
     if (refusal?.scope === "headroom") return { refused: "full", error: this.#headroomError(initialize, refusal.limit) };
     if (refusal !== undefined) return { refused: "share", error: this.#shareError(initialize) };
     const session = new LegacySession(this.#sessionHost, crypto.randomUUID(), output, ownedByConnection, client);
     if (this.shared !== undefined && !ownedByConnection) session.output = this.shared.output(session);
-    this.#counted.add(session);
+    if (!slotHeld) this.#counted.add(session);
     this.#hold(session);
     return session;
+  }
+
+  /**
+   * Takes one of the sessions' slots for `client` before any `initialize`: an HTTP+SSE stream
+   * holds one from its GET on (sse-endpoint.ts), so streams and sessions share one pool and
+   * one share per client. The holder gives it back with `releaseSlot`, once.
+   */
+  reserveSlot(client: ClientKey): SlotRefusal | undefined {
+    return this.#slots.reserve(client);
+  }
+
+  releaseSlot(client: ClientKey): void {
+    this.#slots.release(client);
   }
 
   get(id: string): LegacySession | undefined {

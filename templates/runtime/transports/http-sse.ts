@@ -141,6 +141,26 @@ export class SseWriter {
   }
 
   /**
+   * Writes the answer to a request, however large, when the client has taken what it was
+   * sent (the stream is not congested): stdio and a POST answered with JSON deliver an answer
+   * of any size, so one over the cap is written whole rather than evicting a client that reads
+   * (the cap counts above it until the socket drains, sse-hold.ts). On a congested stream it
+   * is queued like any frame when it fits the cap, else nothing is written: "behind", and
+   * the caller answers the request otherwise. False when the stream is over.
+   */
+  writeAnswer(frame: string): boolean | "behind" {
+    if (this.done) return false;
+    if (!this.#inTurn && !this.#startTurn()) return false;
+    const hold = this.#hold;
+    if (hold.fits(3 * (this.#batch.length + frame.length), 1) || hold.fits(utf8Length(this.#batch + frame), 1)) return this.write(frame);
+    if (this.#congested) return "behind";
+    this.#flushBatch(); // this turn's earlier frames go first
+    hold.allowWhole(utf8Length(frame));
+    this.#write(frame);
+    return !this.done;
+  }
+
+  /**
    * Writes one large frame as its shared bytes around `idJson` (see SharedFrame): after
    * this turn's earlier frames, in three writes of their own. A congested stream queues it
    * as text (`json`) like any frame. Returns false when the stream is over.

@@ -64,6 +64,8 @@ export class StreamHold implements BudgetedStream {
   #candidate = false;
   /** When a write was refused with no drain since (Date.now()); 0 while not stalled. */
   #stalledSince = 0;
+  /** Bytes of whole answers written over the cap (`allowWhole`), not held against it until the socket drains. */
+  #allowance = 0;
   /** The most bytes this stream ever held; for tests and metrics. */
   peakBytes = 0;
 
@@ -81,13 +83,22 @@ export class StreamHold implements BudgetedStream {
 
   /** Whether `bytes` more, in `writes` writes to Node, stay within the cap. */
   fits(bytes: number, writes: number): boolean {
-    return this.#held + bytes + writes * BUFFERED_WRITE_OVERHEAD <= this.#maxBytes;
+    return this.#held + bytes + writes * BUFFERED_WRITE_OVERHEAD <= this.#maxBytes + this.#allowance;
+  }
+
+  /**
+   * One answer of `bytes` is written whole over the cap (http-sse.ts `writeAnswer`): until
+   * the socket drains, the cap counts above it, so the frames after it are held to the cap
+   * as before rather than evicting a client that is reading it. The budget counts it whole.
+   */
+  allowWhole(bytes: number): void {
+    this.#allowance += bytes + BUFFERED_WRITE_OVERHEAD;
   }
 
   /** Counts one more waiting frame of `bytes` (UTF-8); false, counting nothing, when it would pass the cap. */
   queue(bytes: number): boolean {
     const size = bytes + PENDING_FRAME_OVERHEAD;
-    if (this.#held + size > this.#maxBytes) return false;
+    if (this.#held + size > this.#maxBytes + this.#allowance) return false;
     this.#pendingBytes += size;
     this.#setHeld(this.#held + size); // may evict this stream to keep the budget
     return true;
@@ -109,11 +120,12 @@ export class StreamHold implements BudgetedStream {
   drained(): void {
     this.#unstall();
     this.#writesBuffered = 0;
+    this.#allowance = 0;
   }
 
   /** Recounts what the stream holds from Node's buffer (`buffered`, its writableLength) and the waiting frames. */
   account(buffered: number): void {
-    if (buffered === 0) this.#writesBuffered = 0;
+    if (buffered === 0) this.#writesBuffered = this.#allowance = 0; // whatever was written whole is out
     this.#setHeld(buffered + this.#pendingBytes + BUFFERED_WRITE_OVERHEAD * this.#writesBuffered);
   }
 

@@ -191,12 +191,149 @@ describe("HTTP+SSE on the wire", () => {
       const [first, second] = [await openRaw(handle.url), await openRaw(handle.url)];
       const third = await fetch(handle.url, { headers: { accept: "text/event-stream" } });
       assert.equal(third.status, 429);
-      assert.match(((await third.json()) as { error: { message: string } }).error.message, /already has 2 event streams open/);
+      assert.match(((await third.json()) as { error: { message: string } }).error.message, /already holds 2 legacy sessions and event streams/);
       // Neither sends initialize: both end by themselves, and their slots come back.
       assert.equal(await first.next(), undefined, "the first stream ended");
       assert.equal(await second.next(), undefined, "the second stream ended");
       const again = await openRaw(handle.url);
       again.close();
+    });
+  });
+
+  it("an HTTP+SSE stream takes one slot of the sessions' pools from its GET to its end, and its session takes no second", SLOW, async () => {
+    await withServer({ maxSessions: 10, maxSessionsPerClient: 2, sseInitializeMs: 120_000 }, async (handle) => {
+      const initializeOverStreamableHttp = () =>
+        fetch(handle.url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { ...INITIALIZE, protocolVersion: "2025-11-25" } }),
+        });
+      const stream = await openRaw(handle.url);
+      try {
+        const session = await initializeOverStreamableHttp();
+        assert.equal(session.status, 200, "the second of the client's two slots");
+        assert.equal((await fetch(handle.url, { headers: { accept: "text/event-stream" } })).status, 429, "no third: a stream counts in the share");
+        assert.equal((await initializeOverStreamableHttp()).status, 429, "no third: a waiting stream holds a session's slot");
+        assert.equal(
+          (await postTo(stream.endpoint, { jsonrpc: "2.0", id: 1, method: "initialize", params: INITIALIZE })).status,
+          202,
+          "the stream's session uses its slot",
+        );
+        assert.equal(JSON.parse((await stream.next())!.data).id, 1);
+        assert.equal((await initializeOverStreamableHttp()).status, 429, "still two held, not three");
+      } finally {
+        stream.close();
+      }
+      assert.ok(await eventually(async () => (await initializeOverStreamableHttp()).status === 200, 10_000), "the stream's end gives its slot back, once");
+      assert.equal((await initializeOverStreamableHttp()).status, 429, "and only one");
+    });
+  });
+
+  it("an HTTP+SSE session holds at most sseMaxInFlight requests running: one more is 429 with Retry-After and the JSON-RPC error of its id", SLOW, async () => {
+    await withServer({ sseMaxInFlight: 2 }, async (handle, server) => {
+      const gates: Array<() => void> = [];
+      server.addTool({ name: "wait", inputSchema: { type: "object" } }, () => new Promise((resolve) => gates.push(() => resolve({ content: [] }))));
+      const stream = await openRaw(handle.url);
+      try {
+        await postTo(stream.endpoint, { jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE });
+        assert.equal(JSON.parse((await stream.next())!.data).id, 0);
+        const call = (id: number) => postTo(stream.endpoint, { jsonrpc: "2.0", id, method: "tools/call", params: { name: "wait", arguments: {} } });
+        assert.deepEqual([(await call(1)).status, (await call(2)).status], [202, 202]);
+        const refused = await call(3);
+        assert.equal(refused.status, 429);
+        assert.equal(refused.headers.get("retry-after"), "1");
+        const error = (await refused.json()) as { id: unknown; error: { message: string } };
+        assert.equal(error.id, 3, "the error names the refused request");
+        assert.match(error.error.message, /already has 2 requests running/);
+        assert.equal((await postTo(stream.endpoint, { jsonrpc: "2.0", method: "notifications/initialized" })).status, 202, "a notification is still taken");
+        assert.ok(await eventually(() => gates.length === 2, 10_000), "both requests run");
+        gates.shift()!();
+        assert.ok([1, 2].includes(JSON.parse((await stream.next())!.data).id), "one answer went out");
+        assert.equal((await call(4)).status, 202, "its room came back");
+        assert.equal((await call(5)).status, 429);
+      } finally {
+        for (const open of gates.splice(0)) open();
+        stream.close();
+      }
+      // A 1.x client's send rejects with the refusal's text: the caller of the third request sees its error.
+      const client = new ClientNow({ name: "sdk-now", version: "1" });
+      await client.connect(new SseNow(new URL(handle.url)));
+      try {
+        let settledCount = 0;
+        const outcomes = [1, 2, 3].map(() =>
+          client
+            .callTool({ name: "wait", arguments: {} })
+            .then(
+              () => "answered",
+              (error: unknown) => String(error),
+            )
+            .finally(() => settledCount++),
+        );
+        // Held until all three arrived: two run and the third was refused.
+        assert.ok(await eventually(() => gates.length === 2 && settledCount === 1, 10_000), "two requests run, one was refused");
+        for (const open of gates.splice(0)) open();
+        const settled = await Promise.all(outcomes);
+        assert.equal(settled.filter((outcome) => outcome === "answered").length, 2);
+        assert.match(
+          settled.find((outcome) => outcome !== "answered")!,
+          /HTTP 429.*already has 2 requests running/,
+        );
+      } finally {
+        for (const open of gates.splice(0)) open();
+        await client.close();
+      }
+    });
+  });
+
+  it("an HTTP+SSE answer over maxBufferedBytes reaches a client that reads it, and the session goes on", SLOW, async () => {
+    await withServer({}, async (handle, server) => {
+      const big = "b".repeat(2 * 1024 * 1024);
+      server.addTool({ name: "big", inputSchema: { type: "object" } }, () => ({ content: [{ type: "text", text: big }] }));
+      const client = new ClientNow({ name: "sdk-now", version: "1" });
+      await client.connect(new SseNow(new URL(handle.url)));
+      try {
+        const result = (await client.callTool({ name: "big", arguments: {} }, undefined, { timeout: 30_000 })) as { content: Array<{ text: string }> };
+        assert.equal(result.content[0]!.text.length, big.length, "the whole answer");
+        assert.deepEqual(
+          (await client.listTools()).tools.map((tool) => tool.name),
+          ["big"],
+          "the same session serves on",
+        );
+        assert.equal(server.legacySessions.size, 1);
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  it("an HTTP+SSE answer that does not fit a stream whose client has not read is an error to its request; the stream stays", SLOW, async () => {
+    await withServer({}, async (handle, server) => {
+      server.addTool({ name: "big", inputSchema: { type: "object" } }, () => ({ content: [{ type: "text", text: "b".repeat(2 * 1024 * 1024) }] }));
+      const stream = await openRaw(handle.url);
+      try {
+        await postTo(stream.endpoint, { jsonrpc: "2.0", id: 0, method: "initialize", params: INITIALIZE });
+        // Nothing is read meanwhile: the kernel's buffers fill, then the server's.
+        const calls = 16;
+        for (let id = 1; id <= calls; id++) {
+          const posted = await postTo(stream.endpoint, { jsonrpc: "2.0", id, method: "tools/call", params: { name: "big", arguments: {} } });
+          assert.equal(posted.status, 202);
+        }
+        const outcomes = new Map<unknown, string>();
+        for (let read = 0; read < 2 * calls && outcomes.size < calls; read++) {
+          const event = await stream.next();
+          assert.ok(event !== undefined, `the stream stayed open (${outcomes.size} answers read)`);
+          const message = JSON.parse(event.data) as { id: unknown; result?: unknown; error?: { message: string } };
+          if (message.id !== 0) outcomes.set(message.id, message.error === undefined ? "answered" : message.error.message);
+        }
+        const errors = [...outcomes.values()].filter((outcome) => outcome !== "answered");
+        assert.equal(outcomes.size, calls, "every request was answered");
+        assert.ok(errors.length > 0 && errors.length < calls, `some answers whole, the others refused (${errors.length} of ${calls})`);
+        for (const error of errors) assert.match(error, /more than this event stream may hold while its client has not read/);
+        await postTo(stream.endpoint, { jsonrpc: "2.0", id: "after", method: "ping" });
+        assert.equal(JSON.parse((await stream.next())!.data).id, "after", "the session serves on");
+      } finally {
+        stream.close();
+      }
     });
   });
 

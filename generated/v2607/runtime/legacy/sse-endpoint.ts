@@ -8,16 +8,21 @@
  * its first POST must be `initialize`, which opens a legacy session (session.ts) that lives as
  * long as the stream, and the stream ends when the session does.
  *
- * Bounded like the other sessions: streams count against `maxSessions` and
- * `maxSessionsPerClient` from the GET on (429 or 503 beyond), wait at most `sseInitializeMs`
- * for `initialize`, and hold at most what any SSE stream may (http-sse.ts, `maxBufferedBytes`).
+ * Bounded like the other sessions: a stream takes one of the sessions' slots from the GET on
+ * (the pool of `maxSessions` and the client's `maxSessionsPerClient` share; 429 or 503
+ * beyond), and the session its `initialize` opens keeps that slot rather than taking a
+ * second; it waits at most `sseInitializeMs` for `initialize`, and holds at most what any SSE
+ * stream may (http-sse.ts, `maxBufferedBytes`).
+ * Every POST is answered 202 before its request runs, so a session may have at most
+ * `sseMaxInFlight` requests running: one more is refused with 429 and `Retry-After`, its
+ * body the JSON-RPC error of its id (a 1.x client's send rejects with that text).
  * A later request must come from the principal that opened the stream (else 404). Such a
  * session lives in the process holding its stream, so with a session store (several
  * replicas) this transport is not served: a GET without a session stays 405.
  */
 import { ERROR_CODES } from "../protocol.js";
 import { errorResponse, type Classified, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
-import { clientKey, StreamSlots, type ClientKey, type SlotRefusal } from "../subscriptions/slots.js";
+import { clientKey, type ClientKey, type SlotRefusal } from "../subscriptions/slots.js";
 import {
   SENT,
   TransportClosedError,
@@ -61,13 +66,13 @@ export function openSseStream(era: LegacyEra, exchange: LegacyHttpExchange): voi
   const streams = streamsOf(era);
   const { req, res, context } = exchange;
   const client = clientKey(context?.["principal"], req.remoteAddress, req.connection);
-  const refusal = streams.slots.reserve(client);
+  const refusal = era.reserveSlot(client);
   if (refusal !== undefined) return exchange.reject(streamRefusal(refusal));
   const { maxBufferedBytes } = era;
   const writer = new SseWriter(res, maxBufferedBytes === undefined ? exchange.sse : { ...exchange.sse, maxBufferedBytes });
   const stream = new SseStream(crypto.randomUUID(), writer, client, context, () => {
     streams.open.delete(stream.id);
-    streams.slots.release(client);
+    era.releaseSlot(client); // the one release, whether or not a session took the slot over
   });
   streams.open.set(stream.id, stream);
   res.on("close", () => stream.ended());
@@ -79,7 +84,7 @@ export function openSseStream(era: LegacyEra, exchange: LegacyHttpExchange): voi
 /** A GET beyond the limits: the client's share is 429 (waiting does not help, closing a stream does), the server's 503. */
 function streamRefusal(refusal: SlotRefusal): HttpRejection {
   if (refusal.scope === "client") {
-    const message = `This client already has ${refusal.limit} event streams open, its share of the server; close one before opening another`;
+    const message = `This client already holds ${refusal.limit} legacy sessions and event streams, its share of the server; close one before opening another`;
     return { status: 429, body: errorResponse(null, ERROR_CODES.InternalError, message) };
   }
   const message =
@@ -113,6 +118,7 @@ export async function serveSsePost(era: LegacyEra, exchange: LegacyHttpExchange)
     return session.answer(read.message) ? answerEmpty(res, 202) : exchange.reject(refuseClientResponse(read.message));
   }
   const message = read.message;
+  if ("id" in message && stream.requestsInFlight >= era.sseMaxInFlight) return exchange.reject(inFlightRefusal(message.id, era.sseMaxInFlight));
   let posted: SsePost | undefined;
   await exchange.serve(message, session, () => (posted = new SsePost(stream, message, exchange.context, peerAddressOf(res))));
   if (posted === undefined) return; // refused (its scopes): answered already
@@ -120,12 +126,21 @@ export async function serveSsePost(era: LegacyEra, exchange: LegacyHttpExchange)
   if (!res.headersSent) answerEmpty(res, 202);
 }
 
+/**
+ * A request beyond the session's bound: 429, as the client's own requests hold the room and
+ * any answer frees some; the error carries the request's id, so the client can tell which.
+ */
+function inFlightRefusal(id: RequestId, limit: number): HttpRejection {
+  const message = `This session already has ${limit} requests running, its limit; send more once their answers arrive`;
+  return { status: 429, headers: { "retry-after": "1" }, body: errorResponse(id, ERROR_CODES.InternalError, message) };
+}
+
 /** The stream's first message: an `initialize`, which opens the session the stream is the output of. */
 function openSession(era: LegacyEra, stream: SseStream, read: Exclude<Classified, { kind: "invalid" }>): LegacySession | HttpRejection {
   if (read.kind !== "request" || !isLegacyInitialize(read.message)) {
     return { status: 400, body: errorResponse(null, ERROR_CODES.InvalidRequestError, "The first message on this event stream must be initialize") };
   }
-  const session = era.open(read.message, stream, false, stream.client);
+  const session = era.open(read.message, stream, false, stream.client, true);
   if (session instanceof LegacySession) {
     stream.session = session;
     clearTimeout(stream.deadline);
@@ -137,10 +152,9 @@ function openSession(era: LegacyEra, stream: SseStream, read: Exclude<Classified
   return { status, body: session.error };
 }
 
-/** The streams of one era, by id, and the slots they hold. */
+/** The streams of one era, by id. */
 interface SseStreams {
   readonly open: Map<string, SseStream>;
-  readonly slots: StreamSlots;
 }
 
 const STREAMS = new WeakMap<LegacyEra, SseStreams>();
@@ -149,7 +163,7 @@ function streamsOf(era: LegacyEra): SseStreams {
   let streams = STREAMS.get(era);
   if (streams === undefined) {
     const open = new Map<string, SseStream>();
-    streams = { open, slots: new StreamSlots({ max: era.maxSessions, maxPerClient: era.maxSessionsPerClient }) };
+    streams = { open };
     STREAMS.set(era, streams);
     // A closing server ends the streams still waiting for initialize; the others end with their sessions.
     era.onClose(() => {
@@ -175,6 +189,13 @@ class SseStream implements SessionOutput {
     readonly onEnded: () => void,
   ) {}
 
+  /** Requests posted here still running (a notification's POST is done once delivered). */
+  get requestsInFlight(): number {
+    let running = 0;
+    for (const post of this.posts) if (post.isRequest) running++;
+    return running;
+  }
+
   get closed(): boolean {
     return this.#ended || this.writer.done;
   }
@@ -190,6 +211,17 @@ class SseStream implements SessionOutput {
 
   write(json: string): boolean {
     return this.writer.write(sseFrame(json));
+  }
+
+  /**
+   * The answer to request `id`: written whole however large, as stdio and a POST answered
+   * with JSON deliver it, unless the client has not read what it was sent; then, rather than the stream
+   * (and the session) ending, the request is answered with an error it can retry on.
+   */
+  answer(json: string, id: RequestId): void {
+    if (this.writer.writeAnswer(sseFrame(json)) !== "behind") return;
+    const message = `The answer (${json.length} characters) is more than this event stream may hold while its client has not read what it was sent; send the request again once it has`;
+    this.write(JSON.stringify(errorResponse(id, ERROR_CODES.InternalError, message)));
   }
 
   /** The session ended, or never began: the stream ends; `ended` follows from the response's close. */
@@ -214,6 +246,7 @@ class SseStream implements SessionOutput {
 class SsePost implements Transport {
   readonly #inbox = new Inbox();
   readonly #requestId: RequestId | undefined;
+  readonly isRequest: boolean;
   #finished = false;
 
   constructor(
@@ -223,6 +256,7 @@ class SsePost implements Transport {
     readonly peer: string | undefined,
   ) {
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
+    this.isRequest = this.#requestId !== undefined;
     stream.posts.add(this);
     this.#inbox.deliver(context === undefined ? { type: "message", message } : { type: "message", message, context });
   }
@@ -233,8 +267,14 @@ class SsePost implements Transport {
 
   sendMessage(message: JsonRpcMessage, json?: string): Promise<void> {
     if (!this.connected()) return Promise.reject(new TransportClosedError("the event stream is closed"));
-    this.stream.write(json ?? JSON.stringify(message));
-    if (!("method" in message) && "id" in message && message.id === this.#requestId) this.finish();
+    const text = json ?? JSON.stringify(message);
+    const id = this.#requestId;
+    if ("method" in message || !("id" in message) || id === undefined || message.id !== id) {
+      this.stream.write(text);
+      return SENT;
+    }
+    this.stream.answer(text, id);
+    this.finish();
     return SENT;
   }
 
