@@ -33,7 +33,7 @@ import {
 } from "../transport.js";
 import { answerEmpty, refuseClientResponse, statusForErrorCode, type HttpRejection } from "../transports/http-request.js";
 import { afterThisStep, peerAddressOf, unrefTimer, type HttpRequest } from "../transports/http-io.js";
-import { SseWriter } from "../transports/http-sse.js";
+import { SseWriter, writeAnswerFrame } from "../transports/http-sse.js";
 import { Inbox } from "../transports/inbox.js";
 import { sseFrame } from "../transports/sse-frames.js";
 import type { LegacyEra } from "./era.js";
@@ -212,15 +212,9 @@ class SseStream implements SessionOutput {
     return this.writer.write(sseFrame(json));
   }
 
-  /**
-   * The answer to request `id`: written whole however large, as stdio and a POST answered
-   * with JSON deliver it, unless the client has not read what it was sent; then, rather than the stream
-   * (and the session) ending, the request is answered with an error it can retry on.
-   */
+  /** The answer to request `id`: whole however large, or an error it can retry on (writeAnswerFrame). */
   answer(json: string, id: RequestId): void {
-    if (this.writer.writeAnswer(sseFrame(json)) !== "behind") return;
-    const message = `The answer (${json.length} characters) is more than this event stream may hold while its client has not read what it was sent; send the request again once it has`;
-    this.write(JSON.stringify(errorResponse(id, ERROR_CODES.InternalError, message)));
+    writeAnswerFrame(this.writer, json, id);
   }
 
   /** The session ended, or never began: the stream ends; `ended` follows from the response's close. */

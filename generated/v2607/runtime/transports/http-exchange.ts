@@ -20,7 +20,7 @@ import {
 } from "../transport.js";
 import { Inbox } from "./inbox.js";
 import { statusForErrorCode, writeRejection } from "./http-request.js";
-import { SseWriter, type Eviction, type SseOptions } from "./http-sse.js";
+import { SseWriter, writeAnswerFrame, type Eviction, type SseOptions } from "./http-sse.js";
 import { SHARED_FRAME_MIN_CHARS, sharedFrame, sseFrame } from "./sse-frames.js";
 import { peerAddressOf, utf8Length, type HttpResponse } from "./http-io.js";
 
@@ -102,8 +102,10 @@ export class HttpExchange implements Transport {
       return SENT;
     }
     this.#writer ??= new SseWriter(this.#res, this.#options);
-    if (isFinal) this.#writer.end(sseFrame(json));
-    else this.#writer.write(sseFrame(json));
+    if (isFinal) {
+      writeAnswerFrame(this.#writer, json, this.#requestId as RequestId); // whole, as JSON would have carried it
+      this.#writer.end();
+    } else this.#writer.write(sseFrame(json));
     return SENT;
   }
 

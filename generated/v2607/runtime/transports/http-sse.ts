@@ -27,6 +27,8 @@
  *   holding the most (see sse-budget.ts; streams whose writes the socket took are never
  *   evicted for the budget).
  */
+import { errorResponse, type RequestId } from "../jsonrpc.js";
+import { ERROR_CODES } from "../protocol.js";
 import type { SseBudget } from "./sse-budget.js";
 import { StreamHold, type Eviction } from "./sse-hold.js";
 import { httpChunk, sseFrame, SSE_HEADERS, type SharedFrame } from "./sse-frames.js";
@@ -344,4 +346,17 @@ const keepAlives = new TimerGroups<SseWriter>(
  */
 function writesChunksStraightThrough(res: HttpResponse, socket: HttpSocket): boolean {
   return (res as { chunkedEncoding?: boolean }).chunkedEncoding === true && res.headersSent && res.writableLength === socket.writableLength;
+}
+
+/**
+ * Writes request `id`'s answer on `writer` (`writeAnswer`: whole, however large, to a client
+ * that reads). A client that has not taken what it was sent gets, instead of an eviction that
+ * would end its stream (and a 2025 session with it), an error answer it can retry on. False
+ * when the stream is over.
+ */
+export function writeAnswerFrame(writer: SseWriter, json: string, id: RequestId): boolean {
+  const written = writer.writeAnswer(sseFrame(json));
+  if (written !== "behind") return written;
+  const message = `The answer (${json.length} characters) is more than this event stream may hold while its client has not read what it was sent; send the request again once it has`;
+  return writer.write(sseFrame(JSON.stringify(errorResponse(id, ERROR_CODES.InternalError, message))));
 }
