@@ -25,8 +25,8 @@ export interface FetchHandlerOptions extends HttpEndpointOptions {
   readonly authenticate?: (request: Request) => unknown | Promise<unknown>;
   /**
    * The peer's address, the client key of per-client limits when no principal is known. The
-   * default reads Deno's `info.remoteAddr` and Bun's `server.requestIP(request)` from the
-   * handler's second argument; elsewhere (Workers) every request counts as its own client
+   * default reads Deno's `info.remoteAddr`, Bun's `server.requestIP(request)` and
+   * `@hono/node-server`'s `incoming` socket from the handler's second argument; elsewhere (Workers) every request counts as its own client
    * unless this says otherwise (for example from a header a trusted proxy sets).
    */
   readonly clientAddress?: (request: Request, context: unknown) => string | undefined;
@@ -51,14 +51,24 @@ export function toFetchHandler(server: ConnectableServer, options: FetchHandlerO
   };
 }
 
-/** The peer address Deno (`info.remoteAddr.hostname`) and Bun (`server.requestIP(request).address`) hand a fetch handler. */
+/**
+ * The peer address a runtime hands a fetch handler: Deno's `info.remoteAddr.hostname`, Bun's
+ * `server.requestIP(request).address`, or the socket of the node request a bridge passes
+ * (`@hono/node-server`'s `{ incoming }`, whether the handler is its `fetch` or a Hono route's `c.env`).
+ */
 export function runtimeClientAddress(request: Request, context: unknown): string | undefined {
   if (context === null || typeof context !== "object") return undefined;
-  const { remoteAddr, requestIP } = context as { remoteAddr?: { hostname?: unknown }; requestIP?: unknown };
+  const { remoteAddr, requestIP, incoming } = context as { remoteAddr?: { hostname?: unknown }; requestIP?: unknown; incoming?: NodeBridgeRequest };
   if (typeof remoteAddr?.hostname === "string") return remoteAddr.hostname;
+  if (typeof incoming?.socket?.remoteAddress === "string") return incoming.socket.remoteAddress;
   if (typeof requestIP !== "function") return undefined;
   const ip = (requestIP as (request: Request) => { address?: unknown } | null).call(context, request);
   return typeof ip?.address === "string" ? ip.address : undefined;
+}
+
+/** The node request a node-to-fetch bridge passes beside the web one (the part read here). */
+interface NodeBridgeRequest {
+  readonly socket?: { readonly remoteAddress?: unknown };
 }
 
 /** One web request as the core reads it. */
