@@ -8,11 +8,14 @@
  * body; a stream is a `ReadableStream` of SSE frames whose queue is the stream's buffer (the
  * slow-consumer rules of http-sse.ts count it, and cut it by erroring the stream).
  *
- * Imports no `node:` module.
+ * Imports no `node:` module (types only: a node request a bridge passes is read by
+ * http-node.ts, which needs none either).
  */
+import type { IncomingMessage } from "node:http";
 import { createHttpCore, type ConnectableServer, type HttpEndpointOptions } from "./http-core.js";
 import type { HttpRequest, HttpResponse, HttpResponseEvent } from "./http-io.js";
 import { unrefTimer } from "./http-io.js";
+import { readMessage as readNodeBody, refuseBody as refuseNodeBody } from "./http-node.js";
 import { overBudget, parseBody, tooLarge, tooSlow, writeRejection, type BodyLimits, type HttpRejection, type ParsedBody } from "./http-request.js";
 
 export interface FetchHandlerOptions extends HttpEndpointOptions {
@@ -46,7 +49,7 @@ export function toFetchHandler(server: ConnectableServer, options: FetchHandlerO
   return (request, context) => {
     const address = clientAddress(request, context);
     const response = new FetchResponse(request.signal, address);
-    core.handle(new FetchRequest(request, address), response);
+    core.handle(new FetchRequest(request, address, unreadNodeRequest(context)), response);
     return response.ready;
   };
 }
@@ -69,6 +72,21 @@ export function runtimeClientAddress(request: Request, context: unknown): string
 /** The node request a node-to-fetch bridge passes beside the web one (the part read here). */
 interface NodeBridgeRequest {
   readonly socket?: { readonly remoteAddress?: unknown };
+  readonly on?: unknown;
+  readonly readableDidRead?: boolean;
+  readonly rawBody?: unknown;
+}
+
+/**
+ * The node request under a bridge (`@hono/node-server`'s `incoming`) whose body nobody has
+ * read yet: its body is read as the node handler reads one, byte by byte from the budget,
+ * with no web stream built over it. A body a host already took (`rawBody`, a read stream)
+ * is left to the web request.
+ */
+function unreadNodeRequest(context: unknown): IncomingMessage | undefined {
+  const incoming = (context as { incoming?: NodeBridgeRequest } | null | undefined)?.incoming;
+  if (typeof incoming?.on !== "function" || incoming.readableDidRead !== false || "rawBody" in incoming) return undefined;
+  return incoming as unknown as IncomingMessage;
 }
 
 /** One web request as the core reads it. */
@@ -78,6 +96,8 @@ export class FetchRequest implements HttpRequest {
   constructor(
     readonly request: Request,
     readonly remoteAddress: string | undefined,
+    /** The node request under the web one, when a bridge passed it unread: the body is read from it. */
+    readonly nodeRequest?: IncomingMessage,
   ) {}
 
   get method(): string {
@@ -108,29 +128,31 @@ export class FetchRequest implements HttpRequest {
   }
 
   readMessage(limits: BodyLimits): Promise<ParsedBody | HttpRejection> {
-    return readFetchBody(this.request, limits);
+    return this.nodeRequest === undefined ? readFetchBody(this.request, limits) : readNodeBody(this.nodeRequest, limits);
   }
 
-  /** The rest of the body is the fetch runtime's to drop: it is cancelled, and the refusal answered. */
+  /**
+   * The rest of the body is the fetch runtime's to drop: it is cancelled, and the refusal
+   * answered; a node request's rest is dropped as the node handler drops it.
+   */
   refuse(response: HttpResponse, rejection: HttpRejection): void {
+    if (this.nodeRequest !== undefined) return refuseNodeBody(this.nodeRequest, response, rejection);
     if (this.request.body !== null && !this.request.bodyUsed && !this.request.body.locked) this.request.body.cancel().catch(() => {});
     writeRejection(response, rejection);
   }
 }
 
 /**
- * Reads a body within `limits`, as the node reader does: a declared length over the limit
- * is refused before reading; every chunk is taken from the shared budget as it arrives and
- * given back once parsed or refused; past `bodyTimeoutMs` the read is cancelled (408).
+ * Reads a body within `limits`, as the node reader does: a declared length over the limit,
+ * or over what the shared budget has left, is refused before reading; every chunk is taken
+ * from the budget as it arrives (a declared length reserves nothing: a client that announces
+ * a body and sends none holds nothing) and given back once parsed or refused; past
+ * `bodyTimeoutMs` the read is cancelled (408).
  */
 async function readFetchBody(request: Request, limits: BodyLimits): Promise<ParsedBody | HttpRejection> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limits.maxBodyBytes) return tooLarge(limits.maxBodyBytes);
   if (Number.isFinite(declared) && limits.held + declared > limits.maxTotalBodyBytes) return overBudget(limits);
-  // Declared first: `request.body` is not touched on that path, since node bridges such as
-  // @hono/node-server build a whole web Request behind it (about half a millisecond), while
-  // their `arrayBuffer()` reads the node request directly.
-  if (Number.isFinite(declared) && declared >= 0) return readDeclared(request, limits, declared);
   if (request.body === null) return parseBody("");
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -155,25 +177,6 @@ async function readFetchBody(request: Request, limits: BodyLimits): Promise<Pars
     limits.give(size);
   }
   return parseBody(decoder.decode(chunks.length === 1 ? chunks[0] : concat(chunks, size)));
-}
-
-/**
- * A body of declared length (the runtime frames it: no more can come) is read whole by the
- * runtime, in one step instead of one per chunk, its bytes taken from the budget up front.
- */
-async function readDeclared(request: Request, limits: BodyLimits, declared: number): Promise<ParsedBody | HttpRejection> {
-  if (!limits.take(declared)) return overBudget(limits);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<HttpRejection>((expire) => (timer = unrefTimer(setTimeout(() => expire(tooSlow(limits)), limits.bodyTimeoutMs))));
-  try {
-    const body = request
-      .arrayBuffer()
-      .then((bytes) => (bytes.byteLength > limits.maxBodyBytes ? tooLarge(limits.maxBodyBytes) : parseBody(decoder.decode(bytes))));
-    return await Promise.race([body, deadline]);
-  } finally {
-    clearTimeout(timer);
-    limits.give(declared);
-  }
 }
 
 const decoder = new TextDecoder();
