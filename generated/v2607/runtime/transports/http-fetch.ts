@@ -27,10 +27,11 @@ export interface FetchHandlerOptions extends HttpEndpointOptions {
    */
   readonly authenticate?: (request: Request) => unknown | Promise<unknown>;
   /**
-   * The peer's address, the client key of per-client limits when no principal is known. The
-   * default reads Deno's `info.remoteAddr`, Bun's `server.requestIP(request)` and
-   * `@hono/node-server`'s `incoming` socket from the handler's second argument; elsewhere (Workers) every request counts as its own client
-   * unless this says otherwise (for example from a header a trusted proxy sets).
+   * The peer's address, the client key of per-client limits when no principal is known (or,
+   * from a peer in `trustedProxies`, what its X-Forwarded-For says). The default reads Deno's
+   * `info.remoteAddr`, Bun's `server.requestIP(request)` and `@hono/node-server`'s `incoming`
+   * socket from the handler's second argument; elsewhere (Workers) every request counts as its
+   * own client unless this says otherwise (for example from a header only the platform's edge sets).
    */
   readonly clientAddress?: (request: Request, context: unknown) => string | undefined;
 }
@@ -48,7 +49,7 @@ export function toFetchHandler(server: ConnectableServer, options: FetchHandlerO
   const clientAddress = options.clientAddress ?? runtimeClientAddress;
   return (request, context) => {
     const address = clientAddress(request, context);
-    const response = new FetchResponse(request.signal, address);
+    const response = new FetchResponse(request.signal);
     core.handle(new FetchRequest(request, address, unreadNodeRequest(context)), response);
     return response.ready;
   };
@@ -224,10 +225,7 @@ export class FetchResponse implements HttpResponse {
   #closed = false;
   readonly #listeners: { [E in HttpResponseEvent]: Array<{ listener: () => void; once: boolean }> } = { close: [], drain: [] };
 
-  constructor(
-    signal: AbortSignal | undefined,
-    readonly peerAddress: string | undefined,
-  ) {
+  constructor(signal: AbortSignal | undefined) {
     this.ready = new Promise((resolve) => (this.#resolve = resolve));
     // The client went away (the runtime aborts the request's signal): the response is cut.
     signal?.addEventListener("abort", () => this.#cut(), { once: true });
