@@ -56,3 +56,23 @@ test("an invalid SHUTDOWN_DELAY_MS or SHUTDOWN_GRACE_MS is one line saying what 
     );
   }
 });
+
+test("an invalid bound (MAX_SESSIONS, MAX_BODY_BYTES, ...) is one line naming the variable and its default", BOUNDED, async () => {
+  for (const [name, value, usual] of [
+    ["MAX_SESSIONS", "lots", "1000"],
+    ["MAX_STREAMS_PER_CLIENT", "0", "64"],
+    ["MAX_BODY_BYTES", "4MiB", "4194304"],
+  ] as const) {
+    assertOneLine(
+      await startupFailure({ PORT: "0", [name]: value }),
+      new RegExp(`^error: ${name}="${value}" is not a whole number above 0: set it to one, such as ${usual} \\(the default\\), or unset it`),
+    );
+  }
+});
+
+test("a TRUSTED_PROXIES entry that is not an address or CIDR block is one line naming it", BOUNDED, async () => {
+  assertOneLine(
+    await startupFailure({ PORT: "0", TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/33" }),
+    /^error: TRUSTED_PROXIES: "10\.0\.0\.0\/33" is not an IPv4 or IPv6 address or CIDR block .*separated by commas/,
+  );
+});

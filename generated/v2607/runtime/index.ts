@@ -81,6 +81,9 @@ export { DEFAULT_MAX_TOTAL_BUFFERED_BYTES, SseBudget } from "./transports/sse-bu
 export { toFetchHandler } from "./transports/http-fetch.js";
 export type { FetchHandler, FetchHandlerOptions } from "./transports/http-fetch.js";
 export type { HttpEndpointOptions } from "./transports/http-core.js";
+// How `trustedProxies` finds a client's address (parsed once; a bad entry throws, naming it).
+export { trustProxies } from "./transports/trusted-proxies.js";
+export type { ClientAddressOf } from "./transports/trusted-proxies.js";
 // OAuth 2.1 resource server (auth/): transport-neutral, and its node handler wiring.
 export { createResourceServer, DEFAULT_FETCH_BOUNDS, DEFAULT_KEY_LIMITS, DEFAULT_MAX_TOKEN_BYTES, ResourceServer } from "./auth/resource-server.js";
 export type { AuthOutcome, AuthRequest, OAuthOptions } from "./auth/resource-server.js";

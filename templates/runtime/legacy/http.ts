@@ -29,6 +29,8 @@ export interface LegacyHttpExchange {
   readonly sse: SseOptions;
   /** The transport's context for this request (the authenticated principal, when there is one). */
   readonly context: MessageContext | undefined;
+  /** The client's address as the endpoint found it: its peer, or what a trusted proxy says. */
+  readonly clientAddress: string | undefined;
   reject(rejection: HttpRejection): void;
   /** Reads and decodes the body, or says why it was refused (to be answered with `reject`). */
   readMessage(): Promise<Exclude<Classified, { kind: "invalid" }> | HttpRejection>;
@@ -58,8 +60,7 @@ export function isLegacyInitialize(message: JsonRpcMessage): boolean {
 /** An `initialize` POST: a new session whose id travels on the answer; a refused one (400, or 503 at the limit) opens none. */
 export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchange, message: JsonRpcRequest): Promise<void> {
   // The client as a listen over this request would be keyed: its principal, else its address, else its socket.
-  const { remoteAddress, connection } = exchange.req;
-  const session = era.open(message, undefined, false, clientKey(exchange.context?.["principal"], remoteAddress, connection));
+  const session = era.open(message, undefined, false, clientKey(exchange.context?.["principal"], exchange.clientAddress, exchange.req.connection));
   if (!(session instanceof LegacySession)) {
     if (session.refused === "full") return exchange.reject({ status: 503, headers: { "retry-after": "5" }, body: session.error });
     // This client at its share: waiting does not help, ending one of its sessions does.

@@ -32,7 +32,7 @@ import {
   type TransportListener,
 } from "../transport.js";
 import { answerEmpty, refuseClientResponse, statusForErrorCode, type HttpRejection } from "../transports/http-request.js";
-import { afterThisStep, peerAddressOf, unrefTimer, type HttpRequest } from "../transports/http-io.js";
+import { afterThisStep, unrefTimer, type HttpRequest } from "../transports/http-io.js";
 import { SseWriter, writeAnswerFrame } from "../transports/http-sse.js";
 import { Inbox } from "../transports/inbox.js";
 import { sseFrame } from "../transports/sse-frames.js";
@@ -64,7 +64,7 @@ export function openSseStream(era: LegacyEra, exchange: LegacyHttpExchange): voi
     return exchange.reject({ status: 503, headers: { "retry-after": "1" }, body: errorResponse(null, ERROR_CODES.InternalError, "server is shutting down") });
   const streams = streamsOf(era);
   const { req, res, context } = exchange;
-  const client = clientKey(context?.["principal"], req.remoteAddress, req.connection);
+  const client = clientKey(context?.["principal"], exchange.clientAddress, req.connection);
   const refusal = era.reserveSlot(client);
   if (refusal !== undefined) return exchange.reject(streamRefusal(refusal));
   const { maxBufferedBytes } = era;
@@ -119,7 +119,7 @@ export async function serveSsePost(era: LegacyEra, exchange: LegacyHttpExchange)
   const message = read.message;
   if ("id" in message && stream.requestsInFlight >= era.sseMaxInFlight) return exchange.reject(inFlightRefusal(message.id, era.sseMaxInFlight));
   let posted: SsePost | undefined;
-  await exchange.serve(message, session, () => (posted = new SsePost(stream, message, exchange.context, peerAddressOf(res))));
+  await exchange.serve(message, session, () => (posted = new SsePost(stream, message, exchange.context, exchange.clientAddress)));
   if (posted === undefined) return; // refused (its scopes): answered already
   if (!("id" in message)) posted.finish(); // a notification needs nothing more of its POST
   if (!res.headersSent) answerEmpty(res, 202);

@@ -38,6 +38,7 @@ import type { HttpRequest, HttpResponse } from "./http-io.js";
 import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
 import type { SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
+import { trustProxies } from "./trusted-proxies.js";
 import type { LegacyEra } from "../legacy/era.js";
 import type { LegacySession } from "../legacy/session.js";
 import { LegacyPostExchange } from "../legacy/post-exchange.js";
@@ -104,6 +105,14 @@ export interface HttpEndpointOptions extends ExchangeOptions {
    * Origin header is not a browser's.
    */
   readonly allowedOrigins?: readonly string[] | "*" | ((origin: string) => boolean);
+  /**
+   * Proxies whose word on a client's address is taken: addresses or CIDR blocks, IPv4 or
+   * IPv6 (`["10.0.0.0/8", "fd00::/8"]`), parsed once (a bad entry throws, naming it). From
+   * such a peer, the client (the key of per-client shares when no principal is known) is the
+   * right-most `X-Forwarded-For` address not itself a trusted proxy; from any other peer the
+   * header is ignored. Default none: the peer is the client.
+   */
+  readonly trustedProxies?: readonly string[];
 }
 
 /**
@@ -132,6 +141,7 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
   // One budget for every stream this endpoint serves.
   const exchangeOptions: HttpEndpointOptions = { ...options, budget: options.budget ?? new SseBudget(options.maxTotalBufferedBytes) };
   const scope: CoreScope = { server, options: exchangeOptions, bodies };
+  const clientAddressOf = clientAddresses(options.trustedProxies);
 
   return {
     handle(request, response) {
@@ -194,22 +204,29 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
     destination: Destination,
     context: MessageContext | undefined,
   ): Promise<void> | void {
-    if (destination === "post") return servePost(req, res, sessionId, context);
-    const legacy = new LegacyRequest(req, res, sessionId, context, scope);
+    const address = clientAddressOf(req);
+    if (destination === "post") return servePost(req, res, sessionId, context, address);
+    const legacy = new LegacyRequest(req, res, sessionId, context, address, scope);
     if (destination === "session") return serveSessionRequest(server.legacySessions!, legacy);
     if (destination === "open") return openSseStream(server.legacySessions!, legacy);
     return serveSsePost(server.legacySessions!, legacy);
   }
 
   /** A POST outside any legacy session: a 2026-07-28 message, or a legacy `initialize` opening one. */
-  async function servePost(req: HttpRequest, res: HttpResponse, sessionId: string | undefined, context: MessageContext | undefined): Promise<void> {
+  async function servePost(
+    req: HttpRequest,
+    res: HttpResponse,
+    sessionId: string | undefined,
+    context: MessageContext | undefined,
+    address: string | undefined,
+  ): Promise<void> {
     const era = server.legacySessions;
     const parsed = await req.readMessage(bodies);
     if ("status" in parsed) return req.refuse(res, parsed);
     if (parsed.kind === "response") return writeRejection(res, refuseClientResponse(parsed.message));
     const legacyInitialize = isLegacyInitialize(parsed.message);
     if (legacyInitialize && era?.enabled && parsed.kind === "request")
-      return openHttpSession(era, new LegacyRequest(req, res, sessionId, context, scope), parsed.message);
+      return openHttpSession(era, new LegacyRequest(req, res, sessionId, context, address, scope), parsed.message);
     // A modern-only server's core answers a legacy initialize with the versions it speaks.
     const mismatch = legacyInitialize
       ? undefined
@@ -218,7 +235,7 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
     const forbidden = checkScopes(scope, context, parsed.message);
     if (forbidden !== undefined) return writeRejection(res, forbidden);
     if (server.closed === true) return writeRejection(res, shuttingDown(parsed.kind === "request" ? parsed.message.id : null));
-    const exchange = new HttpExchange(res, parsed.message, context, exchangeOptions);
+    const exchange = new HttpExchange(res, parsed.message, context, address, exchangeOptions);
     await server.connect(exchange);
     if (parsed.kind !== "request") {
       // A notification is accepted as soon as the server has it.
@@ -233,6 +250,13 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
  * the POST path every other message takes.
  */
 type Destination = "session" | "open" | "post" | "sse-post";
+
+/** How the endpoint finds a request's client address: its peer, or what trusted proxies say of it. */
+function clientAddresses(trustedProxies: readonly string[] | undefined): (req: HttpRequest) => string | undefined {
+  if (trustedProxies === undefined || trustedProxies.length === 0) return (req) => req.remoteAddress;
+  const clientAddressOf = trustProxies(trustedProxies);
+  return (req) => clientAddressOf(req.remoteAddress, req.headers.get("x-forwarded-for"));
+}
 
 /** A POST that reaches a closing server: nothing was done, so the client may send it again elsewhere. */
 function shuttingDown(id: RequestId | null): HttpRejection {
@@ -289,6 +313,7 @@ class LegacyRequest implements LegacyHttpExchange {
     readonly res: HttpResponse,
     readonly sessionId: string | undefined,
     readonly context: MessageContext | undefined,
+    readonly clientAddress: string | undefined,
     readonly scope: CoreScope,
   ) {}
 
@@ -313,6 +338,7 @@ class LegacyRequest implements LegacyHttpExchange {
     const forbidden = checkScopes(this.scope, this.context, message, session.meta);
     if (forbidden !== undefined) return Promise.resolve(this.reject(forbidden));
     const era = this.scope.server.legacySessions!;
-    return era.host.connect(through?.() ?? new LegacyPostExchange(this.res, message, this.context, this.scope.options, session, era), session);
+    const exchange = through?.() ?? new LegacyPostExchange(this.res, message, this.context, this.clientAddress, this.scope.options, session, era);
+    return era.host.connect(exchange, session);
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createHttpCore, type ConnectableServer } from "./http-core.js";
-import { runtimeClientAddress, toFetchHandler, type FetchHandlerOptions } from "./http-fetch.js";
+import { toFetchHandler, type FetchHandlerOptions } from "./http-fetch.js";
 import type { HttpResponse } from "./http-io.js";
 import { NodeRequest } from "./http-node.js";
 import { parseBody, writeRejection, type BodyLimits, type HttpRejection, type ParsedBody } from "./http-request.js";
@@ -54,16 +54,10 @@ export interface HonoLikeContext {
 
 /**
  * A Hono route handler serving `server` over Streamable HTTP (the fetch handler on the raw
- * request). The client address comes from `c.env`: Bun's server, Deno's info, or under
- * `@hono/node-server` its `incoming` request's socket.
+ * request). The client address comes from `c.env` as the fetch handler reads its second
+ * argument: Bun's server, Deno's info, or under `@hono/node-server` its `incoming` request's socket.
  */
 export function toHonoHandler(server: ConnectableServer, options: FetchHandlerOptions = {}): (c: HonoLikeContext) => Promise<Response> {
-  const handler = toFetchHandler(server, { clientAddress: honoClientAddress, ...options });
+  const handler = toFetchHandler(server, options);
   return (c) => handler(c.req.raw, c.env);
-}
-
-function honoClientAddress(request: Request, env: unknown): string | undefined {
-  const incoming = (env as { incoming?: { socket?: { remoteAddress?: unknown } } } | undefined)?.incoming;
-  if (typeof incoming?.socket?.remoteAddress === "string") return incoming.socket.remoteAddress;
-  return runtimeClientAddress(request, env);
 }

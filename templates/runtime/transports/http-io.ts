@@ -24,7 +24,10 @@ export interface HttpRequest {
   /** One parameter of the URL's query, decoded; undefined when it is absent. */
   query(name: string): string | undefined;
   readonly headers: HeaderSource;
-  /** The peer's address, when the server knows it: the client key of per-client limits when no principal is known. */
+  /**
+   * The peer's address, when the server knows it: the client's, the key of per-client limits
+   * when no principal is known, unless the peer is a trusted proxy (`trustedProxies`).
+   */
   readonly remoteAddress: string | undefined;
   /** What identifies the connection the request came on (a socket), for the same keys when there is no address. */
   readonly connection: object;
@@ -38,7 +41,6 @@ export interface HttpRequest {
 export interface HttpSocket {
   readonly writable: boolean;
   readonly writableLength: number;
-  readonly remoteAddress?: string | undefined;
   cork(): void;
   uncork(): void;
   write(chunk: string): boolean;
@@ -64,8 +66,6 @@ export interface HttpResponse {
   readonly writableHighWaterMark: number;
   /** The node socket, when there is one (a fetch response has none). */
   readonly socket: HttpSocket | null;
-  /** The peer's address where there is no socket to ask (fetch). */
-  readonly peerAddress?: string | undefined;
   writeHead(status: number, headers?: Readonly<Record<string, string | number>>): unknown;
   setHeader(name: string, value: string): unknown;
   write(chunk: string | Uint8Array): boolean;
@@ -74,11 +74,6 @@ export interface HttpResponse {
   on(event: HttpResponseEvent, listener: () => void): unknown;
   once(event: HttpResponseEvent, listener: () => void): unknown;
   off(event: HttpResponseEvent, listener: () => void): unknown;
-}
-
-/** Where a response's peer is: its socket's address, else what a fetch adapter was told. */
-export function peerAddressOf(res: HttpResponse): string | undefined {
-  return res.socket?.remoteAddress ?? res.peerAddress;
 }
 
 /**

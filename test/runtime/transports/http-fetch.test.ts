@@ -17,7 +17,7 @@ import { HttpAuthError, toFetchHandler, type FetchHandlerOptions } from "../../.
 import type { SseStreamReport } from "../../../templates/runtime/transports/http-exchange.js";
 import { createServer, InProcessEventSource } from "../../../templates/runtime/index.js";
 import { toolsListChangedHandler, type ToolEvents } from "../../../bench/http/list-changed.js";
-import { countingApp, mcpHeaders, request } from "./http-helpers.js";
+import { countingApp, initializeFrom, mcpHeaders, request } from "./http-helpers.js";
 
 const T = { timeout: 20_000 };
 const URL_ = "http://127.0.0.1/mcp";
@@ -244,6 +244,21 @@ describe("the fetch handler (toFetchHandler) on Node's Request and Response", ()
       await changed;
     } finally {
       await client.close();
+      await new Promise<void>((closed) => http.close(() => closed()));
+    }
+  });
+
+  it("served by @hono/node-server, a client is its incoming socket's address: one address holds its share of sessions, another is served", T, async () => {
+    const server = createServer({ name: "shares-fetch", version: "1.0.0", legacy: { maxSessionsPerClient: 1 } });
+    const http = serve({ fetch: toFetchHandler(server, { path: "/mcp" }), hostname: "127.0.0.1", port: 0 });
+    await new Promise<void>((ready) => http.once("listening", ready));
+    const url = `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`;
+    try {
+      assert.equal(await initializeFrom(url, "127.0.0.2"), 200);
+      assert.equal(await initializeFrom(url, "127.0.0.2"), 429, "127.0.0.2 is at its share");
+      assert.equal(await initializeFrom(url, "127.0.0.3"), 200, "another address has its own share");
+    } finally {
+      await server.close();
       await new Promise<void>((closed) => http.close(() => closed()));
     }
   });

@@ -141,3 +141,37 @@ export function countingApp(options: Pick<ServerOptions, "limits" | "onEvent"> =
     },
   };
 }
+
+/** A 2025-11-25 `initialize`, as a legacy client opens a session with it. */
+export const LEGACY_INITIALIZE = {
+  jsonrpc: "2.0" as const,
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "http-test", version: "1.0.0" } },
+};
+
+/**
+ * POSTs a legacy `initialize` from the loopback address `localAddress` (127.0.0.N: every one
+ * reaches 127.0.0.1 on Linux), with extra headers; resolves with the status, once the answer is read.
+ */
+export async function initializeFrom(url: string, localAddress: string, headers: Record<string, string> = {}): Promise<number> {
+  const { request: httpRequest } = await import("node:http");
+  const body = JSON.stringify(LEGACY_INITIALIZE);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      url,
+      {
+        method: "POST",
+        localAddress,
+        agent: false,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "content-length": Buffer.byteLength(body), ...headers },
+      },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}

@@ -40,6 +40,7 @@ export class LegacyPostExchange implements Transport {
     res: HttpResponse,
     message: JsonRpcMessage,
     context: MessageContext | undefined,
+    clientAddress: string | undefined,
     options: ExchangeOptions,
     session: LegacySession,
     era: LegacyEra,
@@ -49,7 +50,7 @@ export class LegacyPostExchange implements Transport {
     this.#era = era;
     this.#options = options;
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
-    this.#inner = new HttpExchange(res, message, context, options, LEGACY_ERROR_STATUS);
+    this.#inner = new HttpExchange(res, message, context, clientAddress, options, LEGACY_ERROR_STATUS);
     const { pollAfterMs } = era.resume;
     if (this.#requestId !== undefined && pollAfterMs > 0) this.#pollTimer = unrefTimer(setTimeout(() => this.closeStream(), pollAfterMs));
   }

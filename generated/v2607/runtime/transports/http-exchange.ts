@@ -22,7 +22,7 @@ import { Inbox } from "./inbox.js";
 import { statusForErrorCode, writeRejection } from "./http-request.js";
 import { SseWriter, writeAnswerFrame, type Eviction, type SseOptions } from "./http-sse.js";
 import { SHARED_FRAME_MIN_CHARS, sharedFrame, sseFrame } from "./sse-frames.js";
-import { peerAddressOf, utf8Length, type HttpResponse } from "./http-io.js";
+import { utf8Length, type HttpResponse } from "./http-io.js";
 
 /** How one SSE response went, reported when it is over (slow consumers show up here). */
 export interface SseStreamReport {
@@ -56,23 +56,28 @@ export class HttpExchange implements Transport {
   readonly #requestId: RequestId | undefined;
   readonly #options: ExchangeOptions;
   readonly #errorStatus: (code: number) => number;
+  readonly #clientAddress: string | undefined;
   #writer: SseWriter | undefined;
   #ended = false;
 
   /**
    * `errorStatus` gives the HTTP status of an error answer sent as JSON: the one 2026-07-28
    * pins for its code unless the caller speaks an earlier revision (legacy/post-exchange.ts).
+   * `clientAddress` is the client's address as the endpoint found it (its peer, or what a
+   * trusted proxy says), the key of its per-client shares when no principal is known.
    */
   constructor(
     res: HttpResponse,
     message: JsonRpcMessage,
     context: MessageContext | undefined,
+    clientAddress: string | undefined,
     options: ExchangeOptions = {},
     errorStatus: (code: number) => number = statusForErrorCode,
   ) {
     this.#res = res;
     this.#errorStatus = errorStatus;
     this.#options = options;
+    this.#clientAddress = clientAddress;
     this.#requestId = "method" in message && "id" in message ? message.id : undefined;
     // "close" fires once; `on` spares the once-wrapper, an inline arrow a named closure.
     res.on("close", () => this.#onClose());
@@ -135,7 +140,7 @@ export class HttpExchange implements Transport {
   }
 
   remoteAddress(): string | undefined {
-    return peerAddressOf(this.#res);
+    return this.#clientAddress;
   }
 
   /** Ends the response from the server side: a stream is ended, an unanswered request gets 503. */

@@ -8,11 +8,14 @@
  * body; a stream is a `ReadableStream` of SSE frames whose queue is the stream's buffer (the
  * slow-consumer rules of http-sse.ts count it, and cut it by erroring the stream).
  *
- * Imports no `node:` module.
+ * Imports no `node:` module (types only: a node request a bridge passes is read by
+ * http-node.ts, which needs none either).
  */
+import type { IncomingMessage } from "node:http";
 import { createHttpCore, type ConnectableServer, type HttpEndpointOptions } from "./http-core.js";
 import type { HttpRequest, HttpResponse, HttpResponseEvent } from "./http-io.js";
 import { unrefTimer } from "./http-io.js";
+import { readMessage as readNodeBody, refuseBody as refuseNodeBody } from "./http-node.js";
 import { overBudget, parseBody, tooLarge, tooSlow, writeRejection, type BodyLimits, type HttpRejection, type ParsedBody } from "./http-request.js";
 
 export interface FetchHandlerOptions extends HttpEndpointOptions {
@@ -24,10 +27,11 @@ export interface FetchHandlerOptions extends HttpEndpointOptions {
    */
   readonly authenticate?: (request: Request) => unknown | Promise<unknown>;
   /**
-   * The peer's address, the client key of per-client limits when no principal is known. The
-   * default reads Deno's `info.remoteAddr` and Bun's `server.requestIP(request)` from the
-   * handler's second argument; elsewhere (Workers) every request counts as its own client
-   * unless this says otherwise (for example from a header a trusted proxy sets).
+   * The peer's address, the client key of per-client limits when no principal is known (or,
+   * from a peer in `trustedProxies`, what its X-Forwarded-For says). The default reads Deno's
+   * `info.remoteAddr`, Bun's `server.requestIP(request)` and `@hono/node-server`'s `incoming`
+   * socket from the handler's second argument; elsewhere (Workers) every request counts as its
+   * own client unless this says otherwise (for example from a header only the platform's edge sets).
    */
   readonly clientAddress?: (request: Request, context: unknown) => string | undefined;
 }
@@ -45,20 +49,45 @@ export function toFetchHandler(server: ConnectableServer, options: FetchHandlerO
   const clientAddress = options.clientAddress ?? runtimeClientAddress;
   return (request, context) => {
     const address = clientAddress(request, context);
-    const response = new FetchResponse(request.signal, address);
-    core.handle(new FetchRequest(request, address), response);
+    const response = new FetchResponse(request.signal);
+    core.handle(new FetchRequest(request, address, unreadNodeRequest(context)), response);
     return response.ready;
   };
 }
 
-/** The peer address Deno (`info.remoteAddr.hostname`) and Bun (`server.requestIP(request).address`) hand a fetch handler. */
+/**
+ * The peer address a runtime hands a fetch handler: Deno's `info.remoteAddr.hostname`, Bun's
+ * `server.requestIP(request).address`, or the socket of the node request a bridge passes
+ * (`@hono/node-server`'s `{ incoming }`, whether the handler is its `fetch` or a Hono route's `c.env`).
+ */
 export function runtimeClientAddress(request: Request, context: unknown): string | undefined {
   if (context === null || typeof context !== "object") return undefined;
-  const { remoteAddr, requestIP } = context as { remoteAddr?: { hostname?: unknown }; requestIP?: unknown };
+  const { remoteAddr, requestIP, incoming } = context as { remoteAddr?: { hostname?: unknown }; requestIP?: unknown; incoming?: NodeBridgeRequest };
   if (typeof remoteAddr?.hostname === "string") return remoteAddr.hostname;
+  if (typeof incoming?.socket?.remoteAddress === "string") return incoming.socket.remoteAddress;
   if (typeof requestIP !== "function") return undefined;
   const ip = (requestIP as (request: Request) => { address?: unknown } | null).call(context, request);
   return typeof ip?.address === "string" ? ip.address : undefined;
+}
+
+/** The node request a node-to-fetch bridge passes beside the web one (the part read here). */
+interface NodeBridgeRequest {
+  readonly socket?: { readonly remoteAddress?: unknown };
+  readonly on?: unknown;
+  readonly readableDidRead?: boolean;
+  readonly rawBody?: unknown;
+}
+
+/**
+ * The node request under a bridge (`@hono/node-server`'s `incoming`) whose body nobody has
+ * read yet: its body is read as the node handler reads one, byte by byte from the budget,
+ * with no web stream built over it. A body a host already took (`rawBody`, a read stream)
+ * is left to the web request.
+ */
+function unreadNodeRequest(context: unknown): IncomingMessage | undefined {
+  const incoming = (context as { incoming?: NodeBridgeRequest } | null | undefined)?.incoming;
+  if (typeof incoming?.on !== "function" || incoming.readableDidRead !== false || "rawBody" in incoming) return undefined;
+  return incoming as unknown as IncomingMessage;
 }
 
 /** One web request as the core reads it. */
@@ -68,6 +97,8 @@ export class FetchRequest implements HttpRequest {
   constructor(
     readonly request: Request,
     readonly remoteAddress: string | undefined,
+    /** The node request under the web one, when a bridge passed it unread: the body is read from it. */
+    readonly nodeRequest?: IncomingMessage,
   ) {}
 
   get method(): string {
@@ -98,29 +129,31 @@ export class FetchRequest implements HttpRequest {
   }
 
   readMessage(limits: BodyLimits): Promise<ParsedBody | HttpRejection> {
-    return readFetchBody(this.request, limits);
+    return this.nodeRequest === undefined ? readFetchBody(this.request, limits) : readNodeBody(this.nodeRequest, limits);
   }
 
-  /** The rest of the body is the fetch runtime's to drop: it is cancelled, and the refusal answered. */
+  /**
+   * The rest of the body is the fetch runtime's to drop: it is cancelled, and the refusal
+   * answered; a node request's rest is dropped as the node handler drops it.
+   */
   refuse(response: HttpResponse, rejection: HttpRejection): void {
+    if (this.nodeRequest !== undefined) return refuseNodeBody(this.nodeRequest, response, rejection);
     if (this.request.body !== null && !this.request.bodyUsed && !this.request.body.locked) this.request.body.cancel().catch(() => {});
     writeRejection(response, rejection);
   }
 }
 
 /**
- * Reads a body within `limits`, as the node reader does: a declared length over the limit
- * is refused before reading; every chunk is taken from the shared budget as it arrives and
- * given back once parsed or refused; past `bodyTimeoutMs` the read is cancelled (408).
+ * Reads a body within `limits`, as the node reader does: a declared length over the limit,
+ * or over what the shared budget has left, is refused before reading; every chunk is taken
+ * from the budget as it arrives (a declared length reserves nothing: a client that announces
+ * a body and sends none holds nothing) and given back once parsed or refused; past
+ * `bodyTimeoutMs` the read is cancelled (408).
  */
 async function readFetchBody(request: Request, limits: BodyLimits): Promise<ParsedBody | HttpRejection> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limits.maxBodyBytes) return tooLarge(limits.maxBodyBytes);
   if (Number.isFinite(declared) && limits.held + declared > limits.maxTotalBodyBytes) return overBudget(limits);
-  // Declared first: `request.body` is not touched on that path, since node bridges such as
-  // @hono/node-server build a whole web Request behind it (about half a millisecond), while
-  // their `arrayBuffer()` reads the node request directly.
-  if (Number.isFinite(declared) && declared >= 0) return readDeclared(request, limits, declared);
   if (request.body === null) return parseBody("");
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -145,25 +178,6 @@ async function readFetchBody(request: Request, limits: BodyLimits): Promise<Pars
     limits.give(size);
   }
   return parseBody(decoder.decode(chunks.length === 1 ? chunks[0] : concat(chunks, size)));
-}
-
-/**
- * A body of declared length (the runtime frames it: no more can come) is read whole by the
- * runtime, in one step instead of one per chunk, its bytes taken from the budget up front.
- */
-async function readDeclared(request: Request, limits: BodyLimits, declared: number): Promise<ParsedBody | HttpRejection> {
-  if (!limits.take(declared)) return overBudget(limits);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<HttpRejection>((expire) => (timer = unrefTimer(setTimeout(() => expire(tooSlow(limits)), limits.bodyTimeoutMs))));
-  try {
-    const body = request
-      .arrayBuffer()
-      .then((bytes) => (bytes.byteLength > limits.maxBodyBytes ? tooLarge(limits.maxBodyBytes) : parseBody(decoder.decode(bytes))));
-    return await Promise.race([body, deadline]);
-  } finally {
-    clearTimeout(timer);
-    limits.give(declared);
-  }
 }
 
 const decoder = new TextDecoder();
@@ -211,10 +225,7 @@ export class FetchResponse implements HttpResponse {
   #closed = false;
   readonly #listeners: { [E in HttpResponseEvent]: Array<{ listener: () => void; once: boolean }> } = { close: [], drain: [] };
 
-  constructor(
-    signal: AbortSignal | undefined,
-    readonly peerAddress: string | undefined,
-  ) {
+  constructor(signal: AbortSignal | undefined) {
     this.ready = new Promise((resolve) => (this.#resolve = resolve));
     // The client went away (the runtime aborts the request's signal): the response is cut.
     signal?.addEventListener("abort", () => this.#cut(), { once: true });

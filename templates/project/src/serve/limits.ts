@@ -1,0 +1,84 @@
+/**
+ * The bounds a deployment may need to move, from the environment (the README lists them):
+ * each checked at start, a bad value one line saying how to fix it; unset, the runtime's
+ * default holds. `npm start` (serve/http.ts) and the fetch entry (src/fetch.ts) read the same
+ * variables, so both serve within the same bounds.
+ */
+import { trustProxies, type HttpEndpointOptions } from "../mcp.js";
+import type { ServerBounds } from "../server.js";
+import { StartupError } from "../startup.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function serverBoundsFromEnv(env: Env): ServerBounds {
+  return {
+    limits: defined({
+      maxStreams: countFromEnv(env, "MAX_STREAMS", 10_000),
+      maxStreamsPerClient: countFromEnv(env, "MAX_STREAMS_PER_CLIENT", 64),
+    }),
+    legacy: defined({
+      maxSessions: countFromEnv(env, "MAX_SESSIONS", 1000),
+      maxSessionsPerClient: countFromEnv(env, "MAX_SESSIONS_PER_CLIENT", 100),
+    }),
+    tasks: defined({ maxTasksPerClient: countFromEnv(env, "MAX_TASKS_PER_CLIENT", 1000) }),
+  };
+}
+
+/** What one HTTP endpoint bounds: request bodies, buffered output, and whose word on a client's address it takes. */
+export type HttpBounds = Pick<
+  HttpEndpointOptions,
+  | "maxBodyBytes"
+  | "maxTotalBodyBytes"
+  | "bodyTimeoutMs"
+  | "maxTotalBufferedBytes"
+  | "trustedProxies"
+>;
+
+export function httpBoundsFromEnv(env: Env): HttpBounds {
+  return defined({
+    maxBodyBytes: countFromEnv(env, "MAX_BODY_BYTES", 4_194_304),
+    maxTotalBodyBytes: countFromEnv(env, "MAX_TOTAL_BODY_BYTES", 33_554_432),
+    bodyTimeoutMs: countFromEnv(env, "BODY_TIMEOUT_MS", 30_000),
+    maxTotalBufferedBytes: countFromEnv(env, "MAX_TOTAL_BUFFERED_BYTES", 67_108_864),
+    trustedProxies: trustedProxiesFromEnv(env),
+  });
+}
+
+/** A whole number above 0 from `name`; `usual` (the default) is what the error suggests. */
+function countFromEnv(env: Env, name: string, usual: number): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === "") return undefined;
+  if (!/^\d{1,15}$/.test(value) || Number(value) === 0) {
+    throw new StartupError(
+      `${name}=${JSON.stringify(value)} is not a whole number above 0: set it to one, such as ${usual} (the default), or unset it`,
+    );
+  }
+  return Number(value);
+}
+
+/**
+ * TRUSTED_PROXIES: the balancers in front of this server, addresses or CIDR blocks separated
+ * by commas. A request from one of them is keyed by the client address it forwards
+ * (X-Forwarded-For), so each client keeps its own share; from anyone else the header is ignored.
+ */
+function trustedProxiesFromEnv(env: Env): string[] | undefined {
+  const value = env["TRUSTED_PROXIES"];
+  if (value === undefined || value.trim() === "") return undefined;
+  const entries = value.split(",").map((entry) => entry.trim());
+  try {
+    trustProxies(entries);
+  } catch (error) {
+    const reason = (error as Error).message.replace(/^trustedProxies: /, "");
+    throw new StartupError(
+      `TRUSTED_PROXIES: ${reason}; list the balancer's addresses or CIDR blocks separated by commas, e.g. 127.0.0.1,10.0.0.0/8`,
+    );
+  }
+  return entries;
+}
+
+/** `fields` without the unset ones, so that a runtime default is not replaced by undefined. */
+function defined<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}
