@@ -189,6 +189,20 @@ export class LegacySession implements ImplicitStreamOwner {
     for (const [uri, open] of this.#resourceStreams) if (!record.subscriptions.includes(uri)) void open.stream.teardown({ why: "cancelled" });
   }
 
+  /**
+   * The session's client may have missed notifications (a shared session's window was lost
+   * with the store's data): it is told that each list its stream honors, and each resource it
+   * subscribed to, may have changed, so that it reads them again.
+   */
+  missed(): void {
+    const honored = (this.#listStream?.honored ?? {}) as Readonly<Record<string, unknown>>;
+    for (const kind of KINDS) {
+      if (kind.value === "boolean" && honored[kind.filterKey] === true) this.notify({ jsonrpc: "2.0", method: kind.notificationMethod });
+    }
+    if (URI_KIND === undefined) return;
+    for (const uri of this.#resourceStreams.keys()) this.notify({ jsonrpc: "2.0", method: URI_KIND.notificationMethod, params: { uri } });
+  }
+
   /** The client's input ended (stdin EOF): no answer can arrive, so waiting requests fail now instead of at their timeout. */
   inputEnded(): void {
     if (this.ownedByConnection) this.#serverRequests.close("the client's input ended before it answered");
