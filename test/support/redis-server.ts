@@ -14,8 +14,18 @@ export interface RedisServer {
   readonly running: boolean;
   /** SIGKILLs the broker (an abrupt outage: no goodbye to clients) and waits for it to exit. */
   kill(): Promise<void>;
-  /** Starts the broker again on the same port (after kill). */
-  restart(): Promise<void>;
+  /**
+   * Starts the broker again on the same port (after kill). `appendOnly`: with an append-only
+   * file (fsync on every write), so what it held before a later kill is there after the next
+   * restart; without it (the default) a restart starts empty.
+   */
+  restart(options?: { appendOnly?: boolean }): Promise<void>;
+  /**
+   * Freezes the running broker (SIGSTOP): connections stay open and nothing is answered, as
+   * behind a partition. `thaw` (SIGCONT) lets it go on; `stop` and `kill` thaw it first.
+   */
+  freeze(): void;
+  thaw(): void;
   /** Stops the broker if it runs and removes its temp dir. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -62,6 +72,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   const kill = async () => {
     const proc = current;
     current = undefined;
+    proc?.kill("SIGCONT"); // a frozen broker still dies of SIGKILL; thawed, it leaves no stopped process behind either way
     if (proc !== undefined) await terminate(proc, "SIGKILL");
   };
   return {
@@ -71,9 +82,16 @@ export async function startRedisServer(): Promise<RedisServer> {
       return current !== undefined;
     },
     kill,
-    async restart() {
+    async restart(options = {}) {
       if (current !== undefined) throw new Error("redis-server is still running; kill() it first");
-      current = await launch(port, dir);
+      current = await launch(port, dir, options.appendOnly === true);
+    },
+    freeze() {
+      if (current === undefined) throw new Error("redis-server is not running");
+      current.kill("SIGSTOP");
+    },
+    thaw() {
+      current?.kill("SIGCONT");
     },
     async stop() {
       await kill();
@@ -83,8 +101,9 @@ export async function startRedisServer(): Promise<RedisServer> {
 }
 
 /** Spawns one redis-server and resolves once it accepts connections. */
-function launch(port: number, dir: string): Promise<ChildProcess> {
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", ""];
+function launch(port: number, dir: string, appendOnly = false): Promise<ChildProcess> {
+  const persistence = appendOnly ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", ...persistence, "--daemonize", "no", "--logfile", ""];
   const child = spawn("redis-server", args, { stdio: ["ignore", "pipe", "pipe"] });
   return new Promise((resolve, reject) => {
     let output = "";

@@ -37,12 +37,12 @@ export type EventTopics = Record<string, unknown>;
 export interface EventSource<Topics extends EventTopics = EventTopics> {
   /**
    * Starts delivering `topic` to `listener`; every call is an independent subscription.
-   * `onInterrupted` is called (at most once) when the source can no longer promise this
-   * subscription every event, a broker's connection having dropped: the stream it feeds should
-   * end, so that its client listens again (and re-reads what it watches). An in-process source
-   * is never interrupted.
+   * `onResumed` is called each time the subscription delivers again after a gap, a broker's
+   * connection having dropped and come back: what was published meanwhile was missed, so the
+   * stream it feeds tells its client to re-read what it watches (a list change per kind it
+   * honors, an update per URI) and goes on. An in-process source never has a gap.
    */
-  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>, onInterrupted?: () => void): Unsubscribe;
+  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>, onResumed?: () => void): Unsubscribe;
   /** Delivers `payload` to every subscriber of `topic` (in every process sharing the source). */
   publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void>;
   /**

@@ -8,8 +8,13 @@
  * Delivery is what Redis pub/sub gives: at most once, to the processes subscribed at that
  * moment. While the broker is unreachable, `publish` fails fast (the caller learns the
  * event went nowhere), open listen streams stay open, and both connections retry with
- * capped exponential backoff; once Redis is back, every topic is subscribed again and
- * delivery resumes.
+ * capped exponential backoff; once Redis is back, every topic is subscribed again,
+ * delivery resumes, and each subscription is told it may have missed events (`onResumed`).
+ *
+ * A broker that stops answering without closing its connections (a partition, a frozen
+ * process) is bounded too: every command fails after `commandTimeoutMs`, and a PING every
+ * `probeEveryMs` that gets no answer within `probeTimeoutMs` makes `ready` false (and
+ * `publish` fail at once) until one is answered again.
  */
 import { randomUUID } from "node:crypto";
 import { createClient } from "redis";
@@ -39,7 +44,13 @@ export interface RedisEventSourceOptions {
   startTimeoutMs?: number;
   /** Upper bound of the delay between reconnection attempts. Default 5000 ms. */
   maxBackoffMs?: number;
-  /** Where connection changes and bad messages are reported. Default: one line on stderr. */
+  /** How long one command (a publish, a subscribe) may wait for Redis before it fails. Default 3000 ms. */
+  commandTimeoutMs?: number;
+  /** How often Redis is asked whether it answers (a PING). Default 1000 ms. */
+  probeEveryMs?: number;
+  /** How long that PING may take before Redis counts as not answering (`ready` false). Default 1000 ms. */
+  probeTimeoutMs?: number;
+  /** Where connection changes, timed-out commands and bad messages are reported. Default: one line on stderr. */
   log?(line: string): void;
 }
 
@@ -55,8 +66,8 @@ type RedisClient = ReturnType<typeof createClient>;
 
 interface Subscription {
   readonly listener: EventListener<any>;
-  /** Told once when the subscriber connection drops (events may be missed until it is back). */
-  onInterrupted: (() => void) | undefined;
+  /** Told each time the subscriber connection is back after it dropped (events published meanwhile were missed). */
+  readonly onResumed: (() => void) | undefined;
 }
 
 /**
@@ -93,6 +104,11 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   readonly #prefix: string;
   readonly #startTimeoutMs: number;
   readonly #maxBackoffMs: number;
+  readonly #commandTimeoutMs: number;
+  readonly #probeTimeoutMs: number;
+  readonly #probe: NodeJS.Timeout;
+  /** False from a PING left unanswered until one is answered: Redis is connected but does not answer. */
+  #answering = true;
   readonly #log: (line: string) => void;
   readonly #publisher: RedisClient;
   readonly #subscriber: RedisClient;
@@ -109,6 +125,8 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     this.#prefix = options.channelPrefix ?? "mcp:events:";
     this.#startTimeoutMs = options.startTimeoutMs ?? 3000;
     this.#maxBackoffMs = options.maxBackoffMs ?? 5000;
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
+    this.#probeTimeoutMs = options.probeTimeoutMs ?? 1000;
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     const startedAt = Date.now();
     const socket = {
@@ -119,6 +137,7 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     this.#subscriber = createClient({ url: this.url, socket });
     this.#watch(this.#publisher, "publisher");
     this.#watch(this.#subscriber, "subscriber");
+    this.#probe = setInterval(() => void this.#ping(), options.probeEveryMs ?? 1000).unref();
   }
 
   /** Opens both connections; see `connectRedisEventSource`. */
@@ -137,12 +156,13 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   }
 
   /**
-   * Delivers `topic` to `listener`. When the subscriber connection drops, `onInterrupted` is
-   * called once: pub/sub keeps nothing for a connection that is away, so the stream this feeds
-   * cannot be promised every event and should end (its client then listens again).
+   * Delivers `topic` to `listener`. Each time the subscriber connection is back after it
+   * dropped, `onResumed` is called once its topics are subscribed again: pub/sub keeps nothing
+   * for a connection that is away, so what was published meanwhile was missed, and the stream
+   * this feeds tells its client to read again what it watches.
    */
-  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>, onInterrupted?: () => void): Unsubscribe {
-    const subscription: Subscription = { listener, onInterrupted };
+  subscribe<Topic extends keyof Topics & string>(topic: Topic, listener: EventListener<Topics[Topic]>, onResumed?: () => void): Unsubscribe {
+    const subscription: Subscription = { listener, onResumed };
     let subscriptions = this.#topics.get(topic);
     if (subscriptions === undefined) {
       this.#topics.set(topic, (subscriptions = new Set()));
@@ -160,13 +180,17 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   }
 
   async publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void> {
+    // Known not to answer: fail now rather than after the command timeout.
+    if (this.#publisher.isReady && !this.#answering) throw this.#silent(`event "${topic}" was not published`);
     let cause: unknown;
     if (this.#publisher.isReady) {
       try {
         // A payload with no JSON form (undefined) arrives as null, as a topic-only event.
-        await this.#publisher.publish(this.#prefix + topic, `${MESSAGE_TAG}${randomUUID()}\n${JSON.stringify(payload) ?? "null"}`);
+        const message = `${MESSAGE_TAG}${randomUUID()}\n${JSON.stringify(payload) ?? "null"}`;
+        await within(this.#commandTimeoutMs, this.#publisher.publish(this.#prefix + topic, message));
         return;
       } catch (error) {
+        if (error instanceof RedisTimeoutError) throw this.#silent(`event "${topic}" was not published`, error);
         // The connection dropped under this publish; any other failure is the caller's.
         if (this.#publisher.isReady) throw error;
         cause = error;
@@ -182,17 +206,22 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
    */
   whenSubscribed(): Promise<void> {
     if (!this.#subscriber.isReady) return Promise.resolve();
-    return Promise.all(this.#pending).then(() => undefined);
+    // Nor longer than a command may take: a broker that does not answer holds no listen request.
+    return within(this.#commandTimeoutMs, Promise.all(this.#pending)).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
-  /** Whether both connections are up (false during an outage). */
+  /** Whether both connections are up and Redis answers (false during an outage, and while it does not answer). */
   get ready(): boolean {
-    return this.#publisher.isReady && this.#subscriber.isReady;
+    return this.#publisher.isReady && this.#subscriber.isReady && this.#answering;
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#probe);
     this.#topics.clear();
     await Promise.all([shutDown(this.#publisher), shutDown(this.#subscriber)]);
   }
@@ -223,6 +252,30 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     }
   };
 
+  /** A command Redis did not answer in time: the error its caller gets, logged with its cause. */
+  #silent(what: string, cause?: unknown): RedisUnreachableError {
+    const waited = cause === undefined ? `a PING within ${this.#probeTimeoutMs} ms` : `within ${this.#commandTimeoutMs} ms`;
+    const error = new RedisUnreachableError(`Redis at ${this.#where} did not answer ${waited}; ${what}`, { cause });
+    this.#log(`redis event source: ${error.message}`);
+    return error;
+  }
+
+  /** Asks Redis whether it answers; `ready` follows, and each change is logged once. */
+  async #ping(): Promise<void> {
+    if (!this.#publisher.isReady) return; // a dropped connection is the reconnection's business
+    const answered = await within(this.#probeTimeoutMs, this.#publisher.ping()).then(
+      () => true,
+      (error: unknown) => !(error instanceof RedisTimeoutError), // any other failure is the connection's, and reconnection's
+    );
+    if (answered === this.#answering || this.#closed) return;
+    this.#answering = answered;
+    this.#log(
+      answered
+        ? `redis event source: Redis at ${this.#where} answers again`
+        : `redis event source: Redis at ${this.#where} did not answer a PING within ${this.#probeTimeoutMs} ms; not ready until it does`,
+    );
+  }
+
   /** Before start: keep trying until the start timeout. After: capped backoff, forever. */
   #retryDelay(retries: number, cause: Error, startedAt: number): number | Error {
     if (this.#closed) return new Error("event source closed");
@@ -243,25 +296,25 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       down = true;
       const what = this.#started ? "lost" : "cannot reach";
       this.#log(`redis event source: ${role} ${what} ${this.#where} (${rootCause(error)}); reconnecting with backoff`);
-      if (client === this.#subscriber) this.#interrupt();
     });
     client.on("ready", () => {
       if (!down) return;
       down = false;
+      this.#answering = true; // a new connection answered its handshake
       this.#log(`redis event source: ${role} reconnected to ${this.#where}`);
+      // node-redis subscribes every topic again before it is ready: from now on nothing is missed.
+      if (client === this.#subscriber) this.#resumed();
     });
   }
 
-  /** Tells every subscription made so far, once, that events may have been missed. */
-  #interrupt(): void {
+  /** Tells every subscription that events may have been missed while the subscriber was away. */
+  #resumed(): void {
     for (const subscriptions of this.#topics.values()) {
-      for (const subscription of subscriptions) {
-        const told = subscription.onInterrupted;
-        subscription.onInterrupted = undefined;
+      for (const subscription of [...subscriptions]) {
         try {
-          told?.();
+          subscription.onResumed?.();
         } catch (error) {
-          this.#log(`redis event source: an interruption listener threw: ${rootCause(error)}`);
+          this.#log(`redis event source: a resumption listener threw: ${rootCause(error)}`);
         }
       }
     }
@@ -302,4 +355,26 @@ function rootCause(error: unknown): string {
   if (current instanceof AggregateError && current.errors.length > 0) current = current.errors[0];
   if (current instanceof Error) return (current as NodeJS.ErrnoException).code ?? current.message;
   return String(current);
+}
+
+/**
+ * `command`, or a `RedisTimeoutError` once `ms` pass without its answer. node-redis's own
+ * timeout ends when the command is written to the socket: a broker that stops answering
+ * without closing the connection would hold the caller for as long as the kernel keeps it.
+ * A late answer is dropped.
+ */
+function within<T>(ms: number, command: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisTimeoutError(ms)), ms);
+  });
+  return Promise.race([command, late]).finally(() => clearTimeout(timer));
+}
+
+/** Redis did not answer a command in time (connected, but partitioned or stalled). */
+export class RedisTimeoutError extends Error {
+  constructor(readonly ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+    this.name = "RedisTimeoutError";
+  }
 }

@@ -13,6 +13,10 @@
  *   was already written (another replica heard the same publish) is skipped in that script.
  * - Record changes and ends are published on `<prefix>changes`; an answer to a request the
  *   server sent its client is published to the replica that waits for it (`<prefix>answers:<replica>`).
+ * - Every command fails after `commandTimeoutMs` (a broker that does not answer holds no request
+ *   longer), and `ready` is false while a PING goes unanswered. After a gap in either connection
+ *   the runtime hears `reconnected`: it stores again the sessions a broker that came back empty
+ *   lost (`restore`), and its GET streams read what they missed.
  */
 import { randomUUID } from "node:crypto";
 import { createClient } from "redis";
@@ -32,7 +36,8 @@ export interface SessionKeepingLike {
 export type SessionChangeLike<R> =
   | { readonly type: "saved"; readonly record: R }
   | { readonly type: "ended"; readonly id: string }
-  | { readonly type: "cancelled"; readonly id: string; readonly requestId: string | number };
+  | { readonly type: "cancelled"; readonly id: string; readonly requestId: string | number }
+  | { readonly type: "reconnected" };
 export interface StoredEventLike {
   readonly seq: number;
   readonly json: string;
@@ -49,6 +54,11 @@ export interface RedisSessionStoreOptions {
   prefix?: string;
   /** How long a write naming a cause is remembered against a second one. Default 60000 ms. */
   onceMs?: number;
+  /** How long one command may wait for Redis before it fails (the request needing it gets an error). Default 3000 ms. */
+  commandTimeoutMs?: number;
+  /** How often Redis is asked whether it answers (a PING), and how long that may take before `ready` is false. Default 1000 ms each. */
+  probeEveryMs?: number;
+  probeTimeoutMs?: number;
 }
 
 type RedisClient = ReturnType<typeof createClient>;
@@ -65,6 +75,13 @@ const SAVE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[1])
 redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1`;
+
+/** Stores a session again when the broker lost it, its window numbered from ARGV[3] (above any event it held); 0 when it still has it. */
+const RESTORE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[1], 'seq', ARGV[3], 'bytes', 0, 'dropped', 0, 'last', ARGV[3], 'reqs', 0, 'first', 1)
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`;
 
 const END = `
@@ -168,17 +185,29 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   readonly #watchers = new Set<(change: SessionChangeLike<R>) => void>();
   /** `<session>\n<request id>` -> the handler's wait on this replica. */
   readonly #waiting = new Map<string, (response: A) => void>();
+  readonly #probeTimeoutMs: number;
+  readonly #commandTimeoutMs: number;
+  readonly #probe: NodeJS.Timeout;
+  /** False from a PING left unanswered until one is answered. */
+  #answering = true;
 
   constructor(options: RedisSessionStoreOptions = {}) {
     this.url = options.url ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
     this.#prefix = options.prefix ?? "mcp:legacy:";
     this.#onceMs = options.onceMs ?? 60_000;
     this.#answers = `${this.#prefix}answers:${randomUUID()}`;
+    this.#probeTimeoutMs = options.probeTimeoutMs ?? 1000;
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
     this.#client = createClient({ url: this.url, disableOfflineQueue: true });
     this.#subscriber = createClient({ url: this.url });
-    // Failures surface on the commands themselves; without a listener node-redis would throw.
-    this.#client.on("error", () => {});
-    this.#subscriber.on("error", () => {});
+    this.#watchGaps(this.#client);
+    this.#watchGaps(this.#subscriber);
+    this.#probe = setInterval(() => void this.#ping(), options.probeEveryMs ?? 1000).unref();
+  }
+
+  /** Whether Redis is connected and answers: while it does not, a new session is refused at once. */
+  get ready(): boolean {
+    return this.#client.isReady && this.#answering;
   }
 
   async start(): Promise<void> {
@@ -195,8 +224,13 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     );
   }
 
+  async restore(record: R, keeping: SessionKeepingLike): Promise<boolean> {
+    // Numbered from now in ms: above any seq the lost window reached, unless it took more than one event a millisecond.
+    return (await this.#eval(RESTORE, [this.#key(record.id)], [JSON.stringify(record), keeping.idleMs, Date.now()])) === 1;
+  }
+
   async load(id: string): Promise<R | undefined> {
-    const json = await this.#client.hGet(this.#key(id), "record");
+    const json = await this.#bounded(this.#client.hGet(this.#key(id), "record"));
     return json === null || json === undefined ? undefined : (JSON.parse(json) as R);
   }
 
@@ -246,11 +280,11 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   async latest(id: string): Promise<number> {
-    return Number((await this.#client.hGet(this.#key(id), "seq")) ?? 0);
+    return Number((await this.#bounded(this.#client.hGet(this.#key(id), "seq"))) ?? 0);
   }
 
   async firstStream(id: string): Promise<boolean> {
-    return (await this.#client.hSetNX(this.#key(id), "first", "1")) === 1;
+    return (await this.#bounded(this.#client.hSetNX(this.#key(id), "first", "1"))) === 1;
   }
 
   async follow(id: string, listener: (event: StoredEventLike) => void): Promise<() => void> {
@@ -259,7 +293,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
       const newline = message.indexOf("\n");
       listener({ seq: Number(message.slice(0, newline)), json: message.slice(newline + 1) });
     };
-    await this.#subscriber.subscribe(channel, onMessage);
+    await this.#bounded(this.#subscriber.subscribe(channel, onMessage));
     let following = true;
     return () => {
       if (!following) return;
@@ -269,7 +303,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   async nextRequestId(id: string): Promise<number> {
-    return Number(await this.#client.hIncrBy(this.#key(id), "reqs", 1));
+    return Number(await this.#bounded(this.#client.hIncrBy(this.#key(id), "reqs", 1)));
   }
 
   async awaitAnswer(id: string, requestId: number, ttlMs: number, listener: (response: A) => void): Promise<() => void> {
@@ -294,6 +328,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   async close(): Promise<void> {
+    clearInterval(this.#probe);
     this.#watchers.clear();
     this.#waiting.clear();
     await Promise.all([this.#subscriber, this.#client].map((client) => (client.isOpen ? client.close() : undefined)));
@@ -318,7 +353,36 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   #eval(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    return this.#client.eval(script, { keys, arguments: args.map(String) });
+    return this.#bounded(this.#client.eval(script, { keys, arguments: args.map(String) }));
+  }
+
+  /** Every command the runtime waits for is bounded by `commandTimeoutMs`. */
+  #bounded<T>(command: Promise<T>): Promise<T> {
+    return within(this.#commandTimeoutMs, command);
+  }
+
+  /** Failures surface on the commands themselves (without a listener node-redis would throw); a connection back after one is told to the runtime. */
+  #watchGaps(client: RedisClient): void {
+    let down = false;
+    client.on("error", () => void (down = true));
+    client.on("ready", () => {
+      if (!down) return;
+      down = false;
+      this.#answering = true;
+      this.#tell({ type: "reconnected" });
+    });
+  }
+
+  async #ping(): Promise<void> {
+    if (!this.#client.isReady) return;
+    this.#answering = await within(this.#probeTimeoutMs, this.#client.ping()).then(
+      () => true,
+      (error: unknown) => !(error instanceof RedisTimeoutError),
+    );
+  }
+
+  #tell(change: SessionChangeLike<R>): void {
+    for (const watcher of this.#watchers) watcher(change);
   }
 
   #changed(message: string): void {
@@ -328,7 +392,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     } catch {
       return; // not ours: a foreign publisher on the channel
     }
-    for (const watcher of this.#watchers) watcher(change);
+    if (change.type !== "reconnected") this.#tell(change); // only this replica's connection says that
   }
 
   #answered(message: string): void {
@@ -342,5 +406,27 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     const listener = this.#waiting.get(key);
     this.#waiting.delete(key);
     listener?.(parsed.response);
+  }
+}
+
+/**
+ * `command`, or a `RedisTimeoutError` once `ms` pass without its answer. node-redis's own
+ * timeout ends when the command is written to the socket: a broker that stops answering
+ * without closing the connection would hold the caller for as long as the kernel keeps it.
+ * A late answer is dropped.
+ */
+function within<T>(ms: number, command: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisTimeoutError(ms)), ms);
+  });
+  return Promise.race([command, late]).finally(() => clearTimeout(timer));
+}
+
+/** Redis did not answer a command in time (connected, but partitioned or stalled). */
+export class RedisTimeoutError extends Error {
+  constructor(readonly ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+    this.name = "RedisTimeoutError";
   }
 }

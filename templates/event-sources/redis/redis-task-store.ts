@@ -46,6 +46,8 @@ export interface RedisTaskStoreOptions {
   leaseMs?: number;
   /** How often this process looks for tasks whose lease lapsed, to mark them failed. Default 5000 ms. */
   sweepMs?: number;
+  /** How long one command may wait for Redis before it fails (the request needing it gets an error). Default 3000 ms. */
+  commandTimeoutMs?: number;
 }
 
 /** The broker holds its limit of live tasks; the runtime answers -32603 naming it. */
@@ -127,7 +129,10 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   readonly #client: RedisClient;
   readonly #subscriber: RedisClient;
   readonly #listeners = new Set<(task: T) => void>();
+  /** Told each time the change channel is heard again after a gap. */
+  readonly #onResumed = new Set<() => void>();
   readonly #leaseMs: number;
+  readonly #commandTimeoutMs: number;
   /** Tasks this process created and runs, whose leases it renews until they end. */
   readonly #held = new Set<string>();
   readonly #timers: NodeJS.Timeout[] = [];
@@ -144,11 +149,20 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     this.#timers.push(setInterval(() => void this.#sweep(), sweepMs).unref());
     // While Redis is away: commands fail fast, and both connections retry with capped backoff.
     const socket = { reconnectStrategy: (retries: number) => Math.min(5000, 100 * 2 ** Math.min(retries, 16)) + Math.floor(Math.random() * 100) };
+    // A broker that does not answer holds no command longer than this.
+    this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
     this.#client = createClient({ url: this.url, socket, disableOfflineQueue: true });
     this.#subscriber = createClient({ url: this.url, socket });
     // Failures surface on the commands themselves; without a listener node-redis would throw.
     this.#client.on("error", () => {});
-    this.#subscriber.on("error", () => {});
+    // The change channel is subscribed again before the subscriber is ready; what was written meanwhile was not heard.
+    let down = false;
+    this.#subscriber.on("error", () => void (down = true));
+    this.#subscriber.on("ready", () => {
+      if (!down) return;
+      down = false;
+      for (const resumed of [...this.#onResumed]) resumed();
+    });
   }
 
   /** Connects both clients and listens for changes before any task is served. */
@@ -164,49 +178,63 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
 
   async create(task: T): Promise<void> {
     const json = JSON.stringify(task);
-    const created = await this.#client.eval(CREATE, {
-      keys: [this.#key(task.taskId), `${this.#prefix}live`],
-      arguments: [json, String(this.#keepMs(task)), String(Date.now()), String(this.#maxTasks), String(task.expiresAt), String(this.#leaseMs)],
-    });
+    const created = await this.#bounded(
+      this.#client.eval(CREATE, {
+        keys: [this.#key(task.taskId), `${this.#prefix}live`],
+        arguments: [json, String(this.#keepMs(task)), String(Date.now()), String(this.#maxTasks), String(task.expiresAt), String(this.#leaseMs)],
+      }),
+    );
     if (created !== 1) throw new TaskStoreFullError(this.#maxTasks);
     this.#held.add(task.taskId);
-    await this.#client.publish(`${this.#prefix}changes`, json);
+    await this.#bounded(this.#client.publish(`${this.#prefix}changes`, json));
   }
 
   async get(taskId: string): Promise<T | undefined> {
-    const json = await this.#client.get(this.#key(taskId));
+    const json = await this.#bounded(this.#client.get(this.#key(taskId)));
     return json === null ? undefined : (JSON.parse(json) as T);
   }
 
   async update(taskId: string, change: (task: T) => T | undefined): Promise<T | undefined> {
     for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
-      const before = await this.#client.get(this.#key(taskId));
+      const before = await this.#bounded(this.#client.get(this.#key(taskId)));
       if (before === null) return undefined;
       const next = change(JSON.parse(before) as T);
       if (next === undefined) return JSON.parse(before) as T;
       const json = JSON.stringify(next);
-      const swapped = await this.#client.eval(COMPARE_AND_SET, {
-        keys: [this.#key(taskId), `${this.#prefix}live`],
-        arguments: [before, json, String(this.#keepMs(next)), ENDED.has(next.status ?? "") ? "1" : "0"],
-      });
+      const swapped = await this.#bounded(
+        this.#client.eval(COMPARE_AND_SET, {
+          keys: [this.#key(taskId), `${this.#prefix}live`],
+          arguments: [before, json, String(this.#keepMs(next)), ENDED.has(next.status ?? "") ? "1" : "0"],
+        }),
+      );
       if (swapped === 1) {
         if (ENDED.has(next.status ?? "")) this.#release(taskId);
-        await this.#client.publish(`${this.#prefix}changes`, json);
+        await this.#bounded(this.#client.publish(`${this.#prefix}changes`, json));
         return next;
       }
     }
     throw new Error(`task ${taskId} changed ${MAX_UPDATE_ATTEMPTS} times while being updated; try again`);
   }
 
-  watch(listener: (task: T) => void): () => void {
+  watch(listener: (task: T) => void, onResumed?: () => void): () => void {
     this.#listeners.add(listener);
-    return () => void this.#listeners.delete(listener);
+    if (onResumed !== undefined) this.#onResumed.add(onResumed);
+    return () => {
+      this.#listeners.delete(listener);
+      if (onResumed !== undefined) this.#onResumed.delete(onResumed);
+    };
   }
 
   async close(): Promise<void> {
     for (const timer of this.#timers) clearInterval(timer);
     this.#listeners.clear();
+    this.#onResumed.clear();
     await Promise.all([this.#subscriber, this.#client].map((client) => (client.isOpen ? client.close() : undefined)));
+  }
+
+  /** Every command the runtime waits for is bounded by `commandTimeoutMs`. */
+  #bounded<T>(command: Promise<T>): Promise<T> {
+    return within(this.#commandTimeoutMs, command);
   }
 
   #key(taskId: string): string {
@@ -224,14 +252,14 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     const renewal = this.#client.multi();
     // SET rather than PEXPIRE: a lease that lapsed during an outage is taken again at once.
     for (const taskId of this.#held) renewal.set(`${this.#key(taskId)}:lease`, "1", { PX: this.#leaseMs });
-    await renewal.exec().catch(() => undefined); // Redis away: the next pass tries again
+    await this.#bounded(renewal.exec()).catch(() => undefined); // Redis away: the next pass tries again
   }
 
   /** Fails the unfinished tasks whose process stopped renewing their lease. */
   async #sweep(): Promise<void> {
     if (!this.#client.isReady) return;
     try {
-      const lapsed = (await this.#client.eval(LAPSED, { keys: [`${this.#prefix}live`], arguments: [String(Date.now())] })) as string[];
+      const lapsed = (await this.#bounded(this.#client.eval(LAPSED, { keys: [`${this.#prefix}live`], arguments: [String(Date.now())] }))) as string[];
       const taskIds = lapsed.map((key) => key.slice(`${this.#prefix}task:`.length)).filter((taskId) => !this.#held.has(taskId));
       await Promise.all(taskIds.map((taskId) => this.update(taskId, failedBecause(LAPSED_MESSAGE))));
     } catch {
@@ -254,5 +282,27 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     }
     if (ENDED.has(task.status ?? "")) this.#release(task.taskId);
     for (const listener of this.#listeners) listener(task);
+  }
+}
+
+/**
+ * `command`, or a `RedisTimeoutError` once `ms` pass without its answer. node-redis's own
+ * timeout ends when the command is written to the socket: a broker that stops answering
+ * without closing the connection would hold the caller for as long as the kernel keeps it.
+ * A late answer is dropped.
+ */
+function within<T>(ms: number, command: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RedisTimeoutError(ms)), ms);
+  });
+  return Promise.race([command, late]).finally(() => clearTimeout(timer));
+}
+
+/** Redis did not answer a command in time (connected, but partitioned or stalled). */
+export class RedisTimeoutError extends Error {
+  constructor(readonly ms: number) {
+    super(`Redis did not answer within ${ms} ms`);
+    this.name = "RedisTimeoutError";
   }
 }

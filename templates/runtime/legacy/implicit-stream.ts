@@ -18,7 +18,7 @@ import {
 } from "../jsonrpc.js";
 import { KINDS } from "../subscriptions/filter.js";
 import type { ClientKey } from "../subscriptions/slots.js";
-import { ListenStream, type HandlerEntry, type StreamHost } from "../subscriptions/stream.js";
+import { ListenStream, type HandlerEntry, type StreamHost, type Teardown } from "../subscriptions/stream.js";
 import { SUBSCRIPTION_ID_KEY } from "../subscriptions/worker.js";
 import type { HandlerMeta } from "../meta.js";
 
@@ -45,8 +45,8 @@ export interface ImplicitStreamOwner {
   readonly mailboxSize: number;
   /** Writes a notification to the session's client; `origin`: the posted message it came from (see session.ts). */
   notify(notification: JsonRpcNotification, origin: unknown): void;
-  /** The stream is over (its handlers got handleClose, or it stopped). */
-  streamEnded(stream: ImplicitStream): void;
+  /** The stream is over (its handlers got handleClose, or it stopped); `why`, how it ended. */
+  streamEnded(stream: ImplicitStream, why?: Teardown): void;
 }
 
 export class ImplicitStream implements StreamHost {
@@ -88,8 +88,8 @@ export class ImplicitStream implements StreamHost {
     return { jsonrpc: "2.0", id, result: {} };
   }
 
-  ended(): void {
-    this.#owner.streamEnded(this);
+  ended(_stream: ListenStream, why?: Teardown): void {
+    this.#owner.streamEnded(this, why);
   }
 }
 

@@ -27,11 +27,17 @@ export interface SessionRecord {
   readonly subscriptions: readonly string[];
 }
 
-/** A change another replica made, as every replica hears it (`cancelled`: the client cancelled one of its requests). */
+/**
+ * A change another replica made, as every replica hears it (`cancelled`: the client cancelled
+ * one of its requests); `reconnected`: this replica's connection to the store is back after a
+ * gap, in which changes and events were missed, and the store may have lost sessions (a
+ * broker that restarted empty).
+ */
 export type SessionChange =
   | { readonly type: "saved"; readonly record: SessionRecord }
   | { readonly type: "ended"; readonly id: string }
-  | { readonly type: "cancelled"; readonly id: string; readonly requestId: string | number };
+  | { readonly type: "cancelled"; readonly id: string; readonly requestId: string | number }
+  | { readonly type: "reconnected" };
 
 /** One event of a session's GET stream as the store keeps it: its place in the session and its JSON-RPC text. */
 export interface StoredEvent {
@@ -57,6 +63,17 @@ export interface LegacySessionStore {
   load(id: string): Promise<SessionRecord | undefined>;
   /** Replaces the record (setLevel, subscribe, initialized); every replica hears it through `watch`. */
   save(record: SessionRecord): Promise<void>;
+  /**
+   * Stores the session again when the store no longer has it (it came back empty after a
+   * `reconnected`); true when it did. Its window starts over empty, numbered above every event
+   * it held before, so a client's `Last-Event-ID` still reads as "before these".
+   */
+  restore?(record: SessionRecord, keeping: SessionKeeping): Promise<boolean>;
+  /**
+   * False while the store is connected but does not answer (a partition): a new session is
+   * refused at once (HTTP 503 with Retry-After) instead of waiting for a command to time out.
+   */
+  readonly ready?: boolean;
   /** Ends the session everywhere: its record, window and waits are dropped, and every replica hears it. */
   end(id: string): Promise<void>;
   /**

@@ -31,6 +31,7 @@ import {
 import { isLoggingLevel, LOG_LEVEL_SEVERITY, type NotificationSink } from "../request-notifications.js";
 import { KINDS } from "../subscriptions/filter.js";
 import { StreamTable } from "../subscriptions/stream-table.js";
+import type { Teardown } from "../subscriptions/stream.js";
 import { slotRefusalMessage, type ClientKey } from "../subscriptions/slots.js";
 import type { MessageContext } from "../transport.js";
 import { mergeMeta, type HandlerMeta } from "../meta.js";
@@ -45,6 +46,14 @@ import type { SessionConnection, SessionEnding, SessionHost, SessionOutput } fro
 
 const CANCELLED_METHOD = "notifications/cancelled" satisfies Legacy.ClientNotificationMethod;
 const NO_META: Readonly<JsonObject> = Object.freeze({});
+/**
+ * How long after its handler ended one of a live session's implicit streams (a `{ stop }`, a
+ * failure, a full mailbox) it is opened again: the client asked for it and cannot listen again
+ * itself. The wait keeps a handler that ends every stream it gets from spinning.
+ */
+const REOPEN_AFTER_MS = 1000;
+/** The endings after which a live session opens its stream again: the handler's, not the session's or the client's. */
+const HANDLER_ENDINGS: ReadonlySet<Teardown["why"]> = new Set(["stopped", "failed", "overflow"]);
 const LOWEST_LOG_LEVEL = Object.entries(LOG_LEVEL_SEVERITY).reduce((lowest, entry) => (entry[1] < lowest[1] ? entry : lowest))[0];
 
 /** A shared request being handled, with the connection running it (a session usually has one at a time: no Map is made for it). */
@@ -73,6 +82,8 @@ export class LegacySession implements ImplicitStreamOwner {
   #pending: PendingNotifications | undefined;
   /** When the session last saw a message (for idle expiry). */
   lastActive = Date.now();
+  /** Streams waiting to be opened again (REOPEN_AFTER_MS), cleared when the session closes. */
+  readonly #reopening = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(
     readonly host: SessionHost,
@@ -194,6 +205,20 @@ export class LegacySession implements ImplicitStreamOwner {
     for (const [uri, open] of this.#resourceStreams) if (!record.subscriptions.includes(uri)) void open.stream.teardown({ why: "cancelled" });
   }
 
+  /**
+   * The session's client may have missed notifications (a shared session's window was lost
+   * with the store's data): it is told that each list its stream honors, and each resource it
+   * subscribed to, may have changed, so that it reads them again.
+   */
+  missed(): void {
+    const honored = (this.#listStream?.honored ?? {}) as Readonly<Record<string, unknown>>;
+    for (const kind of KINDS) {
+      if (kind.value === "boolean" && honored[kind.filterKey] === true) this.notify({ jsonrpc: "2.0", method: kind.notificationMethod });
+    }
+    if (URI_KIND === undefined) return;
+    for (const uri of this.#resourceStreams.keys()) this.notify({ jsonrpc: "2.0", method: URI_KIND.notificationMethod, params: { uri } });
+  }
+
   /** The client's input ended (stdin EOF): no answer can arrive, so waiting requests fail now instead of at their timeout. */
   inputEnded(): void {
     if (this.ownedByConnection) this.#serverRequests.close("the client's input ended before it answered");
@@ -237,14 +262,34 @@ export class LegacySession implements ImplicitStreamOwner {
     if (pending !== undefined && this.#phase !== "closed") for (const notification of pending.values()) output.send(notification);
   }
 
-  streamEnded(stream: ImplicitStream): void {
-    if (this.#listStream === stream) this.#listStream = undefined;
+  streamEnded(stream: ImplicitStream, why?: Teardown): void {
+    const reopen = why !== undefined && HANDLER_ENDINGS.has(why.why) && this.#phase === "ready";
+    if (this.#listStream === stream) {
+      this.#listStream = undefined;
+      if (reopen) this.#reopenLater(() => this.#openListStream());
+    }
     for (const [uri, open] of this.#resourceStreams) {
       if (open !== stream) continue;
       this.#resourceStreams.delete(uri);
       if (URI_KIND !== undefined) this.#pending?.forget(URI_KIND.notificationMethod, uri); // unsubscribed: no longer the client's
+      if (reopen) this.#reopenLater(() => this.#openSubscription(uri));
     }
     this.host.releaseStream(this);
+  }
+
+  /**
+   * Opens a stream its handler ended again, after REOPEN_AFTER_MS, and tells the client that
+   * what it watches may have changed meanwhile (`missed`): the session still owes it the
+   * notifications it asked for, and nothing else would restore them.
+   */
+  #reopenLater(open: () => Promise<unknown>): void {
+    const timer = setTimeout(() => {
+      this.#reopening.delete(timer);
+      if (this.#phase !== "ready") return;
+      void open().then(() => this.#phase === "ready" && this.missed());
+    }, REOPEN_AFTER_MS);
+    timer.unref?.();
+    this.#reopening.add(timer);
   }
 
   /**
@@ -256,6 +301,8 @@ export class LegacySession implements ImplicitStreamOwner {
     if (this.#phase === "closed") return;
     const shared = this.#phase !== "new" && !elsewhere && why !== "shutdown";
     this.#phase = "closed";
+    for (const timer of this.#reopening) clearTimeout(timer);
+    this.#reopening.clear();
     this.host.ended(this);
     if (shared) this.host.sharing?.ended(this.id);
     this.#serverRequests.close("the session ended before the client answered");
@@ -374,6 +421,11 @@ export class LegacySession implements ImplicitStreamOwner {
     const record = share ? this.record() : undefined;
     if (record !== undefined)
       this.host.sharing?.saved(record).catch((error: unknown) => this.host.emit({ type: "handler-error", id: null, callback: "session store", error }));
+    await this.#openListStream();
+  }
+
+  /** The implicit stream of every list change the server advertises (none when it advertises none). */
+  async #openListStream(): Promise<void> {
     const meta = this.#streamMeta();
     const filter = listChangedFilter(this.host.capabilities(meta) as Readonly<Record<string, unknown>>);
     if (Object.keys(filter).length === 0) return;

@@ -51,6 +51,18 @@ class SharedConnection {
     if (pollAfterMs > 0) this.#pollTimer = unrefTimer(setTimeout(() => this.end(), pollAfterMs));
   }
 
+  /**
+   * Reads what the window got while this replica did not hear it (its connection to the store
+   * was away); a window that dropped some of it ends the connection, and the client's resume
+   * is refused for what is gone, as on any replica.
+   */
+  async catchUp(store: LegacySessionStore, id: string): Promise<void> {
+    if (this.#queued !== undefined || !this.attached) return; // still starting: its replay reads the window
+    const missed = await store.after(id, this.#last);
+    if (missed === undefined) return this.end();
+    for (const event of missed) if (this.attached) this.#write(event);
+  }
+
   /** Ends the connection (polling, a newer connection, the session over); the stream itself lives in the store. */
   end(): void {
     this.#release();
@@ -80,6 +92,11 @@ const carried = new WeakMap<LegacySession, SharedConnection>();
 /** Whether this replica carries the session's GET stream now (the sweep keeps such sessions alive). */
 export function carriesSharedStream(session: LegacySession): boolean {
   return carried.get(session)?.attached === true;
+}
+
+/** The connection to the store is back: the GET stream carried here, if any, writes what it missed. */
+export async function catchUpSharedStream(session: LegacySession, store: LegacySessionStore): Promise<void> {
+  await carried.get(session)?.catchUp(store, session.id);
 }
 
 /** The session ended: the connection carrying its stream here, if any, ends. */

@@ -146,6 +146,40 @@ describe("redis event source", { timeout: 60_000 }, () => {
     assert.ok(await publishUntil(publisher, "late", "back", () => seen.includes("back")), "the late subscription works");
   });
 
+  test("a subscription is told once its subscriber is back after a restart, and keeps delivering", async () => {
+    const [publisher, subscriber] = [await open(), await open()];
+    const seen: unknown[] = [];
+    let resumed = 0;
+    subscriber.subscribe("gap", (payload) => seen.push(payload), () => resumed++);
+    assert.ok(await publishUntil(publisher, "gap", "before", () => seen.includes("before")));
+    await redis.kill();
+    try {
+      assert.ok(await eventually(() => !subscriber.ready), "the subscriber noticed the outage");
+      assert.equal(resumed, 0, "not told while Redis is away");
+    } finally {
+      await redis.restart();
+    }
+    assert.ok(await eventually(() => resumed === 1, 20_000), "told once it is back");
+    assert.ok(await publishUntil(publisher, "gap", "after", () => seen.includes("after")), "the same subscription delivers");
+  });
+
+  test("a Redis that stops answering: not ready, publish fails naming the wait, logged; ready again once it answers", async () => {
+    const source = await connectRedisEventSource({ url: redis.url, commandTimeoutMs: 500, probeEveryMs: 100, probeTimeoutMs: 200, log: (line) => logs.push(line) });
+    sources.push(source);
+    redis.freeze();
+    try {
+      const publishing = source.publish("silent", "x"); // sent before the probe noticed: bounded by the command timeout
+      await assert.rejects(publishing, (error: Error) => error instanceof RedisUnreachableError && /did not answer/.test(error.message));
+      assert.ok(await eventually(() => !source.ready, 10_000), "not ready while Redis does not answer");
+      await assert.rejects(source.publish("silent", "y"), RedisUnreachableError);
+      assert.ok(logs.some((line) => /did not answer/.test(line)), logs.join("\n"));
+    } finally {
+      redis.thaw();
+    }
+    assert.ok(await eventually(() => source.ready, 10_000), "ready again");
+    await source.publish("silent", "z");
+  });
+
   test("a message that is not JSON is dropped with a log line", async () => {
     const [publisher, subscriber] = [await open(), await open()];
     const seen: unknown[] = [];

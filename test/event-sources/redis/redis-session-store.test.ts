@@ -10,6 +10,7 @@ import { connectRedisSessionStore, type RedisSessionStore } from "../../../templ
 import { createServer, type JsonRpcResponse, type LegacySessionStore, type SessionRecord } from "../../../templates/runtime/index.js";
 import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
 import { LEGACY, openLegacySession, postLegacy } from "../../support/legacy-peer.js";
+import { eventually } from "../../support/eventually.js";
 import { SseReader } from "../../support/sse-events.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 
@@ -125,6 +126,17 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
     for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const guessed = ids[0]!.replace(/.$/, (last) => (last === "0" ? "1" : "0"));
     for (const handle of [a, b]) assert.equal((await call(handle, guessed)).status, 404);
+  });
+
+  test("a session a broker restarted empty lost is stored again by the replicas holding it, and served by both", async () => {
+    const [a, b] = [await replica(), await replica()];
+    const session = await openLegacySession(a);
+    assert.equal((await call(b, session)).status, 200, "served by the other replica before");
+    const reader = await open();
+    await redis.kill();
+    await redis.restart(); // no persistence: it comes back empty
+    assert.ok(await eventually(async () => (await reader.load(session).catch(() => undefined)) !== undefined, 20_000), "the session is in the store again");
+    for (const handle of [a, b]) assert.equal((await call(handle, session)).status, 200);
   });
 
   test("a change the store cannot take (Redis down) is refused with -32603 naming the store; Redis comes back for whatever runs next", async () => {

@@ -147,4 +147,39 @@ describe("tasks in Redis, shared by two server processes", () => {
       await Promise.all([alive!.close(), watcher!.close()]);
     }
   });
+
+  // Last: it restarts Redis under the processes above.
+  it("a watcher is told when the change channel is heard again after a restart, and hears writes again", T, async () => {
+    type Task = { taskId: string; expiresAt: number; status: string };
+    const options = { url: redis.url, prefix: "test:resumed:" };
+    const [writer, watcher] = await Promise.all([0, 1].map(() => connectRedisTaskStore<Task>(options)));
+    try {
+      const heard: string[] = [];
+      let resumed = 0;
+      watcher!.watch(
+        (task) => heard.push(task.taskId),
+        () => resumed++,
+      );
+      await redis.kill();
+      await redis.restart();
+      const started = Date.now();
+      while (resumed === 0) {
+        assert.ok(Date.now() - started < 20_000, "told within 20 s of the restart");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(resumed, 1);
+      while (!writer!.ready) {
+        assert.ok(Date.now() - started < 20_000, "the writer reconnected within 20 s");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await writer!.create({ taskId: "after", status: "working", expiresAt: Date.now() + 60_000 });
+      while (!heard.includes("after")) {
+        assert.ok(Date.now() - started < 30_000, "the write after the restart was heard");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await writer!.close();
+      await watcher!.close();
+    }
+  });
 });

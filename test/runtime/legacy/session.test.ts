@@ -116,6 +116,22 @@ describe("a legacy session", () => {
     assert.equal(log.closes, 2);
   });
 
+  it("a list-change stream its handler ends is opened again, and the client is told to re-list", async () => {
+    const server = createServer({ name: "reopen", version: "1" });
+    const { handler, log } = recordingHandler({ declares: { toolsListChanged: true } });
+    server.addSubscriptionHandler(handler);
+    const peer = await LegacyPeer.open(server);
+    await peer.initialize();
+    await until(() => log.channels.length === 1, "the list-change stream");
+    log.channels[0]!.post({ stop: "the event source had a gap" });
+    await until(() => log.channels.length === 2, "the stream opened again");
+    const listChanges = () => peer.messages.filter((m) => m.method === "notifications/tools/list_changed").length;
+    await until(() => listChanges() === 1, "a list change telling the client to re-list");
+    log.channels[1]!.post({ send: { method: "notifications/tools/list_changed" } });
+    await until(() => listChanges() === 2, "a later change on the reopened stream");
+    await server.close();
+  });
+
   it("a version the server does not serve is answered with the newest one it serves, never an error", async () => {
     const server = createServer({ name: "versions", version: "1" });
     const peer = await LegacyPeer.open(server);

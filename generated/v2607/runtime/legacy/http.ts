@@ -60,6 +60,8 @@ export function isLegacyInitialize(message: JsonRpcMessage): boolean {
 
 /** An `initialize` POST: a new session whose id travels on the answer; a refused one (400, or 503 at the limit) opens none. */
 export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchange, message: JsonRpcRequest): Promise<void> {
+  // A store that does not answer could not keep the session: refused now rather than after its command timeout.
+  if (era.shared?.store.ready === false) return exchange.reject(storeSilent(message.id));
   // The client as a listen over this request would be keyed: its principal, else its address, else its socket.
   const session = era.open(message, undefined, false, clientKey(exchange.context?.["principal"], exchange.clientAddress, exchange.req.connection));
   if (!(session instanceof LegacySession)) {
@@ -75,6 +77,9 @@ export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchan
 /** A POST, GET or DELETE naming a session. */
 export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpExchange): Promise<void> {
   const { req, res, sessionId } = exchange;
+  // While the store does not answer, what needs it (a session this replica holds no copy of, a GET stream read from
+  // the store's window) is asked to retry, rather than told the session is gone; a request a copy here serves goes on.
+  if (era.shared?.store.ready === false && (req.method === "GET" || era.get(sessionId!) === undefined)) return exchange.reject(storeSilent(null));
   const found = era.find(sessionId!);
   // Only a shared session not yet copied to this replica is looked up asynchronously.
   const session = found instanceof Promise ? await found : found;
@@ -110,6 +115,15 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
   }
   await exchange.serve(read.message, session);
   if (read.kind !== "request") answerEmpty(res, 202);
+}
+
+/** The answer to a request that needs the session store while it does not answer: retry shortly (another replica may reach it). */
+function storeSilent(id: JsonRpcRequest["id"] | null): HttpRejection {
+  return {
+    status: 503,
+    headers: { "retry-after": "1" },
+    body: errorResponse(id, ERROR_CODES.InternalError, "The session store does not answer; retry the request shortly"),
+  };
 }
 
 /** A request without the header is the session's own revision (2025-03-26 clients send none); one naming another is refused. */

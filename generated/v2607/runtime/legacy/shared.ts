@@ -14,7 +14,7 @@ import { eventIdOf } from "../events.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../jsonrpc.js";
 import type { EventHook } from "../hooks.js";
 import type { RemoteAnswers } from "./server-requests.js";
-import { closeSharedStream } from "./shared-stream.js";
+import { catchUpSharedStream, closeSharedStream } from "./shared-stream.js";
 import type { LegacySession } from "./session.js";
 import type { SessionOutput, SessionSharing } from "./session-host.js";
 import type { LegacySessionStore, SessionChange, SessionKeeping, SessionRecord, StopListening } from "./session-store.js";
@@ -39,6 +39,8 @@ export class SharedSessions implements SessionSharing {
   /** When this replica last told the store a client named each session. */
   readonly #touchedAt = new WeakMap<LegacySession, number>();
   readonly #touchEveryMs: number;
+  /** Set from a reconnection until every copy is back in the store: the sweep waits, so a store that came back empty ends no session. */
+  #resyncing: Promise<void> | undefined;
 
   constructor(
     readonly store: LegacySessionStore,
@@ -122,6 +124,7 @@ export class SharedSessions implements SessionSharing {
 
   /** Ends the copies of sessions the store no longer has (expired); keeps alive those whose GET stream is carried here. */
   async sweep(carried: (session: LegacySession) => boolean): Promise<void> {
+    await this.#resyncing;
     const copies = [...this.host.sessions()].filter((session) => !session.closed);
     if (copies.length === 0) return;
     const alive = await this.store.alive(copies.map((session) => session.id));
@@ -135,7 +138,26 @@ export class SharedSessions implements SessionSharing {
     this.#stopWatching();
   }
 
+  /**
+   * After a gap in the connection to the store: each copy is stored again where the store lost
+   * it (the replica that does so tells the session's client that what it watches may have
+   * changed: its window is gone), and a GET stream carried here reads what it missed.
+   */
+  async #resync(): Promise<void> {
+    for (const session of [...this.host.sessions()]) {
+      const record = session.record();
+      if (session.closed || record === undefined) continue;
+      try {
+        if ((await this.store.restore?.(record, this.keeping)) === true) session.missed();
+        await catchUpSharedStream(session, this.store);
+      } catch (error) {
+        this.host.emit({ type: "handler-error", id: null, callback: "session store", error });
+      }
+    }
+  }
+
   #changed(change: SessionChange): void {
+    if (change.type === "reconnected") return void (this.#resyncing = this.#resync().finally(() => (this.#resyncing = undefined)));
     if (change.type === "ended") return void this.host.get(change.id)?.close("cancelled", true);
     if (change.type === "cancelled") return this.host.get(change.id)?.cancelElsewhere(change.requestId);
     const held = this.host.get(change.record.id);

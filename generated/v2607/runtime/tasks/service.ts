@@ -220,12 +220,25 @@ export class TaskService {
     await this.#store.close?.();
   }
 
-  /** Every stored write reaches its task's run in this process and the streams that asked for it. */
+  /** Every stored write reaches its task's run in this process and the streams that asked for it; after a gap, what they follow is read again. */
   #watch(): void {
-    this.#unwatch ??= this.#store.watch((task) => {
-      this.#running.get(task.taskId)?.observe(task);
-      for (const channel of this.#listeners.get(task.taskId) ?? []) channel.post(task);
-    });
+    this.#unwatch ??= this.#store.watch(
+      (task) => this.#observed(task),
+      () => void this.#reread(),
+    );
+  }
+
+  #observed(task: StoredTask): void {
+    this.#running.get(task.taskId)?.observe(task);
+    for (const channel of this.#listeners.get(task.taskId) ?? []) channel.post(task);
+  }
+
+  /** The store missed writes (its connection dropped): each task followed here is read again, as if just written. */
+  async #reread(): Promise<void> {
+    for (const taskId of new Set([...this.#running.keys(), ...this.#listeners.keys()])) {
+      const task = await this.#store.get(taskId).catch(() => undefined); // away again: the next resumption reads it
+      if (task !== undefined) this.#observed(task);
+    }
   }
 
   async #find(params: JsonObject, context: RequestContext): Promise<StoredTask> {

@@ -48,8 +48,10 @@ export interface TaskStore {
   /**
    * Calls `listener` with every task written, by any process sharing the store. Every
    * listener of one write gets the same object, made once per write: read it, never change it.
+   * `onResumed`: called each time the store delivers again after a gap (a broker's connection
+   * dropped and came back), in which writes were missed: the watcher reads again what it follows.
    */
-  watch(listener: (task: StoredTask) => void): () => void;
+  watch(listener: (task: StoredTask) => void, onResumed?: () => void): () => void;
   /** False while a broker the store needs is out of reach; absent where there is none (memory). */
   readonly ready?: boolean;
   close?(): Promise<void>;
