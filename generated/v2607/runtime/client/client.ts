@@ -137,7 +137,7 @@ export class McpClient<Tools extends ToolMap = {}> {
    * ListLimitError), except those whose `x-mcp-header` annotations are invalid.
    */
   async listTools(): Promise<Tool[]> {
-    const tools = await readAllPages("tools/list", this.#listBounds, async (cursor) => {
+    const tools = await readAllPages("tools/list" satisfies ClientRequestMethod, this.#listBounds, async (cursor) => {
       const page: ClientResult<"tools/list"> = await this.request("tools/list", cursor === undefined ? {} : { cursor });
       return { items: page.tools, nextCursor: page.nextCursor };
     });
