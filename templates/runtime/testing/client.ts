@@ -74,6 +74,13 @@ export class TestClient {
   readonly #clientCapabilities: Record<string, unknown>;
   readonly #pending = new Map<RequestId, (response: JsonRpcResponse) => void>();
   readonly #waiters: Waiter[] = [];
+  /**
+   * Rejects once the transport closed: whatever still waits (a listen stream's result, a
+   * notification) fails then, instead of holding its timer, and the test's process, open
+   * until `timeoutMs`.
+   */
+  readonly #closed: Promise<never>;
+  #close!: (error: Error) => void;
   #nextId = 1;
 
   constructor(transport: Transport, options: TestClientOptions = {}) {
@@ -81,6 +88,8 @@ export class TestClient {
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#clientInfo = options.clientInfo ?? { name: "test-client", version: "0.0.0" };
     this.#clientCapabilities = options.clientCapabilities ?? {};
+    this.#closed = new Promise<never>((_, reject) => (this.#close = reject));
+    this.#closed.catch(() => {}); // a rejection nobody waits for is not an error
   }
 
   async connect(): Promise<void> {
@@ -168,7 +177,7 @@ export class TestClient {
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`${what} within ${this.#timeoutMs} ms`)), this.#timeoutMs);
     });
-    return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+    return Promise.race([promise, expired, this.#closed]).finally(() => clearTimeout(timer));
   }
 
   async #pump(): Promise<void> {
@@ -177,7 +186,7 @@ export class TestClient {
       try {
         received = await this.#transport.receiveMessage();
       } catch {
-        return; // closed
+        return this.#close(new Error("the test client's transport closed"));
       }
       const message = (typeof received.message === "string" ? JSON.parse(received.message) : received.message) as JsonRpcMessage;
       if ("method" in message) {

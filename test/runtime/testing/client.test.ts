@@ -65,3 +65,12 @@ test("cancelling a listen stream ends it on the server", async () => {
 test("a wait that is never satisfied fails with what was missing instead of hanging", async () => {
   await assert.rejects(client.notification("notifications/resources/updated"), /no notifications\/resources\/updated notification within 2000 ms/);
 });
+
+test("closing the client fails whatever still waits at once, so no timer holds the process until timeoutMs", { timeout: 30_000 }, async () => {
+  const patient = await connectTestClient(server, { timeoutMs: 600_000 });
+  const stream = await patient.listen({ toolsListChanged: true });
+  const notification = patient.notification("notifications/resources/updated");
+  await patient.close();
+  await assert.rejects(stream.result, /the test client's transport closed/);
+  await assert.rejects(notification, /the test client's transport closed/);
+});
