@@ -8,7 +8,7 @@
 import { ERROR_CODES, META_KEYS } from "./protocol.js";
 import { errorResponse, INVALID_PARAMS, isObject, type JsonRpcErrorResponse, type JsonRpcRequest } from "./jsonrpc.js";
 import type { MessageContext } from "./transport.js";
-import { isLoggingLevel, LOG_LEVEL_SEVERITY, PROGRESS_TOKEN_KEY } from "./request-notifications.js";
+import { isLoggingLevel, LOG_LEVEL_SEVERITY, PROGRESS_TOKEN_KEY, type HandlerMeta } from "./request-notifications.js";
 
 const PROTOCOL_VERSION_KEY: string = META_KEYS.protocolVersion;
 const CLIENT_CAPABILITIES_KEY: string = META_KEYS.clientCapabilities;
@@ -52,14 +52,8 @@ export function checkRequestMeta(request: JsonRpcRequest, supportedVersions: rea
  */
 export const TRANSPORT_META_KEYS: readonly string[] = Object.freeze(["principal"]);
 
-declare const MERGED: unique symbol;
-
-/**
- * A handler's `_meta` (`ctx.meta`, `channel.meta`): only `mergeMeta` makes one, and every
- * request scope and stream takes one, so no path into a handler (either era) can hand it
- * client-sent transport keys.
- */
-export type HandlerMeta = Readonly<Record<string, unknown>> & { readonly [MERGED]: true };
+/** Declared beside the request scope that takes it (request-notifications.ts), so that module needs nothing of this one. */
+export type { HandlerMeta };
 
 /**
  * The request `_meta` with what the transport knows merged in: the client's keys, less the

@@ -16,9 +16,17 @@ import {
   type ServerNotificationMethod,
 } from "./protocol.js";
 import type { JsonObject, JsonRpcMessage, RequestId } from "./jsonrpc.js";
-import type { HandlerMeta } from "./meta.js";
 
 const LOG_LEVEL_KEY: string = META_KEYS.logLevel;
+
+declare const MERGED: unique symbol;
+
+/**
+ * A handler's `_meta` (`ctx.meta`, `channel.meta`): only `mergeMeta` (meta.ts) makes one, and
+ * every request scope and stream takes one, so no path into a handler (either era) can hand
+ * it client-sent transport keys.
+ */
+export type HandlerMeta = Readonly<Record<string, unknown>> & { readonly [MERGED]: true };
 /** Not namespaced in the schema, so absent from META_KEYS; typed against the generated `_meta` shape. */
 export const PROGRESS_TOKEN_KEY = "progressToken" satisfies keyof RequestMetaObject;
 

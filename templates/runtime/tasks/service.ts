@@ -7,11 +7,10 @@
  * notifications/tasks on the listen streams that asked for that task's id.
  */
 import { randomUUID } from "node:crypto";
-import type { CallToolResult, InputRequests, InputResponse } from "../protocol.js";
 import { declaresExtension } from "../extensions.js";
 import { INTERNAL_ERROR, INVALID_PARAMS, isObject, McpError, type JsonObject } from "../jsonrpc.js";
 import type { RequestContext } from "../request-notifications.js";
-import type { Awaitable, Channel, SubscriptionHandler } from "../subscriptions/types.js";
+import type { Channel, SubscriptionHandler } from "../subscriptions/types.js";
 import { DEFAULT_TASK_LIMITS, MemoryTaskStore, TaskStoreFullError, type StoredTask, type TaskLimits, type TaskStore } from "./store.js";
 import {
   createdTask,
@@ -24,28 +23,13 @@ import {
   type TaskResultOf,
   type TaskVerb,
 } from "./shapes.js";
-import { TaskRun } from "./run.js";
+import { TaskRun, type TaskContext, type TaskOutcome, type TaskWork } from "./run.js";
 import { clientKey, type ClientKey } from "../subscriptions/slots.js";
+
+export type { TaskContext, TaskOutcome, TaskWork };
 
 /** The client of a request made outside any connection and with no principal. */
 const ANONYMOUS = {};
-
-/** A tool result as work returns it (`resultType` may be left out). */
-export type TaskOutcome = Omit<CallToolResult, "resultType"> & { resultType?: "complete" };
-
-/** What running work sees of its task. */
-export interface TaskContext {
-  /** The task's id; undefined when the work runs inline (the client did not declare the extension). */
-  readonly taskId: string | undefined;
-  /** Aborted when the task is cancelled, from this process or another. */
-  readonly signal: AbortSignal;
-  /** Sets the task's status message (shown on tasks/get). */
-  setStatusMessage(message: string): Promise<void>;
-  /** Parks the task in input_required with these requests until tasks/update answers them all. */
-  ask(requests: InputRequests): Promise<Record<string, InputResponse>>;
-}
-
-export type TaskWork = (task: TaskContext) => Awaitable<TaskOutcome>;
 
 export interface RunAsTaskOptions {
   /** The tool only runs as a task: a client without the extension gets -32021. Default false (it runs inline). */

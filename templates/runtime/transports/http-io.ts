@@ -7,7 +7,7 @@
  *
  * Nothing here imports a `node:` module: the fetch path runs on Bun, Deno and Workers.
  */
-import type { ParsedBody, BodyLimits, HttpRejection } from "./http-request.js";
+import type { ParsedBody, BodyLimits, HttpRejection } from "./http-body.js";
 
 /** Where request headers are read from: a web `Headers`, or the node adapter's view of `req.headers`. */
 export interface HeaderSource {

@@ -7,15 +7,11 @@
  */
 import { ERROR_CODES, META_KEYS } from "../protocol.js";
 import { NAME_PARAMS } from "../extensions.js";
-import { classifyValue, errorResponse, type Classified, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc.js";
+import { classifyValue, errorResponse, type JsonRpcMessage, type JsonRpcResponse, type RequestId } from "../jsonrpc.js";
 import { utf8Length, type HeaderSource, type HttpResponse } from "./http-io.js";
+import { BodyLimits, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_TOTAL_BODY_BYTES, type HttpRejection, type ParsedBody } from "./http-body.js";
 
-/** A refusal the transport answers by itself: an HTTP status and, usually, a JSON-RPC error. */
-export interface HttpRejection {
-  readonly status: number;
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly body?: unknown;
-}
+export { BodyLimits, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_TOTAL_BODY_BYTES, type HttpRejection, type ParsedBody };
 
 /** Answers a refused request: its status, headers and JSON-RPC error, with nothing streamed. */
 export function writeRejection(res: HttpResponse, rejection: HttpRejection): void {
@@ -38,9 +34,6 @@ export function writeRejectionHead(res: HttpResponse, rejection: HttpRejection):
   });
   return text;
 }
-
-/** The default body limit: far above any real MCP request, far below a memory problem. */
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 const BASE64_PREFIX = "=?base64?";
 const BASE64_SUFFIX = "?=";
@@ -162,51 +155,8 @@ export function tooLarge(limit: number): HttpRejection {
   };
 }
 
-/** A body decoded once into one JSON-RPC message (see parseBody). */
-export type ParsedBody = Exclude<ReturnType<typeof parseBody>, HttpRejection>;
-
-/** The default budget for all bodies being read at once: a few bodies at the per-body limit. */
-export const DEFAULT_MAX_TOTAL_BODY_BYTES = 8 * DEFAULT_MAX_BODY_BYTES;
-/** The default time a body may take to arrive, from the start of its reading to its end. */
-export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 /** What a client refused for the body budget is told to wait before it sends again, in seconds. */
 const BODY_BUDGET_RETRY_AFTER = "1";
-
-/**
- * What bounds the request bodies one handler reads: one body's size (`maxBodyBytes`), the
- * bytes of all bodies buffered at once (`maxTotalBodyBytes`), and the time one body takes
- * to arrive (`bodyTimeoutMs`). A body holds its bytes in `held` from the chunk that brings
- * them until it is parsed or refused; so many slow clients, each below the per-body limit,
- * cannot together hold more than the budget.
- */
-export class BodyLimits {
-  #held = 0;
-  readonly maxBodyBytes: number;
-  readonly maxTotalBodyBytes: number;
-  readonly bodyTimeoutMs: number;
-
-  constructor(maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxTotalBodyBytes?: number, bodyTimeoutMs = DEFAULT_BODY_TIMEOUT_MS) {
-    this.maxBodyBytes = maxBodyBytes;
-    this.maxTotalBodyBytes = maxTotalBodyBytes ?? Math.max(DEFAULT_MAX_TOTAL_BODY_BYTES, 8 * maxBodyBytes);
-    this.bodyTimeoutMs = bodyTimeoutMs;
-  }
-
-  /** Bytes of bodies buffered now, across every request being read. */
-  get held(): number {
-    return this.#held;
-  }
-
-  /** Takes `bytes` from the budget; false (nothing taken) when they do not fit. */
-  take(bytes: number): boolean {
-    if (this.#held + bytes > this.maxTotalBodyBytes) return false;
-    this.#held += bytes;
-    return true;
-  }
-
-  give(bytes: number): void {
-    this.#held -= bytes;
-  }
-}
 
 export function overBudget(limits: BodyLimits): HttpRejection {
   return {
@@ -232,7 +182,7 @@ export function tooSlow(limits: BodyLimits): HttpRejection {
  * One JSON-RPC message, decoded and classified. Batches were removed from the protocol, so
  * an array is refused with its own message; anything else invalid gets the core's answer.
  */
-export function parseBody(text: string): Exclude<Classified, { kind: "invalid" }> | HttpRejection {
+export function parseBody(text: string): ParsedBody | HttpRejection {
   let value: unknown;
   try {
     value = JSON.parse(text);

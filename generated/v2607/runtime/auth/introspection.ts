@@ -8,9 +8,23 @@
  * calls run at once (`IntrospectionLimits`).
  */
 import { AuthServerError, fetchJson, type FetchBounds } from "./fetch-json.js";
-import type { IntrospectionLimits } from "./introspector.js";
 import type { IssuerKeys } from "./issuer-keys.js";
 import type { TokenCheck } from "./jwt.js";
+
+/** How introspection calls are kept and bounded (introspector.ts holds the defaults, `DEFAULT_INTROSPECTION_LIMITS`). */
+export interface IntrospectionLimits {
+  /** How long an answer is reused; an active token's never past its `exp`. 0: never kept. */
+  readonly cacheMs: number;
+  /** Answers kept, and bytes of token text kept with them (the least recently used go first). */
+  readonly maxEntries: number;
+  readonly maxBytes: number;
+  /** Introspection calls running at once. */
+  readonly maxConcurrent: number;
+  /** Calls waiting for a turn; one more is refused (503). */
+  readonly maxWaiting: number;
+  /** How long a call waits for its turn before it is refused (503). */
+  readonly waitMs: number;
+}
 
 export interface IntrospectionOptions extends Partial<IntrospectionLimits> {
   /** The endpoint; default: the issuer metadata's `introspection_endpoint`. */

@@ -11,24 +11,12 @@
  *   at most `waitMs`; any other is refused at once as the issuer being unavailable (503 with
  *   Retry-After), which a client retries.
  */
-import { introspect, type IntrospectionOptions, type IntrospectionSettings } from "./introspection.js";
+import { introspect, type IntrospectionLimits, type IntrospectionOptions, type IntrospectionSettings } from "./introspection.js";
 import type { IssuerKeys } from "./issuer-keys.js";
 import type { TokenCheck } from "./jwt.js";
 import { TokenCache } from "./token-cache.js";
 
-export interface IntrospectionLimits {
-  /** How long an answer is reused; an active token's never past its `exp`. 0: never kept. */
-  readonly cacheMs: number;
-  /** Answers kept, and bytes of token text kept with them (the least recently used go first). */
-  readonly maxEntries: number;
-  readonly maxBytes: number;
-  /** Introspection calls running at once. */
-  readonly maxConcurrent: number;
-  /** Calls waiting for a turn; one more is refused (503). */
-  readonly maxWaiting: number;
-  /** How long a call waits for its turn before it is refused (503). */
-  readonly waitMs: number;
-}
+export type { IntrospectionLimits };
 
 export const DEFAULT_INTROSPECTION_LIMITS: IntrospectionLimits = Object.freeze({
   cacheMs: 10_000,

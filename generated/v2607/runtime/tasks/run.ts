@@ -6,10 +6,27 @@
  * `observe`, and records its outcome unless the task has already ended (a cancelled task
  * stays cancelled).
  */
-import type { InputRequests, InputResponse, JSONObject } from "../protocol.js";
+import type { CallToolResult, InputRequests, InputResponse, JSONObject } from "../protocol.js";
 import { INTERNAL_ERROR, McpError, type JsonObject } from "../jsonrpc.js";
 import type { StoredTask, TaskStore } from "./store.js";
-import type { TaskContext, TaskOutcome, TaskWork } from "./service.js";
+import type { Awaitable } from "../subscriptions/types.js";
+
+/** A tool result as work returns it (`resultType` may be left out). */
+export type TaskOutcome = Omit<CallToolResult, "resultType"> & { resultType?: "complete" };
+
+/** What running work sees of its task. */
+export interface TaskContext {
+  /** The task's id; undefined when the work runs inline (the client did not declare the extension). */
+  readonly taskId: string | undefined;
+  /** Aborted when the task is cancelled, from this process or another. */
+  readonly signal: AbortSignal;
+  /** Sets the task's status message (shown on tasks/get). */
+  setStatusMessage(message: string): Promise<void>;
+  /** Parks the task in input_required with these requests until tasks/update answers them all. */
+  ask(requests: InputRequests): Promise<Record<string, InputResponse>>;
+}
+
+export type TaskWork = (task: TaskContext) => Awaitable<TaskOutcome>;
 
 interface Waiting {
   keys: string[];

@@ -6,7 +6,7 @@
  * its answer (a GET with `Last-Event-ID`, after the server's `retry`); and the DELETE that
  * ends the session. A 2026-07-28 server gives no session id, so none of this happens there.
  */
-import { sseMessages, type SseFieldListener } from "./http-client.js";
+import { sseMessages, type SseFieldListener } from "./sse-messages.js";
 import type { Fetcher } from "./http-redirects.js";
 
 /** Wait before resuming when the server sent no `retry`. */
