@@ -20,9 +20,7 @@ import {
   type JsonRpcResultResponse,
   type RequestId,
 } from "./jsonrpc.js";
-import type { EraConnection, LegacyEra } from "./legacy/era.js";
-import type { Rounds } from "./legacy/input-rounds.js";
-import type { LegacySession } from "./legacy/session.js";
+import type { Era, EraConnection, EraSession, Rounds, Translate } from "./era.js";
 import { checkRequestMeta, mergeMeta, type HandlerMeta } from "./meta.js";
 import { RequestScope, type RequestContext } from "./request-notifications.js";
 import { keptRequestBytes, listenRefusal, type AdmissionHost } from "./subscriptions/admission.js";
@@ -52,13 +50,6 @@ const PRINCIPAL_KEY = "principal";
 
 export type { RequestContext } from "./request-notifications.js";
 
-/**
- * A legacy session's last step before an answer leaves: more input rounds (see
- * legacy/input-rounds.ts), then the legacy shape. Synchronous when no round is needed (the
- * common answer spends no promise on it).
- */
-export type Translate = (response: JsonRpcResponse, rounds: Rounds) => JsonRpcResponse | Promise<JsonRpcResponse>;
-
 /** What a connection needs from its server. */
 export interface ConnectionHost extends AdmissionHost {
   readonly emit: EventHook;
@@ -78,12 +69,12 @@ export interface ConnectionHost extends AdmissionHost {
   forget(connection: Connection): void;
   /** OpenTelemetry spans (tracing.ts); undefined when `@opentelemetry/api` is absent or tracing is off. */
   readonly tracing: Tracing | undefined;
-  /** Legacy (`initialize`) sessions: the era takes their messages before the checks below. */
-  readonly legacy: LegacyEra;
+  /** The era of older clients (era.ts): it takes their messages before the checks below. */
+  readonly era: Era;
 }
 
 export class Connection implements StreamHost, EraConnection {
-  legacySession: LegacySession | undefined;
+  eraSession: EraSession | undefined;
   modernSeen = false;
   readonly #streams = new StreamTable<ListenStream>();
   #shutdown: Promise<void> | undefined;
@@ -175,7 +166,7 @@ export class Connection implements StreamHost, EraConnection {
     if (event.type === "message") this.#receive(event);
     else if (event.type === "closed") this.#end(event.reason instanceof SlowConsumerEvicted ? "evicted" : "client-gone");
     else if (event.type === "input-ended") {
-      this.legacySession?.inputEnded(); // answers to its requests can no longer arrive
+      this.eraSession?.inputEnded(); // answers to its requests can no longer arrive
       void this.#finishThenClose();
     } else this.host.emit({ type: "transport-error", error: event.error });
   }
@@ -196,7 +187,7 @@ export class Connection implements StreamHost, EraConnection {
   #receive(received: ReceivedMessage): void {
     if (this.#closed) return;
     const classified = classifyMessage(received.message);
-    if (this.host.legacy.route(this, classified, received.context)) return;
+    if (this.host.era.route(this, classified, received.context)) return;
     switch (classified.kind) {
       case "invalid":
         this.send(errorResponse(classified.id, classified.error.code, classified.error.message));
@@ -258,8 +249,8 @@ export class Connection implements StreamHost, EraConnection {
   async serve(request: JsonRpcRequest, meta: HandlerMeta, translate?: Translate): Promise<boolean> {
     const { id } = request;
     if (translate !== undefined && this.#refuseIdInUse(id)) return true;
-    // A legacy session's requests write their notifications trimmed to its client's revision.
-    const sink = this.legacySession?.requestSink(this) ?? this;
+    // An era session's requests write their notifications trimmed to its client's revision.
+    const sink = this.eraSession?.requestSink(this) ?? this;
     const scope = new RequestScope(id, meta, sink, clientKey(meta[PRINCIPAL_KEY], this.transport.remoteAddress?.(), this));
     const inFlight = this.#inFlight;
     inFlight.add(scope);
@@ -327,10 +318,9 @@ export class Connection implements StreamHost, EraConnection {
     }
   }
 
-  /** What a span learns from the connection: a legacy HTTP session's id (stdio's session has none on the wire). */
+  /** What a span learns from the connection: what its era session tells (a legacy HTTP session's id). */
   #traceFacts(): TraceFacts {
-    const session = this.legacySession;
-    return session === undefined || session.ownedByConnection ? {} : { sessionId: session.id };
+    return this.eraSession?.traceFacts() ?? {};
   }
 
   /** The peer sent its last message: streams end, answers still due are written, then the transport closes. */
@@ -349,7 +339,7 @@ export class Connection implements StreamHost, EraConnection {
     for (const stream of this.#streams.list()) void stream.teardown({ why });
     this.#closed = true;
     for (const scope of this.#inFlight.list()) scope.abort();
-    if (this.legacySession?.ownedByConnection) void this.legacySession.close("client-gone");
+    this.eraSession?.connectionGone();
     this.host.forget(this);
   }
 }

@@ -4,8 +4,10 @@
  * the two ready ways to serve it (stdio and Streamable HTTP). Transports and adapters have
  * their own entry, `transports/index.ts`; tests have `testing/index.ts`.
  */
-export { createServer, Server } from "./server.js";
-export type { CloseOptions, HandledMethod, HandlerResult, InputRequiredMethod, RequestHandler, ServerLimits, ServerOptions } from "./server-options.js";
+export { createServer } from "./create-server.js";
+export type { ServerOptions } from "./create-server.js";
+export { Server } from "./server.js";
+export type { CloseOptions, HandledMethod, HandlerResult, InputRequiredMethod, RequestHandler, ServerLimits } from "./server-options.js";
 export type { RequestContext } from "./connection.js";
 export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
 export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";

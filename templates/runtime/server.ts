@@ -1,14 +1,15 @@
 /**
  * The server core: request handlers per method (typed from the generated ClientRequests
- * map), `server/discover`, subscription handlers, and the transports it serves.
+ * map), `server/discover`, subscription handlers, and the transports it serves. Clients of
+ * an older era are served by the era it is given (era.ts): the main entry's `createServer`
+ * (create-server.ts) gives the initialize era, this module's `createServer` none.
  */
 import { META_KEYS, PROTOCOL_VERSION, type Implementation, type Resource, type ServerCapabilities } from "./protocol.js";
 import { Connection, DISCOVER_METHOD, LISTEN_METHOD, type ConnectionHost, type RequestContext } from "./connection.js";
 import { foldCapabilities } from "./discover.js";
 import type { EventHook } from "./hooks.js";
 import { errorResponse, INTERNAL_ERROR, isObject, McpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
-import { LegacyEra } from "./legacy/era.js";
-import type { LegacySession } from "./legacy/session.js";
+import { modernOnly, type Era, type EraFactory, type EraSession } from "./era.js";
 import { StreamSlots } from "./subscriptions/slots.js";
 import type { HandlerEntry } from "./subscriptions/stream.js";
 import type { Awaitable, Channel, SendResult, SubscriptionHandler } from "./subscriptions/types.js";
@@ -31,7 +32,7 @@ import {
   type CloseOptions,
   type HandledMethod,
   type RequestHandler,
-  type ServerOptions,
+  type CoreServerOptions,
 } from "./server-options.js";
 import { TASKS_AVAILABLE, TASKS_EXTENSION, taskMethod } from "./tasks/shapes.js";
 
@@ -40,8 +41,8 @@ const SERVER_INFO_KEY: string | undefined = (META_KEYS as Readonly<Record<string
 
 type AnyHandler = (params: any, context: RequestContext) => Awaitable<object>;
 
-export class Server {
-  readonly #options: ServerOptions;
+export class Server<E extends Era = Era> {
+  readonly #options: CoreServerOptions;
   readonly #info: Implementation;
   readonly #handlers = new Map<string, AnyHandler>();
   /** Methods the runtime serves itself (the tasks verbs): they fold no capability, not even logging. */
@@ -60,17 +61,20 @@ export class Server {
     () => (this.#primitiveSettings ??= { ...this.#options, sealer: this.#sealer }),
   );
   readonly #host: ConnectionHost;
+  readonly #era: E;
   #closed = false;
   #closing: Promise<void> | undefined;
 
-  constructor(options: ServerOptions) {
+  /** `era`: how clients of an older era are served; by default they are not (`modernOnly`: `initialize` is refused naming the versions served). */
+  constructor(options: CoreServerOptions, era: EraFactory<E> = modernOnly as EraFactory<E>) {
     if (typeof options?.name !== "string" || typeof options.version !== "string") {
       throw new TypeError("createServer: options.name and options.version are required strings");
     }
     this.#options = options;
     this.#info =
       options.title === undefined ? { name: options.name, version: options.version } : { name: options.name, version: options.version, title: options.title };
-    this.#host = this.#makeHost();
+    this.#host = this.#makeHost(era);
+    this.#era = this.#host.era as E;
     this.#tasks = new TaskService(options.tasks);
     if (TASKS_AVAILABLE) this.#serveTasks();
   }
@@ -186,16 +190,16 @@ export class Server {
     return this.#connect(transport, undefined);
   }
 
-  /** The legacy sessions (HTTP finds a session here by its `Mcp-Session-Id`). */
-  get legacySessions(): LegacyEra {
-    return this.#host.legacy;
+  /** The era of older clients and its sessions (HTTP finds a session here by its `Mcp-Session-Id`). */
+  get legacySessions(): E {
+    return this.#era;
   }
 
   /** Not `async`: a transport already connected (an HTTP POST's) costs no promise of its own. */
-  #connect(transport: Transport, session: LegacySession | undefined): Promise<void> {
+  #connect(transport: Transport, session: EraSession | undefined): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("the server is closed; create a new one to serve again"));
     const connection = new Connection(this.#host, transport);
-    connection.legacySession = session;
+    connection.eraSession = session;
     this.#connections.add(connection);
     let started: Promise<void>;
     try {
@@ -224,7 +228,7 @@ export class Server {
 
   async #shutdown(options: CloseOptions): Promise<void> {
     this.#closed = true;
-    await this.#host.legacy.close("shutdown");
+    await this.#era.close();
     const graceMs = Math.max(0, options.graceMs ?? 0);
     await Promise.all([...this.#connections].map((connection) => connection.shutdown(graceMs)));
     await this.#tasks.close();
@@ -299,9 +303,9 @@ export class Server {
     }
   }
 
-  #makeHost(): ConnectionHost {
+  #makeHost(makeEra: EraFactory<E>): ConnectionHost {
     const limits = this.#options.limits ?? {};
-    const host: Omit<ConnectionHost, "legacy"> = {
+    const host: Omit<ConnectionHost, "era"> = {
       emit: this.#emit,
       onSendError: (error) => this.#emit({ type: "transport-error", error }),
       mailboxSize: Math.max(1, limits.mailboxSize ?? 1000),
@@ -320,26 +324,24 @@ export class Server {
       forget: (connection) => void this.#connections.delete(connection),
       tracing: openTracing(this.#options.tracing !== false),
     };
-    const legacy = new LegacyEra(
-      {
-        ...host,
-        info: this.#info,
-        instructions: this.#options.instructions,
-        modernVersions: host.supportedVersions,
-        capabilities: (meta) => this.capabilities(meta),
-        // A session's implicit streams count against its client's share, with that client's listen streams and other sessions.
-        reserveStream: (session) => host.slots.reserve(session.client),
-        releaseStream: (session) => host.slots.release(session.client),
-        connect: (transport, session) => this.#connect(transport, session),
-      },
-      this.#options.legacy,
-    );
-    return { ...host, legacy };
+    const era = makeEra({
+      ...host,
+      info: this.#info,
+      instructions: this.#options.instructions,
+      modernVersions: host.supportedVersions,
+      capabilities: (meta) => this.capabilities(meta),
+      // A session's implicit streams count against its client's share, with that client's listen streams and other sessions.
+      reserveStream: (session) => host.slots.reserve(session.client),
+      releaseStream: (session) => host.slots.release(session.client),
+      connect: (transport, session) => this.#connect(transport, session),
+    });
+    return { ...host, era };
   }
 }
 
-export function createServer(options: ServerOptions): Server {
-  return new Server(options);
+/** A server of the core's revision alone: an older client's `initialize` is refused naming the versions it speaks (the no-era entry, modern.ts). */
+export function createServer(options: CoreServerOptions): Server {
+  return new Server(options, modernOnly);
 }
 
 const REFUSED: SendResult = Object.freeze({ ok: false, reason: "closed" });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { repoRoot } from "../support/schemas.js";
 
-const ENTRIES = ["runtime/index.ts", "runtime/transports/index.ts", "runtime/testing/index.ts"];
+const ENTRIES = ["runtime/index.ts", "runtime/transports/index.ts", "runtime/testing/index.ts", "runtime/modern.ts"];
 
 /** The names an entry exports: every `export { ... } from` and `export type { ... } from` of the file. */
 function exportedNames(entry: string): string[] {

@@ -7,7 +7,6 @@ import type { ClientRequestMethod, ClientRequests, ServerCapabilities } from "./
 import type { DISCOVER_METHOD, LISTEN_METHOD, RequestContext } from "./connection.js";
 import type { DiscoverOptions } from "./discover.js";
 import type { RuntimeEvent } from "./hooks.js";
-import type { LegacyOptions } from "./legacy/era.js";
 import type { Awaitable } from "./subscriptions/types.js";
 import type { JsonSchemaConverter } from "./schema.js";
 import type { ListsOptions } from "./primitives/pagination.js";
@@ -58,7 +57,11 @@ export interface ServerLimits {
 export const DEFAULT_MAX_LISTEN_REQUEST_BYTES = 64 * 1024;
 export const DEFAULT_MAX_TOTAL_LISTEN_BYTES = 64 * 1024 * 1024;
 
-export interface ServerOptions {
+/**
+ * The options of the core server (server.ts). The main entry's `ServerOptions`
+ * (create-server.ts) adds `legacy`, the initialize era's.
+ */
+export interface CoreServerOptions {
   name: string;
   version: string;
   title?: string;
@@ -82,12 +85,6 @@ export interface ServerOptions {
    * messages (`context.sendLog`); `false` for a server whose handlers never log.
    */
   logging?: boolean;
-  /**
-   * Clients that open with `initialize` (2025-11-25): served by default on the same
-   * handlers, with these limits; `false` makes a modern-only server (it answers
-   * `initialize` with the error naming the versions it speaks).
-   */
-  legacy?: LegacyOptions | false;
   /**
    * The tasks extension (when the revision was generated with it): where tasks live and their
    * bounds. A tool opts in by answering `runAsTask(work)`.

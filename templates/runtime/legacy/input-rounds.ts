@@ -7,6 +7,7 @@
  * declared in `initialize` is asked; the rounds of one request are bounded.
  */
 import type { InputMethod } from "../input-required.js";
+import type { Rounds } from "../era.js";
 import { errorResponse, INTERNAL_ERROR, INVALID_REQUEST, isObject, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "../jsonrpc.js";
 import type * as Legacy from "./protocol.js";
 import { ClientRequestFailed } from "./server-requests.js";
@@ -28,10 +29,7 @@ const REQUIRED_CAPABILITY: Readonly<Record<InputMethod, keyof Legacy.ClientCapab
 };
 
 /** What the connection running the request lends each round: its abort signal and the handler, run again. */
-export interface Rounds {
-  readonly signal: AbortSignal;
-  dispatch(request: JsonRpcRequest): Promise<JsonRpcResponse>;
-}
+export type { Rounds };
 
 /** What the session lends: the client's declared capabilities, what its revision can receive, and its outgoing requests. */
 export interface InputAsker {

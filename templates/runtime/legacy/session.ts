@@ -22,7 +22,6 @@ import {
   type Classified,
   type JsonObject,
   type JsonRpcErrorResponse,
-  type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -34,6 +33,8 @@ import { StreamTable } from "../subscriptions/stream-table.js";
 import type { Teardown } from "../subscriptions/stream.js";
 import { slotRefusalMessage, type ClientKey } from "../subscriptions/slots.js";
 import type { MessageContext } from "../transport.js";
+import type { EraSession } from "../era.js";
+import type { TraceFacts } from "../tracing.js";
 import { mergeMeta, type HandlerMeta } from "../meta.js";
 import { INPUT_REQUIRED, serveInputRounds, type InputAsker, type Rounds } from "./input-rounds.js";
 import { ServerRequests } from "./server-requests.js";
@@ -64,7 +65,7 @@ interface Running {
 
 type Phase = "new" | "initialized" | "ready" | "closed";
 
-export class LegacySession implements ImplicitStreamOwner {
+export class LegacySession implements ImplicitStreamOwner, EraSession {
   #phase: Phase = "new";
   /** The negotiated revision's codec (set by `initialize`). */
   #codec: RevisionCodec | undefined;
@@ -86,7 +87,7 @@ export class LegacySession implements ImplicitStreamOwner {
   readonly #reopening = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(
-    readonly host: SessionHost,
+    readonly host: SessionHost<LegacySession>,
     readonly id: string,
     public output: SessionOutput | undefined,
     readonly ownedByConnection: boolean,
@@ -227,6 +228,16 @@ export class LegacySession implements ImplicitStreamOwner {
   /** A notification as the client's revision has it (only what it defines), or undefined when it has none such. */
   #forClient(sent: JsonRpcNotification): JsonRpcNotification | undefined {
     return this.#codec === undefined ? sent : this.#codec.notification(sent);
+  }
+
+  /** What a span learns of the session: an HTTP session's id (stdio's session has none on the wire). */
+  traceFacts(): TraceFacts {
+    return this.ownedByConnection ? {} : { sessionId: this.id };
+  }
+
+  /** The connection that opened a stdio session went away: the session ends with it (an HTTP session outlives its POSTs). */
+  connectionGone(): void {
+    if (this.ownedByConnection) void this.close("client-gone");
   }
 
   /**
@@ -524,12 +535,4 @@ function answerEmpty(connection: SessionConnection, id: RequestId): void {
 
 function isInputRequired(response: JsonRpcResponse): boolean {
   return "result" in response && response.result["resultType"] === INPUT_REQUIRED;
-}
-
-/** The answer to an `initialize` naming a version this server does not speak (the 2025-11-25 lifecycle's error). */
-export function unsupportedVersion(id: RequestId, requested: string, supported: readonly string[]): JsonRpcMessage {
-  return errorResponse(id, INVALID_PARAMS, `Unsupported protocol version "${requested}"; this server supports ${supported.join(", ")}`, {
-    supported: [...supported],
-    requested,
-  });
 }

@@ -8,10 +8,16 @@
  */
 import { SseWriter, type SseOptions } from "../transports/http-sse.js";
 import { unrefTimer, type HttpResponse } from "../transports/http-io.js";
-import type { LegacyEra } from "./era.js";
-import { eventId, parseEventId, STANDALONE_STREAM } from "./replay.js";
+import { eventId, parseEventId, STANDALONE_STREAM, type ResumeOptions } from "./replay.js";
 import type { LegacySession } from "./session.js";
 import type { LegacySessionStore, StopListening, StoredEvent } from "./session-store.js";
+
+/** What a session's GET stream needs of the era (era.ts): how streams resume, what one may hold, and the store when sessions are shared. */
+export interface StreamEra {
+  readonly resume: ResumeOptions;
+  readonly maxBufferedBytes: number | undefined;
+  readonly shared: { readonly store: LegacySessionStore } | undefined;
+}
 
 /** One connection carrying a shared session's GET stream on this replica. */
 class SharedConnection {
@@ -123,7 +129,7 @@ async function startOf(store: LegacySessionStore, session: LegacySession, lastEv
 
 /** A GET on a shared session: refuses with `refuse`, or carries the stream on `res` from the window in the store. */
 export async function openSharedStream(
-  era: LegacyEra,
+  era: StreamEra,
   session: LegacySession,
   res: HttpResponse,
   sse: SseOptions,

@@ -37,7 +37,9 @@ import { SseWriter, writeAnswerFrame } from "../transports/http-sse.js";
 import { Inbox } from "../transports/inbox.js";
 import { sseFrame } from "../transports/sse-frames.js";
 import type { LegacyEra } from "./era.js";
-import { isLegacyInitialize, samePrincipal, versionMismatch, type LegacyHttpExchange } from "./http.js";
+import { isEraInitialize as isLegacyInitialize } from "../era.js";
+import { samePrincipal, versionMismatch, type LegacyHttpExchange } from "./http.js";
+import { serveInSession } from "./post-exchange.js";
 import { LegacySession } from "./session.js";
 import type { SessionOutput } from "./session-host.js";
 
@@ -119,7 +121,7 @@ export async function serveSsePost(era: LegacyEra, exchange: LegacyHttpExchange)
   const message = read.message;
   if ("id" in message && stream.requestsInFlight >= era.sseMaxInFlight) return exchange.reject(inFlightRefusal(message.id, era.sseMaxInFlight));
   let posted: SsePost | undefined;
-  await exchange.serve(message, session, () => (posted = new SsePost(stream, message, exchange.context, exchange.clientAddress)));
+  await serveInSession(era, exchange, message, session, () => (posted = new SsePost(stream, message, exchange.context, exchange.clientAddress)));
   if (posted === undefined) return; // refused (its scopes): answered already
   if (!("id" in message)) posted.finish(); // a notification needs nothing more of its POST
   if (!res.headersSent) answerEmpty(res, 202);

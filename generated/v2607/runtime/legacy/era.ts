@@ -7,12 +7,12 @@
  * its `Mcp-Session-Id`. A modern-only server answers `initialize` with the error naming
  * the versions it does speak.
  */
-import { META_KEYS } from "../protocol.js";
-import { errorResponse, INTERNAL_ERROR, isObject, type Classified, type JsonRpcErrorResponse, type JsonRpcRequest } from "../jsonrpc.js";
-import type { MessageContext, Transport } from "../transport.js";
+import { errorResponse, INTERNAL_ERROR, type Classified, type JsonRpcErrorResponse, type JsonRpcRequest } from "../jsonrpc.js";
+import type { MessageContext } from "../transport.js";
 import { clientKey, StreamSlots, type ClientKey, type SlotRefusal } from "../subscriptions/slots.js";
-import { initializeRefusal, LegacySession, unsupportedVersion } from "./session.js";
-import type { SessionBounds, SessionConnection, SessionEnding, SessionHost, SessionOutput } from "./session-host.js";
+import { carriesModernMeta, unsupportedVersion, type EraConnection, type EraHost } from "../era.js";
+import { initializeRefusal, LegacySession } from "./session.js";
+import type { SessionEnding, SessionHost, SessionOutput } from "./session-host.js";
 import { LEGACY_CODECS, SESSION_METHODS } from "./translate.js";
 import type { RevisionCodec } from "./codec.js";
 import { DEFAULT_MAX_REPLAY_BYTES, DEFAULT_MAX_REPLAY_EVENTS } from "./replay.js";
@@ -122,24 +122,6 @@ export interface SessionRefusal {
   readonly error: JsonRpcErrorResponse;
 }
 
-/** A connection as the era sees it. */
-export interface EraConnection extends SessionConnection {
-  /** The session this connection carries: bound on a stdio `initialize`, given for an HTTP session's POST. */
-  legacySession: LegacySession | undefined;
-  /** Whether a request of the newer revision was served here (then `initialize` is refused). */
-  readonly modernSeen: boolean;
-  /** The client a session opened here counts against (slots.ts `clientKey`). */
-  clientKey(context: MessageContext | undefined): ClientKey;
-}
-
-/** What the era needs from the server, beyond what each session needs. */
-export interface EraHost extends Omit<SessionHost, "codecs" | "ended" | "sharing" | "maxClientRequests" | "clientRequestTimeoutMs" | keyof SessionBounds> {
-  /** The versions of the newer revision, named when a modern-only server refuses `initialize`. */
-  readonly modernVersions: readonly string[];
-  /** Serves one transport whose messages all belong to `session`. */
-  connect(transport: Transport, session: LegacySession): Promise<void>;
-}
-
 export class LegacyEra {
   readonly enabled: boolean;
   readonly maxSessions: number;
@@ -156,7 +138,7 @@ export class LegacyEra {
   readonly #sessions = new Map<string, LegacySession>();
   /** Sessions held, server-wide and per client: the listen slots' rule, applied to sessions. */
   readonly #slots: StreamSlots;
-  readonly #sessionHost: SessionHost;
+  readonly #sessionHost: SessionHost<LegacySession>;
   /** Sessions opened here, which hold slots (copies of other replicas' sessions hold none). */
   readonly #counted = new WeakSet<LegacySession>();
   readonly #closers: Array<() => void> = [];
@@ -222,7 +204,7 @@ export class LegacyEra {
    * Cheap for the newer revision's messages: one field read, one method comparison.
    */
   route(connection: EraConnection, classified: Classified, context: MessageContext | undefined): boolean {
-    const session = connection.legacySession;
+    const session = connection.eraSession;
     if (session !== undefined) {
       session.receive(connection, classified, context);
       return true;
@@ -240,7 +222,7 @@ export class LegacyEra {
       connection.send(opened.error);
       return true;
     }
-    connection.legacySession = opened;
+    connection.eraSession = opened;
     opened.receive(connection, classified, context);
     return true;
   }
@@ -405,10 +387,4 @@ function servedCodecs(versions: readonly string[] | undefined): readonly Revisio
 /** Whether a connection carries the session's GET stream now (a resumable stream outlives its connections). */
 function carriesStream(output: SessionOutput | undefined): boolean {
   return output !== undefined && (output as { readonly attached?: boolean }).attached !== false;
-}
-
-/** An `initialize` in the newer revision's own shape (its `_meta` names a protocol version): that revision's removed method, not a legacy client. */
-export function carriesModernMeta(request: JsonRpcRequest): boolean {
-  const meta = request.params?.["_meta"];
-  return isObject(meta) && META_KEYS.protocolVersion in meta;
 }

@@ -9,53 +9,24 @@
  * time and the bytes their GET stream may hold (`LegacyOptions`).
  */
 import { ERROR_CODES } from "../protocol.js";
-import { errorResponse, type Classified, type JsonRpcMessage, type JsonRpcRequest } from "../jsonrpc.js";
+import { errorResponse, type JsonRpcRequest } from "../jsonrpc.js";
 import { answerEmpty, refuseClientResponse, statusForErrorCode, type HttpRejection } from "../transports/http-request.js";
-import type { SseOptions } from "../transports/http-sse.js";
-import type { HttpRequest, HttpResponse } from "../transports/http-io.js";
-import type { MessageContext, Transport } from "../transport.js";
-import { carriesModernMeta, type LegacyEra } from "./era.js";
+import type { HttpRequest } from "../transports/http-io.js";
+import { SESSION_HEADER, type EraHttpExchange } from "../era.js";
+import type { LegacyEra } from "./era.js";
+import { serveInSession } from "./post-exchange.js";
 import { openSessionStream } from "./resumable.js";
 import { LegacySession } from "./session.js";
-import { SESSION_METHODS } from "./translate.js";
 import { clientKey } from "../subscriptions/slots.js";
 
-export const SESSION_HEADER = "mcp-session-id";
+export { SESSION_HEADER };
 
-/** What the HTTP handler hands over for one legacy request. */
-export interface LegacyHttpExchange {
-  readonly req: HttpRequest;
-  readonly res: HttpResponse;
-  readonly sessionId: string | undefined;
-  readonly sse: SseOptions;
-  /** The transport's context for this request (the authenticated principal, when there is one). */
-  readonly context: MessageContext | undefined;
-  /** The client's address as the endpoint found it: its peer, or what a trusted proxy says. */
-  readonly clientAddress: string | undefined;
-  reject(rejection: HttpRejection): void;
-  /** Reads and decodes the body, or says why it was refused (to be answered with `reject`). */
-  readMessage(): Promise<Exclude<Classified, { kind: "invalid" }> | HttpRejection>;
-  /** True once the server is closing (nothing new is opened). */
-  readonly closing: boolean;
-  /**
-   * Serves one message whose messages belong to `session`, once its scopes are checked (a
-   * refusal answers the request): as a POST exchange, or through the transport `through` makes.
-   */
-  serve(message: JsonRpcMessage, session: LegacySession, through?: () => Transport): Promise<void>;
-}
+/** What the HTTP handler hands over for one legacy request (the core's type, era.ts). */
+export type LegacyHttpExchange = EraHttpExchange;
 
 /** Whether a request belongs to a legacy session before its body is read: it names one (without one, a GET may open an HTTP+SSE stream, sse-endpoint.ts; DELETE stays 405). */
 export function isLegacyTransportRequest(era: LegacyEra | undefined, sessionId: string | undefined): boolean {
   return era !== undefined && era.enabled && sessionId !== undefined;
-}
-
-/**
- * An `initialize` request: a legacy client opening a session. The body decides, whatever
- * headers come with it (bridges from stdio send `Mcp-Method: initialize` too); only one in
- * the newer revision's own shape (its `_meta` names a version) stays that revision's.
- */
-export function isLegacyInitialize(message: JsonRpcMessage): boolean {
-  return "method" in message && "id" in message && message.method === SESSION_METHODS.initialize && !carriesModernMeta(message);
 }
 
 /** An `initialize` POST: a new session whose id travels on the answer; a refused one (400, or 503 at the limit) opens none. */
@@ -71,7 +42,7 @@ export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchan
     return exchange.reject({ status: statusForErrorCode(session.error.error.code), body: session.error });
   }
   exchange.res.setHeader(SESSION_HEADER, session.id);
-  await exchange.serve(message, session);
+  await serveInSession(era, exchange, message, session);
 }
 
 /** A POST, GET or DELETE naming a session. */
@@ -113,7 +84,7 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
     const taken = session.answer(read.message) || (await session.answerElsewhere(read.message));
     return taken ? answerEmpty(res, 202) : exchange.reject(refuseClientResponse(read.message));
   }
-  await exchange.serve(read.message, session);
+  await serveInSession(era, exchange, read.message, session);
   if (read.kind !== "request") answerEmpty(res, 202);
 }
 

@@ -11,6 +11,7 @@ import type { JsonRpcMessage, RequestId } from "../jsonrpc.js";
 import { HttpExchange, type ExchangeOptions } from "../transports/http-exchange.js";
 import { afterThisStep, unrefTimer, type HttpResponse } from "../transports/http-io.js";
 import type { MessageContext, ReceivedMessage, Transport, TransportCapability, TransportEvent, TransportListener } from "../transport.js";
+import type { EraHttpExchange } from "../era.js";
 import type { LegacyEra } from "./era.js";
 import { streamsOf, type ResumableStream } from "./resumable.js";
 import type { LegacySession } from "./session.js";
@@ -139,4 +140,22 @@ export class LegacyPostExchange implements Transport {
     if (!this.#res.destroyed && !this.#res.writableFinished) return; // the response's own close follows
     afterThisStep(() => this.#onInnerEvent({ type: "closed" }));
   }
+}
+
+/**
+ * Serves one message of `session` once its scopes are checked (a refusal answers the
+ * request): as a POST exchange, or through the transport `through` makes (an HTTP+SSE post).
+ */
+export function serveInSession(
+  era: LegacyEra,
+  exchange: EraHttpExchange,
+  message: JsonRpcMessage,
+  session: LegacySession,
+  through?: () => Transport,
+): Promise<void> {
+  // The session's negotiated capabilities, not the message's `_meta`, decide what a URI resolves to.
+  const forbidden = exchange.forbidden(message, session.meta);
+  if (forbidden !== undefined) return Promise.resolve(exchange.reject(forbidden));
+  const transport = through?.() ?? new LegacyPostExchange(exchange.res, message, exchange.context, exchange.clientAddress, exchange.sse, session, era);
+  return era.host.connect(transport, session);
 }

@@ -8,6 +8,14 @@
  * stream named are replayed (the spec forbids replaying another stream's messages).
  */
 
+/** The resumption limits a session's streams follow (from `LegacyOptions`). */
+export interface ResumeOptions {
+  readonly retryMs: number;
+  readonly pollAfterMs: number;
+  readonly maxReplayEvents: number;
+  readonly maxReplayBytes: number;
+}
+
 /** The stream number of the session's standalone GET stream; POST streams count from 1. */
 export const STANDALONE_STREAM = 0;
 

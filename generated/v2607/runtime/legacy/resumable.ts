@@ -17,20 +17,13 @@ import { ERROR_CODES } from "../protocol.js";
 import { errorResponse } from "../jsonrpc.js";
 import { SseWriter, type SseOptions } from "../transports/http-sse.js";
 import { unrefTimer, type HttpResponse } from "../transports/http-io.js";
-import type { LegacyEra } from "./era.js";
-import type { LegacyHttpExchange } from "./http.js";
+import type { EraHttpExchange as LegacyHttpExchange } from "../era.js";
 import type { LegacySession } from "./session.js";
 import type { SessionOutput } from "./session-host.js";
-import { eventId, parseEventId, ReplayBuffer, STANDALONE_STREAM, type ReplayEvent } from "./replay.js";
-import { openSharedStream } from "./shared-stream.js";
+import { eventId, parseEventId, ReplayBuffer, STANDALONE_STREAM, type ReplayEvent, type ResumeOptions } from "./replay.js";
+import { openSharedStream, type StreamEra } from "./shared-stream.js";
 
-/** The resumption limits a session's streams follow (from `LegacyOptions`). */
-export interface ResumeOptions {
-  readonly retryMs: number;
-  readonly pollAfterMs: number;
-  readonly maxReplayEvents: number;
-  readonly maxReplayBytes: number;
-}
+export type { ResumeOptions };
 
 function messageFrame(id: string, json: string): string {
   return `id: ${id}\nevent: message\ndata: ${json}\n\n`;
@@ -183,7 +176,7 @@ export function closeStreams(session: LegacySession): void {
  * A GET on a session: with `Last-Event-ID`, the stream that id belongs to, resumed after
  * it; without, the standalone stream from now on (409 while a connection carries it).
  */
-export function openSessionStream(era: LegacyEra, session: LegacySession, exchange: LegacyHttpExchange): void | Promise<void> {
+export function openSessionStream(era: StreamEra, session: LegacySession, exchange: LegacyHttpExchange): void | Promise<void> {
   const { req, res } = exchange;
   const refuse = (status: number, message: string) => exchange.reject({ status, body: errorResponse(null, ERROR_CODES.InvalidRequestError, message) });
   if (!String(req.headers.get("accept") ?? "").includes("text/event-stream")) return refuse(406, "the GET stream needs Accept: text/event-stream");

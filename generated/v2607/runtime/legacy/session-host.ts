@@ -7,14 +7,13 @@
 import type { EventHook } from "../hooks.js";
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from "../jsonrpc.js";
 import type { Implementation, ServerCapabilities } from "../protocol.js";
-import type { Translate } from "../connection.js";
+import type { Translate } from "../era.js";
 import type { HandlerMeta } from "../meta.js";
 import type { HandlerEntry } from "../subscriptions/stream.js";
 import type { SlotRefusal } from "../subscriptions/slots.js";
 import type { RevisionCodec } from "./codec.js";
 import type { RemoteAnswers } from "./server-requests.js";
 import type { SessionRecord } from "./session-store.js";
-import type { LegacySession } from "./session.js";
 
 /** What a session needs from the connection a message arrived on. */
 export interface SessionConnection {
@@ -61,8 +60,8 @@ export interface SessionBounds {
   readonly maxSubscriptionUriLength: number;
 }
 
-/** What a session needs from the server. */
-export interface SessionHost extends SessionBounds {
+/** What a session needs from the server; `Session` is the session it hosts (session.ts, not imported here: it imports this). */
+export interface SessionHost<Session> extends SessionBounds {
   readonly emit: EventHook;
   readonly mailboxSize: number;
   readonly subscriptionHandlers: readonly HandlerEntry[];
@@ -76,10 +75,10 @@ export interface SessionHost extends SessionBounds {
   capabilities(meta: Readonly<Record<string, unknown>>): ServerCapabilities;
   hasMethod(method: string): boolean;
   /** Takes one of the server's listen slots for this session's implicit stream, from its client's share; or says which limit was reached. */
-  reserveStream(session: LegacySession): SlotRefusal | undefined;
-  releaseStream(session: LegacySession): void;
+  reserveStream(session: Session): SlotRefusal | undefined;
+  releaseStream(session: Session): void;
   /** The session is over; the registry forgets it. */
-  ended(session: LegacySession): void;
+  ended(session: Session): void;
   /** Set when sessions are shared by several replicas through a store. */
   readonly sharing: SessionSharing | undefined;
 }

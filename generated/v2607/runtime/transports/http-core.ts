@@ -9,10 +9,11 @@
  *   2. Origin and CORS (403, preflight answered);
  *   3. verb, then a POST's content type, encoding and Accept (405, 415, 406);
  *   4. authentication: the `authenticate` hook, before any body byte is read (401/403);
- *   5. a request naming a legacy session goes to it (legacy/http.ts), a GET opening an
- *      HTTP+SSE stream or a POST to one to legacy/sse-endpoint.ts; any other POST has its
- *      body read within the limits (413, 503, 408), its MCP headers checked (400), and
- *      becomes one `HttpExchange` the server core serves with `server.connect`.
+ *   5. a request that is the server's era's (../era.ts: a session it names, an HTTP+SSE
+ *      stream a GET opens or a POST to one), classified once when the request enters, is
+ *      served by the era; any other POST has its body read within the limits (413, 503,
+ *      408), its MCP headers checked (400), and becomes one `HttpExchange` the server core
+ *      serves with `server.connect` (or, an `initialize`, opens an era session).
  *
  * A step that refuses answers at once; nothing after it runs.
  */
@@ -37,20 +38,15 @@ import { corsHeaders, preflightHeaders } from "./http-cors.js";
 import { HttpExchange, type ExchangeOptions } from "./http-exchange.js";
 import type { HttpRequest, HttpResponse } from "./http-io.js";
 import { checkParamHeaders, type ParamHeader } from "./param-headers.js";
-import type { SseOptions } from "./http-sse.js";
 import { SseBudget } from "./sse-budget.js";
 import { trustProxies } from "./trusted-proxies.js";
-import type { LegacyEra } from "../legacy/era.js";
-import type { LegacySession } from "../legacy/session.js";
-import { LegacyPostExchange } from "../legacy/post-exchange.js";
-import { isLegacyInitialize, isLegacyTransportRequest, openHttpSession, serveSessionRequest, SESSION_HEADER, type LegacyHttpExchange } from "../legacy/http.js";
-import { openSseStream, serveSsePost, sseTransportRequest } from "../legacy/sse-endpoint.js";
+import { isEraInitialize, SESSION_HEADER, type Era, type EraDestination, type EraHttp, type EraHttpExchange } from "../era.js";
 
 /** What the handler needs of a server: the core's `connect`, called once per POST. */
 export interface ConnectableServer {
   connect(transport: Transport): Promise<void>;
-  /** Legacy (2025-11-25) sessions, when the server serves them (see legacy/http.ts). */
-  readonly legacySessions?: LegacyEra;
+  /** The era of older clients (2025-11-25 sessions, see ../era.ts), when the server serves one. */
+  readonly legacySessions?: Era;
   /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
   toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
   /** The OAuth scopes a request needs (see scopes.ts); a server without it needs none. */
@@ -167,15 +163,16 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
     const known = options.wellKnown?.(req.method, req.path);
     if (known !== undefined) return writeRejection(res, known);
     if (endpointPath !== undefined && req.path !== endpointPath) return writeRejection(res, noEndpoint(req.path, endpointPath));
-    const era = server.legacySessions;
+    const era = eraOf(server);
     const sessionId = req.headers.get(SESSION_HEADER) ?? undefined;
-    const destination: Destination = isLegacyTransportRequest(era, sessionId) ? "session" : (sseTransportRequest(era, req, sessionId) ?? "post");
+    // Classified once, here: the era's destinations, else the core's POST path.
+    const destination: Destination = era?.destination(req, sessionId) ?? "post";
     const origin = req.headers.get("origin") ?? undefined;
     const refused = checkOrigin(origin, allowedOrigins);
     if (refused !== undefined) return writeRejection(res, refused);
     if (origin !== undefined) {
       // An allowed browser origin: its preflight is answered, and every answer names it.
-      if (req.method === "OPTIONS") return answerEmpty(res, 204, preflightHeaders(origin, era?.enabled === true));
+      if (req.method === "OPTIONS") return answerEmpty(res, 204, preflightHeaders(origin, era !== undefined));
       for (const [name, value] of Object.entries(corsHeaders(origin))) res.setHeader(name, value);
     }
     const wrongVerb = destination === "post" ? checkVerb(req.method) : undefined;
@@ -207,13 +204,10 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
   ): Promise<void> | void {
     const address = clientAddressOf(req);
     if (destination === "post") return servePost(req, res, sessionId, context, address);
-    const legacy = new LegacyRequest(req, res, sessionId, context, address, scope);
-    if (destination === "session") return serveSessionRequest(server.legacySessions!, legacy);
-    if (destination === "open") return openSseStream(server.legacySessions!, legacy);
-    return serveSsePost(server.legacySessions!, legacy);
+    return eraOf(server)!.serve(destination, new EraRequest(req, res, sessionId, context, address, scope));
   }
 
-  /** A POST outside any legacy session: a 2026-07-28 message, or a legacy `initialize` opening one. */
+  /** A POST outside any era session: a 2026-07-28 message, or an `initialize` opening one. */
   async function servePost(
     req: HttpRequest,
     res: HttpResponse,
@@ -221,13 +215,13 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
     context: MessageContext | undefined,
     address: string | undefined,
   ): Promise<void> {
-    const era = server.legacySessions;
+    const era = eraOf(server);
     const parsed = await req.readMessage(bodies);
     if ("status" in parsed) return req.refuse(res, parsed);
     if (parsed.kind === "response") return writeRejection(res, refuseClientResponse(parsed.message));
-    const legacyInitialize = isLegacyInitialize(parsed.message);
-    if (legacyInitialize && era?.enabled && parsed.kind === "request")
-      return openHttpSession(era, new LegacyRequest(req, res, sessionId, context, address, scope), parsed.message);
+    const legacyInitialize = isEraInitialize(parsed.message);
+    if (legacyInitialize && era !== undefined && parsed.kind === "request")
+      return era.initialize(new EraRequest(req, res, sessionId, context, address, scope), parsed.message);
     // A modern-only server's core answers a legacy initialize with the versions it speaks.
     const mismatch = legacyInitialize
       ? undefined
@@ -246,11 +240,16 @@ export function createHttpCore(server: ConnectableServer, options: HttpCoreOptio
 }
 
 /**
- * Where a request goes after the common checks: a legacy session it names (`Mcp-Session-Id`),
- * an HTTP+SSE stream it opens (GET) or posts to (`?sessionId=`, legacy/sse-endpoint.ts), or
- * the POST path every other message takes.
+ * Where a request goes after the common checks: one of the era's destinations (a session it
+ * names, `Mcp-Session-Id`; an HTTP+SSE stream it opens or posts to), or the POST path every
+ * other message takes.
  */
-type Destination = "session" | "open" | "post" | "sse-post";
+type Destination = EraDestination | "post";
+
+/** The HTTP side of the server's era, if it serves any. */
+function eraOf(server: ConnectableServer): EraHttp | undefined {
+  return server.legacySessions?.http;
+}
 
 /** How the endpoint finds a request's client address: its peer, or what trusted proxies say of it. */
 function clientAddresses(trustedProxies: readonly string[] | undefined): (req: HttpRequest) => string | undefined {
@@ -307,8 +306,8 @@ interface CoreScope {
   readonly bodies: BodyLimits;
 }
 
-/** One request handed to the legacy side (legacy/http.ts): one object per request, its methods on the prototype. */
-class LegacyRequest implements LegacyHttpExchange {
+/** One request handed to the era: one object per request, its methods on the prototype. */
+class EraRequest implements EraHttpExchange {
   constructor(
     readonly req: HttpRequest,
     readonly res: HttpResponse,
@@ -318,7 +317,7 @@ class LegacyRequest implements LegacyHttpExchange {
     readonly scope: CoreScope,
   ) {}
 
-  get sse(): SseOptions {
+  get sse(): ExchangeOptions {
     return this.scope.options;
   }
 
@@ -334,12 +333,7 @@ class LegacyRequest implements LegacyHttpExchange {
     return this.scope.server.closed === true;
   }
 
-  serve(message: JsonRpcMessage, session: LegacySession, through?: () => Transport): Promise<void> {
-    // The session's negotiated capabilities, not the message's `_meta`, decide what a URI resolves to.
-    const forbidden = checkScopes(this.scope, this.context, message, session.meta);
-    if (forbidden !== undefined) return Promise.resolve(this.reject(forbidden));
-    const era = this.scope.server.legacySessions!;
-    const exchange = through?.() ?? new LegacyPostExchange(this.res, message, this.context, this.clientAddress, this.scope.options, session, era);
-    return era.host.connect(exchange, session);
+  forbidden(message: JsonRpcMessage, sessionMeta: Readonly<Record<string, unknown>>): HttpRejection | undefined {
+    return checkScopes(this.scope, this.context, message, sessionMeta);
   }
 }
