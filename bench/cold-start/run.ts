@@ -9,16 +9,18 @@
  *   `initialize` line;
  * - `discover`: the same server sent a 2026-07-28 `server/discover` line (skipped, with a
  *   line saying so, if the scaffold does not answer it on stdio).
- * Each sample is a new process timed from spawn() to its answer line; then its stdin is
+ * Each sample is a new process timed from spawn() to its answer line (on Linux also the CPU
+ * time it spent by then, which another load on the machine disturbs less); then its stdin is
  * closed and it exits on its own (so whatever Node writes at exit, a compile cache say, is
  * written as it would be), killed only if it lingers. Rounds take the kinds in rotating
  * order after one warm-up of each (the OS file cache). Reports min and median per kind and
  * their ratios to bare; `--busy` keeps the other core busy with a spinning process.
  *
- *   node --import tsx bench/cold-start/run.ts [--rounds 21] [--busy] [--app <dir>]
+ *   node --import tsx bench/cold-start/run.ts [--rounds 21] [--busy] [--app <dir>]...
  *
  * The scaffold is made in a temp folder (outside this checkout, so nothing resolves from its
- * node_modules) and removed afterwards; `--app` times an existing built stdio project instead.
+ * node_modules) and removed afterwards; `--app` times an existing built stdio project instead,
+ * and given more than once, several side by side (a change's before and after).
  * The scaffold's runtime comes from the tarball `npm run build` packs: build after editing it.
  * `BENCH_PROF=<dir>` writes each scaffolded server's CPU profile into <dir>.
  * Local pipes only; every wait is bounded. Not part of the test suite.
@@ -26,7 +28,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { explain, runCreate, runIn, tempFolder } from "../../test/cli/scaffold/helpers.js";
 
@@ -34,7 +36,7 @@ const { values } = parseArgs({
   options: {
     rounds: { type: "string", default: "21" },
     busy: { type: "boolean", default: false },
-    app: { type: "string" },
+    app: { type: "string", multiple: true },
   },
 });
 const ROUNDS = Number(values.rounds);
@@ -80,11 +82,11 @@ interface Kind {
   readonly request: object;
 }
 
-/** A stdio scaffold, created and built; `remove` deletes it (nothing for `--app`). */
-function scaffold(): { app: string; remove: () => void } {
+/** The stdio projects timed: `--app`'s, else one scaffold created and built; `remove` deletes what was created. */
+function scaffolds(): { apps: string[]; remove: () => void } {
   if (values.app !== undefined) {
-    if (!existsSync(join(values.app, "dist", "src", "main.js"))) throw new Error(`${values.app} has no dist/src/main.js: build it first`);
-    return { app: values.app, remove: () => {} };
+    for (const app of values.app) if (!existsSync(join(app, "dist", "src", "main.js"))) throw new Error(`${app} has no dist/src/main.js: build it first`);
+    return { apps: values.app, remove: () => {} };
   }
   const temp = tempFolder("bench-cold-start");
   const app = join(temp.dir, "app");
@@ -92,7 +94,7 @@ function scaffold(): { app: string; remove: () => void } {
   if (created.status !== 0) throw new Error(`create-mcp-handler failed: ${explain(created)}`);
   const built = runIn(app, "npm", ["run", "build"]);
   if (built.status !== 0) throw new Error(`npm run build failed: ${explain(built)}`);
-  return { app, remove: temp.remove };
+  return { apps: [app], remove: temp.remove };
 }
 
 /** Waits for `child` to exit: its stdin closed, then SIGKILL if it lingers past the bound. */
@@ -103,8 +105,25 @@ async function reap(child: ChildProcess, exited: Promise<unknown>): Promise<void
   clearTimeout(timer);
 }
 
-/** Milliseconds from spawn() to the first stdout line, and that line. */
-async function sample(kind: Kind): Promise<{ ms: number; line: string }> {
+/**
+ * The CPU time a process has used so far (user and system, all its threads), from Linux's
+ * /proc; undefined elsewhere. Another load on the machine stretches the wall time of a start
+ * far more than its CPU time, so this is the steadier number on a shared machine.
+ */
+function cpuSoFar(pid: number | undefined): number | undefined {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+/** Linux's USER_HZ, what /proc counts CPU time in. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** Milliseconds from spawn() to the first stdout line, the CPU time spent by then, and that line. */
+async function sample(kind: Kind): Promise<{ ms: number; cpuMs: number | undefined; line: string }> {
   const profile = process.env.BENCH_PROF !== undefined && kind.name !== "bare" ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
   const started = performance.now();
   const child = spawn(process.execPath, [...profile, ...kind.args], { cwd: kind.cwd, stdio: ["pipe", "pipe", "ignore"] });
@@ -120,7 +139,7 @@ async function sample(kind: Kind): Promise<{ ms: number; line: string }> {
         if (end < 0) return;
         const ms = performance.now() - started;
         clearTimeout(timer);
-        resolve({ ms, line: output.slice(0, end) });
+        resolve({ ms, cpuMs: cpuSoFar(child.pid), line: output.slice(0, end) });
       });
       void exited.then(() => {
         clearTimeout(timer);
@@ -158,15 +177,18 @@ const stats = (samples: number[]) => {
 };
 
 async function main(): Promise<void> {
-  const { app, remove } = scaffold();
+  const { apps, remove } = scaffolds();
   const loadAtStart = loadavg()[0]!; // what else this machine runs shows in every number
   let spinner: ChildProcess | undefined;
   try {
-    const server = startCommand(app);
+    // Several projects (a before and an after, say) are told apart by their folder's name.
+    const label = (name: string, app: string) => (apps.length > 1 ? `${name} ${basename(app)}` : name);
     const candidates: Kind[] = [
       { name: "bare", args: ["-e", BARE_SCRIPT], cwd: undefined, request: INITIALIZE },
-      { name: "initialize", args: server, cwd: app, request: INITIALIZE },
-      { name: "discover", args: server, cwd: app, request: DISCOVER },
+      ...apps.flatMap((app) => [
+        { name: label("initialize", app), args: startCommand(app), cwd: app, request: INITIALIZE },
+        { name: label("discover", app), args: startCommand(app), cwd: app, request: DISCOVER },
+      ]),
     ];
     // The warm-up also checks each answer; a kind the scaffold does not answer is left out.
     const kinds: Kind[] = [];
@@ -175,22 +197,28 @@ async function main(): Promise<void> {
       if (answered(line)) kinds.push(kind);
       else console.log(`${kind.name}: left out, the first answer is not a result: ${line.slice(0, 200)}`);
     }
-    if (!kinds.some((kind) => kind.name === "initialize")) throw new Error("the scaffold did not answer initialize");
+    if (!kinds.some((kind) => kind.name.startsWith("initialize"))) throw new Error("the scaffold did not answer initialize");
     if (values.busy) spinner = spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" });
     const samples = new Map(kinds.map((kind) => [kind.name, [] as number[]]));
+    const cpu = new Map(kinds.map((kind) => [kind.name, [] as number[]]));
     for (let round = 0; round < ROUNDS; round++) {
       // Each round starts with another kind, so none always runs right after another.
       for (let turn = 0; turn < kinds.length; turn++) {
         const kind = kinds[(round + turn) % kinds.length]!;
-        samples.get(kind.name)!.push((await sample(kind)).ms);
+        const { ms, cpuMs } = await sample(kind);
+        samples.get(kind.name)!.push(ms);
+        if (cpuMs !== undefined) cpu.get(kind.name)!.push(cpuMs);
       }
     }
     const bare = stats(samples.get("bare")!);
     console.log(`first answer on stdio, from spawn: ${ROUNDS} rounds, ${values.busy ? "the other core busy" : "quiet"}, load average ${loadAtStart.toFixed(1)} at start, node ${process.version}`);
+    const width = Math.max(...kinds.map((kind) => kind.name.length));
     for (const [name, values] of samples) {
       const { min, median } = stats(values);
       const ratios = name === "bare" ? "" : `  min/bare ${(min / bare.min).toFixed(2)}x  median/bare ${(median / bare.median).toFixed(2)}x`;
-      console.log(`  ${name.padEnd(11)} min ${min.toFixed(1).padStart(6)} ms  median ${median.toFixed(1).padStart(6)} ms${ratios}`);
+      const cpuMs = cpu.get(name)!;
+      const cpuMedian = cpuMs.length === values.length ? `  cpu median ${stats(cpuMs).median.toFixed(0).padStart(4)} ms` : "";
+      console.log(`  ${name.padEnd(width)} min ${min.toFixed(1).padStart(6)} ms  median ${median.toFixed(1).padStart(6)} ms${ratios}${cpuMedian}`);
     }
   } finally {
     spinner?.kill();
