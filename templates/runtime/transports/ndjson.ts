@@ -130,15 +130,12 @@ export class NdjsonTransport implements Transport {
   #cutOff(error: SlowConsumerEvicted): void {
     if (this.#closed) return;
     this.#inbox.deliver({ type: "error", error });
-    this.#closed = true;
-    clearTimeout(this.#drainTimer);
-    this.#detach();
     this.#input.pause();
     if (this.#options.endOutputOnClose !== false) {
       this.#output.destroy();
       this.#input.destroy();
     }
-    this.#inbox.deliver({ type: "closed", reason: error });
+    this.#finish(error);
   }
 
   receiveMessage(): Promise<ReceivedMessage> {
@@ -163,12 +160,21 @@ export class NdjsonTransport implements Transport {
 
   #close(reason: string): void {
     if (this.#closed) return;
+    if (this.#options.endOutputOnClose !== false && !this.#output.writableEnded) this.#output.end();
+    this.#finish(reason);
+  }
+
+  /** Every way of closing ends here, once: no more input, the subclass releases what it holds, the receiver is told. */
+  #finish(reason: unknown): void {
     this.#closed = true;
     clearTimeout(this.#drainTimer);
     this.#detach();
-    if (this.#options.endOutputOnClose !== false && !this.#output.writableEnded) this.#output.end();
+    this.released();
     this.#inbox.deliver({ type: "closed", reason });
   }
+
+  /** Called once as the transport closes, however it closes; a subclass undoes here what it set up. */
+  protected released(): void {}
 
   readonly #onData = (chunk: string): void => {
     this.#lines.push(chunk, this.#onLine, this.#onTooLong);
@@ -200,12 +206,7 @@ export class NdjsonTransport implements Transport {
 
   readonly #onError = (error: unknown): void => {
     this.#inbox.deliver({ type: "error", error });
-    if (!this.#closed) {
-      this.#closed = true;
-      clearTimeout(this.#drainTimer);
-      this.#detach();
-      this.#inbox.deliver({ type: "closed", reason: error });
-    }
+    if (!this.#closed) this.#finish(error);
   };
 
   #deliverLine(line: string): void {

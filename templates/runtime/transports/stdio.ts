@@ -1,7 +1,8 @@
 /**
  * stdio: newline-delimited JSON on a process's stdin and stdout. The server side reads
  * this process's stdin; at stdin EOF every stream ends, requests still running are answered
- * (within `drainTimeoutMs`), then the transport closes.
+ * (within `drainTimeoutMs`), then the transport closes. While it serves, console output that
+ * would reach stdout goes to stderr (stdio-console.ts).
  * The client side spawns the server as a child process and talks over its pipes.
  */
 import type { ChildProcess } from "node:child_process";
@@ -16,6 +17,7 @@ import {
   type TransportListener,
 } from "../transport.js";
 import { NdjsonTransport } from "./ndjson.js";
+import { routeConsoleToStderr } from "./stdio-console.js";
 
 export interface StdioServerOptions {
   context?: MessageContext;
@@ -33,10 +35,23 @@ export interface StdioServerOptions {
 export const DEFAULT_STDIO_DRAIN_TIMEOUT_MS = 5000;
 
 export class StdioServerTransport extends NdjsonTransport {
+  /** Undoes the console's routing to stderr; set while serving. */
+  #restoreConsole: (() => void) | undefined;
+
   constructor(options: StdioServerOptions = {}) {
     // process.stdout stays open after close(): other code may still log through it.
     const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_STDIO_DRAIN_TIMEOUT_MS;
     super({ readable: process.stdin, writable: process.stdout }, { ...options, drainTimeoutMs, endOutputOnClose: false });
+  }
+
+  /** Serving stdout: from now until the transport closes, console output goes to stderr, not into the protocol stream. */
+  override async connect(): Promise<void> {
+    await super.connect();
+    if (this.connected()) this.#restoreConsole ??= routeConsoleToStderr();
+  }
+
+  protected override released(): void {
+    this.#restoreConsole?.();
   }
 
   override async close(): Promise<void> {

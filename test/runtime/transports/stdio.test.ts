@@ -3,11 +3,16 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport as OfficialStdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { StdioClientTransport } from "../../../templates/runtime/transports/index.js";
 import { Peer, REQUEST_META, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";
 import { repoRoot } from "../../support/schemas.js";
 
 const FIXTURE = join(repoRoot, "test", "runtime", "fixtures", "stdio-server.ts");
+const CONSOLE_FIXTURE = join(repoRoot, "test", "runtime", "fixtures", "stdio-console-server.ts");
+/** What the console fixture's tool writes, one per console method that prints to stdout. */
+const TOOL_LOGS = ["log from the tool", "info from the tool", "debug from the tool", "dir: 'from the tool'", "'from the tool'", "count from the tool: 1", "group from the tool"];
 const ACK = "notifications/subscriptions/acknowledged";
 const T = { timeout: 60_000 };
 
@@ -23,6 +28,14 @@ function spawnFixture(env: NodeJS.ProcessEnv = {}) {
 
 function line(id: string, method: string, params: Record<string, unknown>): string {
   return JSON.stringify({ jsonrpc: "2.0", id, method, params: { _meta: REQUEST_META, ...params } });
+}
+
+function isJsonRpc(text: string): boolean {
+  try {
+    return (JSON.parse(text) as { jsonrpc?: unknown }).jsonrpc === "2.0";
+  } catch {
+    return false;
+  }
 }
 
 function collectStderr(child: ChildProcess): { text: string } {
@@ -194,5 +207,48 @@ describe("stdio transport (a server in a child process)", () => {
     await done;
     await transport.close();
     assert.deepEqual(events.slice(0, 2), ["error", '{"jsonrpc":"2.0","method":"ok"}']);
+  });
+
+  it("while a stdio server serves, console output goes to stderr: stdout carries only JSON-RPC lines", T, async () => {
+    const transport = new OfficialStdioClientTransport({ command: process.execPath, args: ["--import", "tsx", CONSOLE_FIXTURE], cwd: repoRoot, stderr: "pipe" });
+    let stderr = "";
+    transport.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const client = new Client({ name: "stdio-console-test", version: "1.0.0" });
+    await client.connect(transport);
+    // The official transport skips a line that is not JSON without a word: the child's stdout is read here too.
+    let stdout = "";
+    const child = (transport as unknown as { _process: ChildProcess })._process;
+    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    try {
+      const result = await client.callTool({ name: "chatty", arguments: {} });
+      assert.deepEqual(result.content, [{ type: "text", text: "chatted" }]);
+      await client.listTools(); // a round trip after the call: any stray line is read by now
+      const lines = stdout.split("\n").filter((text) => text !== "");
+      assert.ok(lines.length >= 2, `both answers were read:\n${stdout}`);
+      assert.deepEqual(
+        lines.filter((text) => !isJsonRpc(text)),
+        [],
+      );
+      for (const text of TOOL_LOGS) assert.ok(stderr.includes(text), `${JSON.stringify(text)} reached stderr:\n${stderr}`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("once the stdio transport closed, console.log writes to stdout again", T, async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", CONSOLE_FIXTURE], { cwd: repoRoot, stdio: ["pipe", "pipe", "pipe"] });
+    const stderr = collectStderr(child);
+    let stdout = "";
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    const exited = once(child, "exit");
+    child.stdin!.end(line("call", "tools/call", { name: "chatty", arguments: {} }) + "\n");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    await exited;
+    clearTimeout(timer);
+    const lines = stdout.split("\n").filter((text) => text !== "");
+    assert.equal(lines.length, 2, `the answer, then the line logged after close:\n${stdout}`);
+    assert.equal(JSON.parse(lines[0]!).result.content[0].text, "chatted");
+    assert.equal(lines[1], "console restored");
+    assert.ok(stderr.text.includes("log from the tool"), stderr.text);
   });
 });
