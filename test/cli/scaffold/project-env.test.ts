@@ -1,13 +1,17 @@
 /**
  * What a scaffolded server takes from its environment beyond its bounds, run as a user runs it
- * (`npm start`): its log on stderr (src/log.ts, MCP_LOG_LEVEL).
+ * (`npm start`): its log on stderr (src/log.ts, MCP_LOG_LEVEL) and the browser origins it lets
+ * in (MCP_ALLOWED_ORIGINS, src/serve/limits.ts).
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { request, type IncomingHttpHeaders } from "node:http";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { explain, npmEnv, runCreate, servedAt, startProcess, tempFolder, within } from "./helpers.js";
+import { requestMeta } from "./raw-client.js";
 
 let temp: ReturnType<typeof tempFolder>;
 let app: string;
@@ -96,3 +100,74 @@ test("a tool that throws, and one whose result breaks its outputSchema, each log
   await client.close();
   await server.stop("SIGTERM");
 });
+
+/** One server/discover POST from a browser at `origin`, over node:http (which sends Origin as given); bounded. */
+function discoverFrom(url: URL, origin: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "server/discover",
+    params: { _meta: requestMeta("2026-07-28") },
+  });
+  return new Promise((resolve, reject) => {
+    const sent = request(url, {
+      method: "POST",
+      timeout: 15_000,
+      headers: {
+        origin,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-method": "server/discover",
+        "mcp-protocol-version": "2026-07-28",
+      },
+    });
+    sent.once("timeout", () => sent.destroy(new Error("no answer within 15 s")));
+    sent.once("error", reject);
+    sent.once("response", (response) => {
+      let text = "";
+      response.setEncoding("utf8").on("data", (chunk: string) => (text = (text + chunk).slice(0, 100_000)));
+      response.once("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+    });
+    sent.end(body);
+  });
+}
+
+test(
+  "MCP_ALLOWED_ORIGINS lets a listed browser origin in and names it at start; another origin's 403 says how to allow it; a malformed entry is one line",
+  E2E,
+  async () => {
+    const env = {
+      ...npmEnv,
+      PORT: "0",
+      MCP_ALLOWED_ORIGINS: "https://App.example.com:443/, http://localhost:5173",
+    };
+    const server = startProcess(process.execPath, ["dist/src/main.js"], { cwd: app, env });
+    stops.push(() => server.stop("SIGKILL"));
+    const [, address] = await server.waitFor(
+      /serving MCP on (http:\/\/127\.0\.0\.1:\d+\/mcp) \(browser origins allowed: https:\/\/app\.example\.com, http:\/\/localhost:5173\)\n/,
+      60_000,
+    );
+    const url = new URL(address!);
+
+    const allowed = await discoverFrom(url, "https://app.example.com");
+    assert.equal(allowed.status, 200, allowed.body);
+    assert.equal(allowed.headers["access-control-allow-origin"], "https://app.example.com");
+    assert.match(allowed.body, /"serverInfo"|"supportedVersions"/);
+    const refused = await discoverFrom(url, "https://elsewhere.example.com");
+    assert.equal(refused.status, 403);
+    assert.match(refused.body, /Origin https:\/\/elsewhere\.example\.com is not allowed: .*MCP_ALLOWED_ORIGINS/);
+    assert.equal(await server.stop("SIGTERM"), 0);
+
+    const malformed = spawnSync(process.execPath, ["dist/src/main.js"], {
+      cwd: app,
+      env: { ...env, MCP_ALLOWED_ORIGINS: "https://app.example.com,app.example.com" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    assert.equal(malformed.status, 1, malformed.stderr);
+    assert.equal(
+      malformed.stderr,
+      'error: MCP_ALLOWED_ORIGINS: "app.example.com" is not an origin: list scheme://host[:port] entries separated by commas, e.g. https://app.example.com,http://localhost:5173\n',
+    );
+  },
+);
