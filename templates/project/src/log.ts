@@ -16,6 +16,8 @@ const DEFAULT_LEVEL: LogLevel = "warn";
 
 /** A message longer than this is cut, so that one event stays one readable line. */
 const MAX_MESSAGE_CHARS = 1000;
+/** How deep a place is looked for along an error's causes: a cause may lead back to itself. */
+const MAX_CAUSES = 5;
 
 /** MCP_LOG_LEVEL, checked at start: a value that is not a level is one line saying which are. */
 export function logLevelFromEnv(env: Readonly<Record<string, string | undefined>>): LogLevel {
@@ -91,11 +93,17 @@ function asJson(value: unknown): string {
   }
 }
 
-/** This project's folder, as a file URL ending in "/": this file is src/log.ts, or dist/src/log.js once built. */
-const projectRoot = new URL(
-  import.meta.url.endsWith("/dist/src/log.js") ? "../../" : "../",
-  import.meta.url,
-).href;
+/**
+ * This project's folder, as a file URL ending in "/": this file is src/log.ts, or
+ * dist/src/log.js once built. Undefined where modules have no file URL (a Workers bundle):
+ * lines there name no place.
+ */
+const projectRoot: string | undefined = rootOf(import.meta.url as string | undefined);
+
+function rootOf(url: string | undefined): string | undefined {
+  if (url === undefined || !url.startsWith("file:")) return undefined;
+  return new URL(url.endsWith("/dist/src/log.js") ? "../../" : "../", url).href;
+}
 
 /**
  * " at src/…:line:column": the first frame of the error's stack in this project's own code
@@ -104,9 +112,10 @@ const projectRoot = new URL(
  * --enable-source-maps) the frame names the .ts source; without, the .js under dist/.
  */
 function placeOf(error: unknown): string {
-  for (let depth = 0; depth < 5 && error instanceof Error; depth++) {
+  if (projectRoot === undefined) return "";
+  for (let depth = 0; depth < MAX_CAUSES && error instanceof Error; depth++) {
     for (const line of (error.stack ?? "").split("\n")) {
-      const place = ownPlace(line);
+      const place = ownPlace(line, projectRoot);
       if (place !== undefined) return ` at ${place}`;
     }
     error = error.cause;
@@ -114,19 +123,20 @@ function placeOf(error: unknown): string {
   return "";
 }
 
-function ownPlace(frame: string): string | undefined {
+function ownPlace(frame: string, root: string): string | undefined {
   const found = /((?:file:\/\/)?\/[^()\s]*|[A-Za-z]:\\[^()]*):(\d+):(\d+)\)?$/.exec(frame.trim());
   if (found === null) return undefined;
   const [, file = "", line, column] = found;
   const href = file.startsWith("file://") ? file : fileHref(file);
-  if (!href.startsWith(projectRoot)) return undefined;
-  const path = decodeURIComponent(href.slice(projectRoot.length));
+  if (href === undefined || !href.startsWith(root)) return undefined;
+  const path = decodeURIComponent(href.slice(root.length));
   const own = path.startsWith("src/") || path.startsWith("dist/src/");
   return own ? `${path}:${line}:${column}` : undefined;
 }
 
 /** A stack frame's plain path as a file URL, to compare with `projectRoot`. */
-function fileHref(path: string): string {
+function fileHref(path: string): string | undefined {
   const slashed = path.replace(/\\/g, "/");
-  return new URL(`file://${slashed.startsWith("/") ? "" : "/"}${slashed}`).href;
+  const url = `file://${slashed.startsWith("/") ? "" : "/"}${slashed}`;
+  return URL.canParse(url) ? new URL(url).href : undefined;
 }
