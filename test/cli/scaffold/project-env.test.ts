@@ -101,6 +101,17 @@ test("a tool that throws, and one whose result breaks its outputSchema, each log
   await server.stop("SIGTERM");
 });
 
+test("a bad MCP_LOG_LEVEL stops the server at start with one line naming the levels", E2E, () => {
+  const run = spawnSync(process.execPath, ["dist/src/main.js"], {
+    cwd: app,
+    env: { ...npmEnv, PORT: "0", MCP_LOG_LEVEL: "loud" },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  assert.equal(run.status, 1, run.stderr);
+  assert.equal(run.stderr, 'error: MCP_LOG_LEVEL="loud" is not a log level: set it to error, warn, info, debug, or unset it for warn\n');
+});
+
 /** One server/discover POST from a browser at `origin`, over node:http (which sends Origin as given); bounded. */
 function discoverFrom(url: URL, origin: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
   const body = JSON.stringify({
