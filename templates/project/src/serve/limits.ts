@@ -97,20 +97,9 @@ function allowedOriginsFromEnv(env: Env): string[] | "*" | undefined {
 }
 
 function originOf(entry: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(entry);
-  } catch {
-    url = undefined;
-  }
-  const bare = url !== undefined && url.pathname === "/" && !url.search && !url.hash;
-  if (
-    url === undefined ||
-    !/^https?:$/.test(url.protocol) ||
-    !bare ||
-    url.username ||
-    url.password
-  ) {
+  const url = URL.canParse(entry) ? new URL(entry) : undefined;
+  const bare = url?.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+  if (url === undefined || !/^https?:$/.test(url.protocol) || !bare) {
     throw new StartupError(
       `MCP_ALLOWED_ORIGINS: ${JSON.stringify(entry)} is not an origin: list scheme://host[:port] entries separated by commas, e.g. https://app.example.com,http://localhost:5173`,
     );
