@@ -67,6 +67,11 @@ interface ToolEntry {
   readonly extension: string | undefined;
   /** The OAuth scopes a call needs (see auth/); none for most tools. */
   readonly scopes: readonly string[];
+  /**
+   * Where `addTool` was called: the cause a ToolOutputError carries, since its own stack
+   * holds only the runtime (the tool had returned), so that a log can point at the tool.
+   */
+  readonly addedAt: Error;
 }
 
 /** Raised when a tool's result breaks its outputSchema; the server reports it (onEvent) and answers -32603. */
@@ -74,8 +79,9 @@ export class ToolOutputError extends Error {
   constructor(
     readonly tool: string,
     readonly errors: readonly string[],
+    options?: ErrorOptions,
   ) {
-    super(`Tool ${tool} returned a result that does not match its outputSchema: ${errors.join("; ")}`);
+    super(`Tool ${tool} returned a result that does not match its outputSchema: ${errors.join("; ")}`, options);
     this.name = "ToolOutputError";
   }
 }
@@ -109,7 +115,8 @@ export class ToolRegistry {
     const paramHeaders = readParamHeaders(name, tool.inputSchema);
     // The handler's parameter type is what the input check yields, so it is called only with checked arguments.
     const scopes = checkedScopes(`addTool ${name}`, options.scopes);
-    this.#tools.set(name, { tool, run: run as ToolEntry["run"], input, output, paramHeaders, extension: claimingExtension(tool._meta), scopes });
+    const addedAt = new Error(`tool ${name} was added here`);
+    this.#tools.set(name, { tool, run: run as ToolEntry["run"], input, output, paramHeaders, extension: claimingExtension(tool._meta), scopes, addedAt });
   }
 
   /** The scopes a call of the named tool needs; none for an unknown tool (its call fails on its own). */
@@ -158,6 +165,7 @@ export class ToolRegistry {
       result = await entry.run(checked.value, context, input);
     } catch (error) {
       if (error instanceof McpError) throw error;
+      this.#report(context, entry.tool.name, error);
       return failure(error instanceof Error ? error.message : String(error));
     }
     if (result instanceof TaskStart) {
@@ -166,7 +174,26 @@ export class ToolRegistry {
       return tasks.begin(this.#checkedTask(entry, result, context), context);
     }
     if (result?.resultType === "input_required") return result;
-    return checkedOutput(entry, result);
+    return this.#checkedAnswer(entry, result, context);
+  }
+
+  /** The result checked against the tool's outputSchema; a violation is reported, naming the tool, and answered -32603. */
+  async #checkedAnswer<R extends TaskOutcome>(entry: ToolEntry, result: R, context: RequestContext): Promise<R> {
+    try {
+      return await checkedOutput(entry, result);
+    } catch (error) {
+      if (!(error instanceof ToolOutputError)) throw error;
+      this.#report(context, entry.tool.name, error);
+      throw new McpError(INTERNAL_ERROR, `Internal error while handling ${TOOLS_CALL}`);
+    }
+  }
+
+  #report(context: RequestContext, tool: string, error: unknown): void {
+    try {
+      this.settings().onEvent?.({ type: "handler-error", id: context.requestId, callback: TOOLS_CALL, tool, error });
+    } catch {
+      // A failing hook must not change the answer.
+    }
   }
 
   /**
@@ -175,19 +202,7 @@ export class ToolRegistry {
    */
   #checkedTask(entry: ToolEntry, start: TaskStart, context: RequestContext): TaskStart {
     if (entry.output?.check === undefined) return start;
-    return new TaskStart(async (task) => {
-      try {
-        return await checkedOutput(entry, await start.work(task));
-      } catch (error) {
-        if (!(error instanceof ToolOutputError)) throw error;
-        try {
-          this.settings().onEvent?.({ type: "handler-error", id: context.requestId, callback: TOOLS_CALL, error });
-        } catch {
-          // A failing hook must not change the answer.
-        }
-        throw new McpError(INTERNAL_ERROR, `Internal error while handling ${TOOLS_CALL}`);
-      }
-    }, start.options);
+    return new TaskStart(async (task) => this.#checkedAnswer(entry, await start.work(task), context), start.options);
   }
 }
 
@@ -201,7 +216,7 @@ async function checkedOutput<R extends TaskOutcome>(entry: ToolEntry, result: R)
   if (check === undefined || result?.isError === true) return result;
   const output =
     result?.structuredContent === undefined ? { valid: false as const, errors: ["structuredContent is missing"] } : await check(result.structuredContent);
-  if (!output.valid) throw new ToolOutputError(entry.tool.name, output.errors);
+  if (!output.valid) throw new ToolOutputError(entry.tool.name, output.errors, { cause: entry.addedAt });
   return output.value === result.structuredContent ? result : { ...result, structuredContent: output.value };
 }
 

@@ -107,6 +107,15 @@ describe("request gatekeeping", () => {
     assert.equal(checkOrigin("https://app.example", ["https://app.example"]), undefined);
   });
 
+  it("a refused Origin's 403 names it and says how to allow one", () => {
+    const refused = checkOrigin("https://app.example", isLocalhostOrigin);
+    assert.equal(refused?.status, 403);
+    const { message } = (refused?.body as { error: { message: string } }).error;
+    assert.match(message, /^Origin https:\/\/app\.example is not allowed: /);
+    assert.match(message, /allowedOrigins option/);
+    assert.match(message, /MCP_ALLOWED_ORIGINS/);
+  });
+
   it("malformed JSON is a parse error, an array a refused batch, both 400", () => {
     const parse = parseBody("{nope");
     assert.ok("status" in parse);

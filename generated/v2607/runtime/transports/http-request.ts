@@ -69,14 +69,19 @@ export function isLocalhostOrigin(origin: string): boolean {
 }
 
 /**
- * `undefined` when the Origin is absent (not a browser) or allowed; a 403 otherwise.
- * `allowed` is an exact list of origins, `"*"` for any, or a predicate.
+ * `undefined` when the Origin is absent (not a browser) or allowed; a 403 otherwise, whose
+ * message says how to allow one: the person reading it in a browser's console is often the
+ * one who runs the server. `allowed` is an exact list of origins, `"*"` for any, or a predicate.
  */
 export function checkOrigin(origin: string | undefined, allowed: readonly string[] | "*" | ((origin: string) => boolean)): HttpRejection | undefined {
   if (origin === undefined || allowed === "*") return undefined;
   const ok = typeof allowed === "function" ? allowed(origin) : allowed.includes(origin);
   if (ok) return undefined;
-  return { status: 403, body: errorResponse(null, ERROR_CODES.InvalidRequestError, `Origin ${origin} is not allowed`) };
+  return { status: 403, body: errorResponse(null, ERROR_CODES.InvalidRequestError, refusedOriginMessage(origin)) };
+}
+
+function refusedOriginMessage(origin: string): string {
+  return `Origin ${origin} is not allowed: the server allows it once listed in its allowedOrigins option (MCP_ALLOWED_ORIGINS in a project made by create-mcp-handler)`;
 }
 
 /** Only POST carries MCP messages since 2026-07-28: no GET stream, no DELETE of a session. */

@@ -24,7 +24,10 @@ export function serverBoundsFromEnv(env: Env): ServerBounds {
   };
 }
 
-/** What one HTTP endpoint bounds: request bodies, buffered output, and whose word on a client's address it takes. */
+/**
+ * What one HTTP endpoint bounds: request bodies, buffered output, whose word on a client's
+ * address it takes, and which browser origins may call it.
+ */
 export type HttpBounds = Pick<
   HttpEndpointOptions,
   | "maxBodyBytes"
@@ -32,6 +35,7 @@ export type HttpBounds = Pick<
   | "bodyTimeoutMs"
   | "maxTotalBufferedBytes"
   | "trustedProxies"
+  | "allowedOrigins"
 >;
 
 export function httpBoundsFromEnv(env: Env): HttpBounds {
@@ -41,6 +45,7 @@ export function httpBoundsFromEnv(env: Env): HttpBounds {
     bodyTimeoutMs: countFromEnv(env, "BODY_TIMEOUT_MS", 30_000),
     maxTotalBufferedBytes: countFromEnv(env, "MAX_TOTAL_BUFFERED_BYTES", 67_108_864),
     trustedProxies: trustedProxiesFromEnv(env),
+    allowedOrigins: allowedOriginsFromEnv(env),
   });
 }
 
@@ -74,6 +79,32 @@ function trustedProxiesFromEnv(env: Env): string[] | undefined {
     );
   }
   return entries;
+}
+
+/**
+ * MCP_ALLOWED_ORIGINS: the browser origins that may call this server, separated by commas, or
+ * `*` for any. Set, it replaces the runtime's default: origins on this machine (localhost, any
+ * port) while HOST is a loopback address, none beyond it. A browser sends its origin as
+ * scheme://host[:port], lower-case and without its scheme's default port, so each entry is
+ * kept in that form (https://App.example.com:443/ becomes https://app.example.com) and an
+ * entry with a path, query or credentials is refused: it could never match.
+ */
+function allowedOriginsFromEnv(env: Env): string[] | "*" | undefined {
+  const value = env["MCP_ALLOWED_ORIGINS"];
+  if (value === undefined || value.trim() === "") return undefined;
+  if (value.trim() === "*") return "*";
+  return value.split(",").map((entry) => originOf(entry.trim()));
+}
+
+function originOf(entry: string): string {
+  const url = URL.canParse(entry) ? new URL(entry) : undefined;
+  const bare = url?.pathname === "/" && !url.search && !url.hash && !url.username && !url.password;
+  if (url === undefined || !/^https?:$/.test(url.protocol) || !bare) {
+    throw new StartupError(
+      `MCP_ALLOWED_ORIGINS: ${JSON.stringify(entry)} is not an origin: list scheme://host[:port] entries separated by commas, e.g. https://app.example.com,http://localhost:5173`,
+    );
+  }
+  return url.origin;
 }
 
 /** `fields` without the unset ones, so that a runtime default is not replaced by undefined. */

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { ajvSchemaValidator, createServer, ToolOutputError, type RuntimeEvent } from "../../templates/runtime/index.js";
+import { Peer } from "../support/runtime-peer.js";
+
+const T = { timeout: 20_000 };
+
+function failingTools(events: RuntimeEvent[]) {
+  const server = createServer({
+    name: "t",
+    version: "1",
+    validator: ajvSchemaValidator(new Ajv2020({ strict: false })),
+    onEvent: (event) => events.push(event),
+  });
+  server.addTool({ name: "explode", inputSchema: { type: "object" } }, () => {
+    throw new Error("the fuse was lit");
+  });
+  server.addTool(
+    { name: "misshapen", inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
+    () => ({ content: [], structuredContent: { n: "one" as unknown as number } }),
+  );
+  return server;
+}
+
+describe("tool failures on the server's log", () => {
+  it("a tool that throws is reported through onEvent with the tool's name and the error", T, async () => {
+    const events: RuntimeEvent[] = [];
+    const server = failingTools(events);
+    const peer = await Peer.connect(server, "test");
+    const answer = await peer.request("tools/call", { name: "explode" });
+    assert.equal((answer.result as { isError?: boolean }).isError, true);
+    const reported = events.filter((event) => event.type === "handler-error");
+    assert.equal(reported.length, 1);
+    assert.equal(reported[0]!.callback, "tools/call");
+    assert.equal(reported[0]!.tool, "explode");
+    assert.equal((reported[0]!.error as Error).message, "the fuse was lit");
+    await server.close();
+  });
+
+  it("a result that breaks outputSchema is reported once, naming the tool, its cause where the tool was added", T, async () => {
+    const events: RuntimeEvent[] = [];
+    const server = failingTools(events);
+    const peer = await Peer.connect(server, "test");
+    const answer = await peer.request("tools/call", { name: "misshapen" });
+    assert.equal(answer.error?.code, -32603);
+    assert.equal(answer.error?.message, "Internal error while handling tools/call");
+    const reported = events.filter((event) => event.type === "handler-error");
+    assert.equal(reported.length, 1);
+    assert.equal(reported[0]!.tool, "misshapen");
+    const error = reported[0]!.error;
+    assert.ok(error instanceof ToolOutputError);
+    assert.ok(error.cause instanceof Error);
+    assert.match(error.cause.stack ?? "", /tools\.test\.ts:\d+:\d+/, "the cause's stack passes through the addTool call");
+    await server.close();
+  });
+});
