@@ -29,15 +29,17 @@ export async function toolsFromUrl(url: string, headers: Readonly<Record<string,
   return { tools: await listTools({ url, headers }, url), origin: `--from-url ${url}` };
 }
 
-/** The project's tools as its built server lists them; refused while `dist/` is missing or older than `src/`. */
+/** The project's tools as its built server lists them; refused while `dist/` is missing or a source is newer than its own output. */
 export async function toolsFromProject(project: string): Promise<ToolSource> {
   const built = join(project, "dist", "src", "server.js");
   const hint = "run `npm run build` in the project first, or pass --from-url for a running server";
   if (!existsSync(built))
     throw new CliError(`${relative(process.cwd(), built) || built} does not exist: the project's tools are read from its built server`, { hint });
-  const newer = newestSource(join(project, "src"));
-  if (newer !== undefined && newer.mtimeMs > statSync(built).mtimeMs) {
-    throw new CliError(`${relative(project, newer.path)} is newer than dist/src/server.js: the built server may not hold its tools`, { hint });
+  const stale = staleSource(project);
+  if (stale !== undefined) {
+    const { source, output, missing } = stale;
+    const why = missing ? `${output} does not exist` : `${source} is newer than ${output}, which the last build wrote from it`;
+    throw new CliError(`${why}: the built server may not hold the project's tools`, { hint });
   }
   const module = (await import(pathToFileURL(built).href)) as { createAppServer?: () => ProjectServer };
   if (typeof module.createAppServer !== "function") {
@@ -69,17 +71,33 @@ async function listTools(target: ClientTarget, where: string): Promise<Tool[]> {
   }
 }
 
-/** The most recently changed .ts file under `dir`, if any. */
-function newestSource(dir: string): { path: string; mtimeMs: number } | undefined {
-  let newest: { path: string; mtimeMs: number } | undefined;
+/**
+ * The first source under src/ the last build did not compile as it is now: its own emitted
+ * file (dist/src/<path>.js) missing or older than it. Each source is compared with its own
+ * output, not with dist/src/server.js: an incremental tsc writes only the files whose
+ * source changed (or whose imports' types did), so after editing src/resources/index.ts
+ * and building, server.js keeps its older time while the build is current.
+ */
+function staleSource(project: string): { source: string; output: string; missing: boolean } | undefined {
+  const dir = join(project, "src");
   if (!existsSync(dir)) return undefined;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(".ts")) continue;
-    const path = join(entry.parentPath ?? entry.path, entry.name);
-    const { mtimeMs } = statSync(path);
-    if (newest === undefined || mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
+  const sources = readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && isCompiled(entry.name))
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
+    .sort();
+  for (const path of sources) {
+    const source = relative(project, path);
+    const output = join("dist", source.replace(/\.(m|c)?ts$/, ".$1js"));
+    const emitted = join(project, output);
+    if (!existsSync(emitted)) return { source, output, missing: true };
+    if (statSync(path).mtimeMs > statSync(emitted).mtimeMs) return { source, output, missing: false };
   }
-  return newest;
+  return undefined;
+}
+
+/** A TypeScript source tsc emits JavaScript for (declaration files emit nothing). */
+function isCompiled(name: string): boolean {
+  return /\.(m|c)?ts$/.test(name) && !/\.d\.(m|c)?ts$/.test(name);
 }
 
 function describe(error: unknown): string {

@@ -18,6 +18,7 @@ import {
   type SubscriptionFilterKey,
   type Transport,
 } from "../../generated/index.js";
+import { refusesDiscover } from "../../generated/v2607/runtime/client/index.js";
 import { CliError } from "../errors.js";
 import { httpLink, listenLegacy, stdioLink } from "./legacy.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./legacy-http.js";
@@ -105,17 +106,16 @@ export async function listen(options: ListenOptions, onEvent: (event: ListenEven
 
 /**
  * Why a server/discover answer says the server does not speak 2026-07-28, if it does:
- * "method not found", or (over HTTP) a 4xx refusal such as a 2025-11-25 server's "no
- * session" answer. Undefined when it is a 2026-07-28 answer, or a failure of another kind.
+ * "method not found", or (over HTTP) a 400/404/405 refusal such as a 2025-11-25 server's
+ * "no session" answer (the runtime client's rule, refusal.ts). Undefined when it is a
+ * 2026-07-28 answer, or a failure of another kind (401/403, a 5xx, the network).
  */
 function legacyHint(outcome: RequestOutcome): string | undefined {
-  if (outcome.kind === "closed") {
-    const status = /^HTTP (4\d\d)\b/.exec(outcome.reason);
-    return status === null ? undefined : `server/discover got HTTP ${status[1]}`;
-  }
-  const response = outcome.response;
-  if ("error" in response && response.error.code === METHOD_NOT_FOUND) return "server/discover is not a method there";
-  return undefined;
+  const error = outcome.kind === "response" && "error" in outcome.response ? outcome.response.error : undefined;
+  if (outcome.kind === "response" && error === undefined) return undefined;
+  if (!refusesDiscover({ status: outcome.httpStatus, error })) return undefined;
+  if (outcome.httpStatus !== undefined) return `server/discover got HTTP ${outcome.httpStatus}`;
+  return error?.code === METHOD_NOT_FOUND ? "server/discover is not a method there" : `server/discover was refused (code ${error?.code})`;
 }
 
 function makeTransport(target: ListenTarget, maxMessageBytes: number): Transport {

@@ -16,11 +16,15 @@ import {
   type Transport,
   type TransportEvent,
 } from "../../generated/index.js";
+import { HttpStatusError, httpStatusOf } from "../../generated/v2607/runtime/client/index.js";
 
 export const CLIENT_INFO = { name: "mcp-gen listen", version: "0.1.0" } as const;
 
-/** How a request ended: its response, or the stream/transport going away without one. */
-export type RequestOutcome = { kind: "response"; response: JsonRpcResponse } | { kind: "closed"; reason: string };
+/**
+ * How a request ended: its response, or the stream/transport going away without one;
+ * `httpStatus` when an HTTP server refused it (a non-2xx status, with or without an answer).
+ */
+export type RequestOutcome = { kind: "response"; response: JsonRpcResponse; httpStatus?: number } | { kind: "closed"; reason: string; httpStatus?: number };
 
 export class RpcClient {
   readonly #transport: Transport;
@@ -67,7 +71,8 @@ export class RpcClient {
     try {
       await this.#transport.sendMessage({ jsonrpc: "2.0", id, method, params: this.#legacy ? params : { ...params, _meta } });
     } catch (error) {
-      this.#settle(id, { kind: "closed", reason: describe(error) });
+      const httpStatus = error instanceof HttpStatusError ? { httpStatus: error.status } : {};
+      this.#settle(id, { kind: "closed", reason: describe(error), ...httpStatus });
     }
     return outcome;
   }
@@ -104,7 +109,9 @@ export class RpcClient {
       if (!("id" in message)) this.#onNotification(message);
       return;
     }
-    if (message.id !== undefined && message.id !== null) this.#settle(message.id, { kind: "response", response: message });
+    if (message.id === undefined || message.id === null) return;
+    const httpStatus = httpStatusOf(event.context);
+    this.#settle(message.id, { kind: "response", response: message, ...(httpStatus === undefined ? {} : { httpStatus }) });
   }
 }
 

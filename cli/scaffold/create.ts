@@ -25,8 +25,16 @@ export async function createProject(options: CreateOptions, cwd: string, log: (l
   writeProjectFolder(options.dir, files, options.overwrite);
   log(`wrote ${files.length} files to ${options.dir}`);
   const gitInitialised = options.git && run("git", ["init", "--quiet"], options.dir, log);
-  const gitCommitted = gitInitialised && commitScaffold(options.dir, cwd, log);
+  // Installed before the first commit, so that the commit holds the lockfile the install
+  // wrote: a clone then installs the same versions (`npm ci` needs the lockfile). A failed
+  // install still leaves the scaffold committed before its error is reported.
   const installed = options.install && installDependencies(options, log);
+  const gitCommitted = gitInitialised && commitScaffold(options.dir, cwd, log);
+  if (options.install && !installed) {
+    throw new CliError(`\`${options.pm} install\` failed in ${options.dir}; the project files are in place`, {
+      hint: `fix the problem above, then run \`${options.pm} install\` there`,
+    });
+  }
   return { files: paths, installed, gitInitialised, gitCommitted, nextSteps: steps(installed) };
 }
 
@@ -72,14 +80,10 @@ function configuredIdentity(dir: string): { name: boolean; email: boolean } {
   return { name: fromEnv.name || keys.has("user.name"), email: fromEnv.email || keys.has("user.email") };
 }
 
+/** Whether the package manager's install succeeded. */
 function installDependencies(options: CreateOptions, log: (line: string) => void): boolean {
   log(`installing dependencies with ${options.pm} ...`);
-  if (!run(options.pm, ["install"], options.dir, log)) {
-    throw new CliError(`\`${options.pm} install\` failed in ${options.dir}; the project files are in place`, {
-      hint: `fix the problem above, then run \`${options.pm} install\` there`,
-    });
-  }
-  return true;
+  return run(options.pm, ["install"], options.dir, log);
 }
 
 /** Runs a command with its output on stderr; false when it is missing or fails. */

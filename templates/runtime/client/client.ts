@@ -32,6 +32,7 @@ import {
   type Tool,
 } from "../protocol.js";
 import type { Transport, TransportEvent } from "../transport.js";
+import { HttpErrorAnswer, httpStatusOf } from "../transports/http-client.js";
 import { answerInput, capabilitiesOf, type InputHandlers } from "./input.js";
 import { listBounds, readAllPages, type ListBounds } from "./pages.js";
 import { bindTools, ToolDirectory, type ToolBinding, type ToolCallResult, type ToolHeaderTable, type ToolMap } from "./tools.js";
@@ -69,7 +70,9 @@ export interface ServerIdentity {
   readonly instructions?: string;
 }
 
-type Pending = { resolve: (response: JsonRpcResponse) => void; reject: (error: Error) => void; timer: ReturnType<typeof setTimeout> };
+/** An answer, and the HTTP status it came with when that was not 2xx. */
+type Answer = { readonly response: JsonRpcResponse; readonly httpStatus?: number };
+type Pending = { resolve: (answer: Answer) => void; reject: (error: Error) => void; timer: ReturnType<typeof setTimeout> };
 type NotificationListener = (notification: never) => void;
 
 export const DEFAULT_CLIENT_INFO: Implementation = { name: "mcp-gen-client", version: "0.1.0" };
@@ -172,12 +175,15 @@ export class McpClient<Tools extends ToolMap = {}> {
     }
     const id = this.#nextId++;
     const message: JsonRpcMessage = { jsonrpc: "2.0", id, method, params: this.#withMeta(params) };
-    const response = await new Promise<JsonRpcResponse>((resolve, reject) => {
+    const { response, httpStatus } = await new Promise<Answer>((resolve, reject) => {
       const timer = setTimeout(() => this.#expire(id, method), Math.max(0, deadline - Date.now()));
       this.#pending.set(id, { resolve, reject, timer });
       this.#transport.sendMessage(message).catch((error: unknown) => this.#settle(id, undefined, error instanceof Error ? error : new Error(String(error))));
     });
-    if ("error" in response) throw new McpError(response.error.code, response.error.message, response.error.data);
+    if ("error" in response) {
+      const { code, message: text, data } = response.error;
+      throw httpStatus === undefined ? new McpError(code, text, data) : new HttpErrorAnswer(httpStatus, code, text, data);
+    }
     return response.result;
   }
 
@@ -232,7 +238,7 @@ export class McpClient<Tools extends ToolMap = {}> {
     const message = typeof event.message === "string" ? parse(event.message) : event.message;
     if (message === undefined) return;
     if (!("method" in message)) {
-      if (message.id !== undefined && message.id !== null) this.#settle(message.id, message);
+      if (message.id !== undefined && message.id !== null) this.#settle(message.id, { response: message, httpStatus: httpStatusOf(event.context) });
     } else if ("id" in message && (typeof message.id === "string" || typeof message.id === "number")) {
       void this.#answerServerRequest(message.id, message.method, message.params);
     } else {
@@ -253,12 +259,12 @@ export class McpClient<Tools extends ToolMap = {}> {
     await this.#transport.sendMessage(reply).catch(() => {});
   }
 
-  #settle(id: RequestId, response: JsonRpcResponse | undefined, error?: Error): void {
+  #settle(id: RequestId, answer: Answer | undefined, error?: Error): void {
     const pending = this.#pending.get(id);
     if (pending === undefined) return;
     this.#pending.delete(id);
     clearTimeout(pending.timer);
-    if (response !== undefined) pending.resolve(response);
+    if (answer !== undefined) pending.resolve(answer);
     else pending.reject(error ?? new Error("no answer"));
   }
 

@@ -1,9 +1,10 @@
 /**
  * Which era a server speaks, told apart as the server side tells its clients apart:
  * `server/discover` first (2026-07-28: it answers with `supportedVersions`), and when the
- * server does not know it (-32601, -32022 without our version, an HTTP 4xx refusal as a
- * 1.x SDK server sends, or an answer without `supportedVersions`) a session opened with
- * `initialize` at the newest initialize-era revision, then `notifications/initialized`.
+ * server does not know it (-32601, -32022 without our version, an HTTP 400/404/405 refusal
+ * as the 1.x SDK and FastMCP send: refusal.ts; or an answer without `supportedVersions`)
+ * a session opened with `initialize` at the newest initialize-era revision, then
+ * `notifications/initialized`.
  * The version `initialize` agrees on must be one this runtime has facts for.
  */
 import { McpError } from "../jsonrpc.js";
@@ -18,8 +19,9 @@ import {
   type Implementation,
   type ServerCapabilities,
 } from "../protocol.js";
-import { HttpStatusError } from "../transports/http-client.js";
+import { HttpErrorAnswer, HttpStatusError } from "../transports/http-client.js";
 import type { McpClient, ServerIdentity } from "./client.js";
+import { refusesDiscover } from "./refusal.js";
 import type { ToolMap } from "./tools.js";
 
 /** Where a result names its server, in revisions whose schema has that key (a draft may not). */
@@ -82,13 +84,11 @@ async function retriedOnce(send: () => Promise<unknown>): Promise<unknown> {
   }
 }
 
-/** The refusals that mean "not a 2026-07-28 server"; anything else (a network failure, a timeout) is passed on. */
+/** The refusals that mean "not a 2026-07-28 server" (refusal.ts); anything else (auth, a 5xx, a network failure, a timeout) is passed on. */
 function notSpoken(error: unknown): boolean {
-  if (error instanceof HttpStatusError) return error.status >= 400 && error.status < 500;
+  if (error instanceof HttpStatusError) return refusesDiscover({ status: error.status });
   if (!(error instanceof McpError)) return false;
-  if (error.code === ERROR_CODES.MethodNotFoundError || error.code === ERROR_CODES.InvalidRequestError) return true;
-  const supported = (error.data as { supported?: unknown } | undefined)?.supported;
-  return error.code === ERROR_CODES.UnsupportedProtocolVersionError && !(Array.isArray(supported) && supported.includes(PROTOCOL_VERSION));
+  return refusesDiscover({ status: error instanceof HttpErrorAnswer ? error.status : undefined, error });
 }
 
 async function initialize<Tools extends ToolMap>(client: McpClient<Tools>): Promise<ServerIdentity> {

@@ -6,7 +6,7 @@
  * binds what a running server lists, and bad input is refused in one line, nothing written.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { explain, runCreate, runIn, runMcpGen, servedAt, startProcess, tempFolder, within } from "../scaffold/helpers.js";
@@ -97,6 +97,21 @@ test("typed tools: a deliberately wrong tool argument fails tsc, with the error 
   writeFileSync(join(app, "test", "client-use.ts"), USE);
 });
 
+test("a build is current when each source is older than its own output, though an incremental build left dist/src/server.js older", E2E, () => {
+  // `mcp-gen resource` edits src/resources/index.ts; tsc then rewrites what changed and
+  // leaves server.js (whose imports' types did not change) as it was.
+  const resource = runMcpGen(["resource", "Stations", "--uri", "weather://stations"], app);
+  assert.equal(resource.status, 0, explain(resource));
+  const build = runIn(app, "npm", ["run", "build"]);
+  assert.equal(build.status, 0, explain(build));
+  const mtime = (path: string) => statSync(join(app, path)).mtimeMs;
+  assert.ok(mtime("src/resources/index.ts") > mtime("dist/src/server.js"), "the incremental build left server.js older than an edited source");
+  assert.ok(mtime("dist/src/resources/index.js") >= mtime("src/resources/index.ts"));
+  const run = runMcpGen(["client"], app);
+  assert.equal(run.status, 0, explain(run));
+  assert.match(run.stdout, /^wrote generated\/client\.ts: a client for MCP 2026-07-28, 3 tools/);
+});
+
 test("refused in one line, nothing written: a file mcp-gen did not write, a build older than src/, a bad --from-url", E2E, () => {
   const foreign = join(app, "src", "mine.ts");
   writeFileSync(foreign, "export const mine = 1;\n");
@@ -107,6 +122,7 @@ test("refused in one line, nothing written: a file mcp-gen did not write, a buil
     /^error: .*src\/mine\.ts exists and was not written by mcp-gen client; it is left as it is \(move it away, or pass --out <another file>\)\n$/,
   );
   assert.equal(readFileSync(foreign, "utf8"), "export const mine = 1;\n");
+  rmSync(foreign); // never built: it would be refused as such below
 
   const later = new Date(Date.now() + 60_000);
   utimesSync(join(app, "src", "tools", "weather.ts"), later, later);
@@ -114,9 +130,16 @@ test("refused in one line, nothing written: a file mcp-gen did not write, a buil
   assert.equal(stale.status, 1, explain(stale));
   assert.match(
     stale.stderr,
-    /^error: src\/tools\/weather\.ts is newer than dist\/src\/server\.js: the built server may not hold its tools \(run `npm run build` in the project first/,
+    /^error: src\/tools\/weather\.ts is newer than dist\/src\/tools\/weather\.js, which the last build wrote from it: the built server may not hold the project's tools \(run `npm run build` in the project first/,
   );
   assert.equal(existsSync(join(app, "src", "stale-client.ts")), false);
+
+  // A source the last build never compiled (no output of its own) is refused the same way.
+  writeFileSync(join(app, "src", "tools", "unbuilt.ts"), "export const unbuilt = 1;\n");
+  const unbuilt = runMcpGen(["client", "--out", "src/stale-client.ts"], app);
+  assert.equal(unbuilt.status, 1, explain(unbuilt));
+  assert.match(unbuilt.stderr, /^error: dist\/src\/tools\/unbuilt\.js does not exist: the built server may not hold the project's tools/);
+  rmSync(join(app, "src", "tools", "unbuilt.ts"));
 
   const badUrl = runMcpGen(["client", "--from-url", "ftp://127.0.0.1/mcp"], app);
   assert.equal(badUrl.status, 2, explain(badUrl));

@@ -12,6 +12,7 @@ import { LEGACY_VERSION, PROTOCOL_VERSION } from "../../../generated/index.js";
 import { createServer, InProcessEventSource } from "../../../templates/runtime/index.js";
 import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
 import { createFanoutServer, type FanoutTopics } from "../../support/fanout-app.js";
+import { startFastMcp } from "../../support/fastmcp-server.js";
 import { until } from "../../support/runtime-peer.js";
 import { repoRoot } from "../../support/schemas.js";
 import { startSdk1Http } from "./fixtures/sdk1-http.js";
@@ -69,6 +70,38 @@ describe("mcp-gen listen against a 2025-11-25 server", () => {
       await until(() => sdk.sessions.size === 0, "the DELETE at exit");
     } finally {
       await sdk.close();
+    }
+  });
+
+  it("a FastMCP 4.x server answers server/discover with HTTP 400 and -32000: listen falls back to a session and reads what it advertises", T, async () => {
+    const fastmcp = await startFastMcp();
+    try {
+      const run = runListen(["--url", fastmcp.url]);
+      // FastMCP 4.x advertises tools without listChanged: the session opens, and listen says there is nothing to wait for.
+      assert.equal(await run.exit, 1, run.stderr());
+      assert.deepEqual(run.stdout().trimEnd().split("\n"), [
+        `no ${PROTOCOL_VERSION} here (server/discover got HTTP 400): opening a ${LEGACY_VERSION} session (initialize, then its notification stream)`,
+        "server: fastmcp-adder 4.0.0; protocol versions: 2025-11-25",
+        "advertises: completions",
+        "advertises: logging",
+        "advertises: tools",
+      ]);
+      assert.match(run.stderr(), /^error: the server advertises no notification a listen session could carry/);
+    } finally {
+      await fastmcp.stop();
+    }
+  });
+
+  it("a 401 to server/discover is an error about the credentials: one line, no fallback to a session", T, async () => {
+    const fastmcp = await startFastMcp({ requiredAuthorization: "Bearer right" });
+    try {
+      const run = runListen(["--url", fastmcp.url, "--header", "authorization: Bearer wrong"]);
+      assert.equal(await run.exit, 1, run.stderr());
+      assert.equal(run.stdout(), "");
+      assert.match(run.stderr(), /^error: .*HTTP 401/);
+      assert.equal(run.stderr().trimEnd().split("\n").length, 1, run.stderr());
+    } finally {
+      await fastmcp.stop();
     }
   });
 

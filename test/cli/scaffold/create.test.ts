@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { explain, runCreate, tempFolder } from "./helpers.js";
+import { explain, runCreate, runIn, tempFolder } from "./helpers.js";
 
 const SLOW = { timeout: 180_000 };
 let temp: ReturnType<typeof tempFolder>;
@@ -77,4 +77,18 @@ test("--git when the first commit fails still creates the project, with one line
   assert.deepEqual(notes, ['note: git could not make the first commit; to make it: cd hooked && git add --all && git commit -m "Initial commit"']);
   assert.match(run.stdout, /Created .*hooked\. Next:/);
   assert.equal(spawnSync("git", ["rev-parse", "--verify", "HEAD"], { cwd: join(temp.dir, "hooked") }).status, 128, "no commit");
+});
+
+test("with --git and the install, the first commit holds the lockfile: a clone of it installs with npm ci", { timeout: 480_000 }, () => {
+  const identity = gitUser("[user]\n\tname = Ada\n\temail = ada@example.com\n");
+  const run = runCreate(["locked", "--yes", "--git", "--transport", "stdio"], temp.dir, identity);
+  assert.equal(run.status, 0, explain(run));
+  const app = join(temp.dir, "locked");
+  assert.equal(git(app, ["log", "--format=%s"]).trim(), "Initial commit from create-mcp-handler");
+  assert.ok(git(app, ["ls-tree", "--name-only", "HEAD"]).split("\n").includes("package-lock.json"), "the first commit holds package-lock.json");
+  assert.equal(git(app, ["status", "--porcelain"]), "", "nothing the install wrote is left out of the first commit");
+  const clone = join(temp.dir, "locked-clone");
+  git(temp.dir, ["clone", "--quiet", app, clone]);
+  const ci = runIn(clone, "npm", ["ci"], 300_000);
+  assert.equal(ci.status, 0, explain(ci));
 });

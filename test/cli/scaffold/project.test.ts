@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
@@ -8,6 +8,7 @@ import { after, before, test } from "node:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { explain, npmEnv, runCreate, runIn, runMcpGen, servedAt, startProcess, tempFolder, within } from "./helpers.js";
+import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { legacyRoundTrip } from "./legacy-client.js";
@@ -284,4 +285,47 @@ test("after `mcp-gen handler`, `transport`, `tool`, `resource` and `prompt` it s
   assert.equal(naming.stdout, "", explain(naming));
   // Only the pull-only Socket skips the push check; Wire (--push) runs it.
   assert.match(tests.stdout, /# skipped 1\n/);
+});
+
+/** A script in the project itself: its own server, a 2026-07-28 listen stream for the URIs given, the honored ones printed. */
+const OWN_RESOURCES_SCRIPT = `import { loadTesting } from "../src/mcp.js";
+import { createAppServer } from "../src/server.js";
+
+const { connectTestClient } = await loadTesting();
+const server = createAppServer();
+const client = await connectTestClient(server);
+const stream = await client.listen({ resourceSubscriptions: JSON.parse(process.env.URIS!) });
+console.log("honored " + JSON.stringify(stream.honored.resourceSubscriptions ?? []));
+await client.close();
+await server.close();
+`;
+
+test("a handler `mcp-gen handler` writes honours subscriptions to the project's own resources, whatever their scheme, and no other", E2E, async () => {
+  const stations = runMcpGen(["resource", "Stations", "--uri", "weather://stations"], app);
+  assert.equal(stations.status, 0, explain(stations));
+  const watcher = runMcpGen(["handler", "Stations", "--notifications", "resource-updates"], app);
+  assert.equal(watcher.status, 0, explain(watcher));
+  writeFileSync(join(app, "test", "own-resources.ts"), OWN_RESOURCES_SCRIPT);
+  const build = runIn(app, "npm", ["run", "build"]);
+  assert.equal(build.status, 0, explain(build));
+  const uris = ["weather://stations", "shop://catalog", "app://orders/7", "weather://nowhere"];
+  const listened = spawnSync(process.execPath, ["dist/test/own-resources.js"], {
+    cwd: app,
+    encoding: "utf8",
+    env: { ...process.env, URIS: JSON.stringify(uris) },
+    timeout: 60_000,
+  });
+  assert.equal(listened.status, 0, listened.stdout + listened.stderr);
+  assert.match(listened.stdout, /honored \["weather:\/\/stations","shop:\/\/catalog","app:\/\/orders\/7"\]/);
+
+  // A 2025-11-25 client's resources/subscribe reaches the same handler.
+  const transport = new LegacyStdio({ command: process.execPath, args: ["dist/src/main.js", "--stdio"], cwd: app, stderr: "pipe" });
+  const legacy = new LegacyClient({ name: "own-resources", version: "1.0.0" });
+  await legacy.connect(transport);
+  try {
+    assert.deepEqual(await legacy.subscribeResource({ uri: "weather://stations" }), {});
+    await assert.rejects(legacy.subscribeResource({ uri: "weather://nowhere" }), /-32602|declined/);
+  } finally {
+    await legacy.close();
+  }
 });

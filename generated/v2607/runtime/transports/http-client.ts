@@ -15,7 +15,7 @@
  * ends after an event id is resumed with a GET carrying `Last-Event-ID` after the server's
  * `retry` (http-session.ts), and `close()` ends the session with DELETE.
  */
-import { classifyMessage, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
+import { classifyMessage, McpError, type JsonRpcMessage, type RequestId } from "../jsonrpc.js";
 import type { ClientNotificationMethod } from "../protocol.js";
 import {
   registerTransport,
@@ -75,6 +75,30 @@ export class HttpStatusError extends Error {
   ) {
     super(message);
     this.name = "HttpStatusError";
+  }
+}
+
+/**
+ * The `context` key of a delivered answer that came with an HTTP status other than 2xx:
+ * the status says what the JSON-RPC error may not (a 401 and a 400 can both carry -32000).
+ */
+export const HTTP_STATUS_CONTEXT_KEY = "httpStatus";
+
+/** The HTTP status a received message's context records (a non-2xx answer), if any. */
+export function httpStatusOf(context: Readonly<Record<string, unknown>> | undefined): number | undefined {
+  const status = context?.[HTTP_STATUS_CONTEXT_KEY];
+  return typeof status === "number" ? status : undefined;
+}
+
+/** An error answer that came with an HTTP status other than 2xx: the JSON-RPC error, and the status beside it. */
+export class HttpErrorAnswer extends McpError {
+  constructor(
+    readonly status: number,
+    code: number,
+    message: string,
+    data?: unknown,
+  ) {
+    super(code, message, data);
   }
 }
 
@@ -163,7 +187,7 @@ export class HttpClientTransport implements Transport {
     // does not know the request's revision may send) fails the send instead: nothing
     // would ever answer the request.
     if (type.startsWith("application/json") && text.length > 0 && (response.ok || id === undefined || answersRequest(text, id))) {
-      this.#receive(text);
+      this.#receive(text, response.ok ? undefined : response.status);
       return;
     }
     if (!response.ok) throw new HttpStatusError(response.status, `HTTP ${response.status} from ${this.url.href}${text ? `: ${text.slice(0, 200)}` : ""}`);
@@ -196,14 +220,15 @@ export class HttpClientTransport implements Transport {
     this.#inbox.deliver({ type: "closed" });
   }
 
-  /** Delivers one message of wire text; the answer to an open request closes its entry. */
-  #receive(text: string): void {
+  /** Delivers one message of wire text (with the HTTP status it came with, when not 2xx); the answer to an open request closes its entry. */
+  #receive(text: string, httpStatus?: number): void {
     const classified = classifyMessage(text);
     if (classified.kind === "response") {
       const id = classified.message.id;
       if (id !== undefined && id !== null) this.#open.delete(id);
     }
-    this.#inbox.deliver({ type: "message", message: classified.kind === "invalid" ? text : classified.message });
+    const context = httpStatus === undefined ? {} : { context: { [HTTP_STATUS_CONTEXT_KEY]: httpStatus } };
+    this.#inbox.deliver({ type: "message", message: classified.kind === "invalid" ? text : classified.message, ...context });
   }
 
   async #pump(body: ReadableStream<Uint8Array>, id: RequestId | undefined, abort: AbortController): Promise<void> {
