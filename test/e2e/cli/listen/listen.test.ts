@@ -10,7 +10,7 @@ import { serveHttp } from "../../../../templates/runtime/transports/http-server.
 import { countingApp } from "../../../runtime/transports/http-helpers.js";
 import { PROTOCOL_VERSION } from "../../../support/runtime-peer.js";
 import { repoRoot } from "../../../support/schemas.js";
-import { runListen } from "../../../cli/listen/run-listen.js";
+import { runListen } from "./run-listen.js";
 
 const T = { timeout: 60_000 };
 const FIXTURE = join(repoRoot, "test/e2e/cli/listen/fixtures/stdio-server.ts");

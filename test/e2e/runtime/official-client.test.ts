@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { Client, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { repoRoot } from "../support/schemas.js";
+import { repoRoot } from "../../support/schemas.js";
 
 const FIXTURE = join(repoRoot, "test", "runtime", "fixtures", "stdio-server.ts");
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";

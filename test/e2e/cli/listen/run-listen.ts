@@ -1,6 +1,6 @@
 /** `mcp-gen listen` run as a user runs it: a child process whose output lines can be awaited. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { repoRoot } from "../../support/schemas.js";
+import { repoRoot } from "../../../support/schemas.js";
 
 export interface Run {
   readonly child: ChildProcess;

@@ -3,9 +3,9 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { StdioClientTransport } from "../../../templates/runtime/transports/index.js";
-import { Peer, REQUEST_META, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";
-import { repoRoot } from "../../support/schemas.js";
+import { StdioClientTransport } from "../../../../templates/runtime/transports/index.js";
+import { Peer, REQUEST_META, SUBSCRIPTION_ID } from "../../../support/runtime-peer.js";
+import { repoRoot } from "../../../support/schemas.js";
 
 const FIXTURE = join(repoRoot, "test", "runtime", "fixtures", "stdio-server.ts");
 const ACK = "notifications/subscriptions/acknowledged";

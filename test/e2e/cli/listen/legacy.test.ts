@@ -8,13 +8,13 @@ import { createServer as createHttpServer, type IncomingHttpHeaders } from "node
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { LEGACY_VERSION, PROTOCOL_VERSION } from "../../../generated/index.js";
-import { createServer, InProcessEventSource } from "../../../templates/runtime/index.js";
-import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
-import { createFanoutServer, type FanoutTopics } from "../../support/fanout-app.js";
-import { until } from "../../support/runtime-peer.js";
-import { repoRoot } from "../../support/schemas.js";
-import { startSdk1Http } from "./fixtures/sdk1-http.js";
+import { LEGACY_VERSION, PROTOCOL_VERSION } from "../../../../generated/index.js";
+import { createServer, InProcessEventSource } from "../../../../templates/runtime/index.js";
+import { serveHttp } from "../../../../templates/runtime/transports/http-server.js";
+import { createFanoutServer, type FanoutTopics } from "../../../support/fanout-app.js";
+import { until } from "../../../support/runtime-peer.js";
+import { repoRoot } from "../../../support/schemas.js";
+import { startSdk1Http } from "../../../cli/listen/fixtures/sdk1-http.js";
 import { runListen } from "./run-listen.js";
 
 const T = { timeout: 60_000 };
