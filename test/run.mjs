@@ -1,14 +1,33 @@
 #!/usr/bin/env node
-// Runs every test file under test/ with Node's own test runner, TypeScript loaded by tsx.
+// Runs the test files under test/ with Node's own test runner, TypeScript loaded by tsx.
 // Node 20's --test takes no globs, so the file list is built here.
-// Usage: node test/run.mjs [path-filter ...]   (a filter keeps files whose path contains it)
+// Usage: node test/run.mjs [--tier unit|e2e] [path-filter ...]   (a filter keeps files whose path contains it)
+// Two tiers: the end-to-end tier is everything under test/e2e/ (scaffolded projects installed and
+// built, real peer processes); the unit tier is everything else. No --tier runs both.
+// TEST_CONCURRENCY sets how many files run at once (2); TEST_DURATIONS=1 adds each file's time.
 import { readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, sep } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const filters = process.argv.slice(2);
+const TIERS = ["unit", "e2e"];
+
+function parseArgs(args) {
+  let tier;
+  const filters = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--tier") tier = args[++i] ?? "";
+    else if (arg.startsWith("--tier=")) tier = arg.slice("--tier=".length);
+    else filters.push(arg);
+  }
+  if (tier !== undefined && !TIERS.includes(tier)) {
+    console.error(`--tier takes ${TIERS.join(" or ")}, not "${tier}"`);
+    process.exit(2);
+  }
+  return { tier, filters };
+}
 
 function* testFiles(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -19,9 +38,15 @@ function* testFiles(dir) {
   }
 }
 
-const files = [...testFiles(join(root, "test"))].filter((file) => filters.length === 0 || filters.some((f) => file.includes(f))).sort();
+const { tier, filters } = parseArgs(process.argv.slice(2));
+const e2eFolder = join("test", "e2e") + sep;
+const inTier = (file) => tier === undefined || (tier === "e2e") === file.startsWith(e2eFolder);
+const files = [...testFiles(join(root, "test"))]
+  .filter(inTier)
+  .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
+  .sort();
 if (files.length === 0) {
-  console.error(`no test files matched ${filters.join(" ") || "test/**/*.test.ts"}`);
+  console.error(`no ${tier ? `${tier}-tier ` : ""}test files matched ${filters.join(" ") || "test/**/*.test.ts"}`);
   process.exit(1);
 }
 // The schemas every suite needs, checked once (test/support/preflight.ts): one line instead of one failure per file.
@@ -32,5 +57,8 @@ const preflight = spawnSync(process.execPath, ["--import", "tsx", join(root, "te
 });
 if (preflight.status !== 0) process.exit(preflight.status ?? 1);
 const concurrency = process.env.TEST_CONCURRENCY ?? "2";
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...files], { cwd: root, stdio: "inherit" });
+const reporters = process.env.TEST_DURATIONS
+  ? ["--test-reporter=spec", "--test-reporter-destination=stdout", `--test-reporter=${join(root, "test", "support", "durations-reporter.mjs")}`, "--test-reporter-destination=stdout"]
+  : [];
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...reporters, ...files], { cwd: root, stdio: "inherit" });
 process.exit(result.status ?? 1);

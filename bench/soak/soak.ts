@@ -55,8 +55,8 @@ const ROUND_TIMEOUT_MS = 120_000;
 // "runtime+redis" publishes through a real redis-server and back (one process, --redis).
 const SERVERS = {
   bare: "./bare-server.ts",
-  runtime: "../../test/scale/servers/fanout-node.ts",
-  "runtime+redis": "../../test/scale/servers/fanout-node.ts",
+  runtime: "../../test/e2e/scale/servers/fanout-node.ts",
+  "runtime+redis": "../../test/e2e/scale/servers/fanout-node.ts",
 } as const;
 type ServerName = keyof typeof SERVERS;
 let redis: RedisServer | undefined;

@@ -12,7 +12,7 @@ test("without any source of the pinned schemas the runner stops at once with one
   const dir = mkdtempSync(join(tmpdir(), "mcp-gen-preflight-"));
   try {
     const copy = join(dir, "repo"); // dir/shared does not exist, so ../shared/schemas is missing
-    for (const path of ["cli", "schemas", "test/run.mjs", "test/support", "test/cli/main.test.ts", "package.json", "tsconfig.json"]) {
+    for (const path of ["cli", "schemas", "test/run.mjs", "test/support", "test/e2e/cli/main.test.ts", "package.json", "tsconfig.json"]) {
       cpSync(join(repoRoot, path), join(copy, path), { recursive: true });
     }
     symlinkSync(join(repoRoot, "node_modules"), join(copy, "node_modules"));
@@ -22,7 +22,7 @@ test("without any source of the pinned schemas the runner stops at once with one
     for (const pin of Object.values(lock.revisions)) pin.url = "http://127.0.0.1:9/schema.json";
     writeFileSync(lockPath, JSON.stringify(lock));
     const { MCP_SCHEMAS_DIR: _unset, ...env } = process.env;
-    const run = spawnSync(process.execPath, ["test/run.mjs", "test/cli/main"], { cwd: copy, env, encoding: "utf8", timeout: 90_000 });
+    const run = spawnSync(process.execPath, ["test/run.mjs", "test/e2e/cli/main"], { cwd: copy, env, encoding: "utf8", timeout: 90_000 });
     assert.equal(run.status, 1, run.stderr);
     assert.match(run.stderr, /^error: upstream schema [\w-]+\/schema\.json not found \(.*\); provide it one of three ways: set MCP_SCHEMAS_DIR/);
     assert.equal(run.stderr.trimEnd().split("\n").length, 1, run.stderr);

@@ -7,7 +7,7 @@ import { generateTypes } from "../../../cli/generate/index.js";
 import { extensionLocation } from "../../../cli/generate/extend.js";
 import { listFiles } from "../../../cli/toolbox/files.js";
 import { repoRoot, schemaPath, type Revision } from "../../support/schemas.js";
-import { editedSchema, explain, tempFolder, tscStrict } from "./helpers.js";
+import { tempFolder } from "./helpers.js";
 
 const SLOW = { timeout: 180_000 };
 // generated/v2607 is committed with the tasks extension merged in (the runtime's tasks support is type-checked against it).
@@ -42,16 +42,6 @@ for (const { revision, folder } of REVISIONS.filter((r) => !r.revision.startsWit
     }
   });
 }
-
-describe("every schema in ../shared/schemas generates code that compiles under tsc --strict", () => {
-  for (const { revision } of REVISIONS) {
-    test(revision, SLOW, async () => {
-      const dir = generated.get(revision)!;
-      const run = await tscStrict(["types.ts", "methods.ts", "capabilities.ts"].map((file) => join(dir, file)));
-      assert.equal(run.status, 0, explain(run));
-    });
-  }
-});
 
 // The pinned revisions are committed under generated/ and checked byte for byte above; only
 // the draft, which nothing commits, keeps golden maps of its own.
@@ -124,23 +114,5 @@ test("every generated file starts with the header naming revision, hashes and th
     "do not edit; regenerate with: npx mcp-gen types --extension io.modelcontextprotocol/tasks\n";
   for (const file of listFiles(generated.get("2026-07-28")!).filter((f) => f.endsWith(".ts"))) {
     assert.ok(read("2026-07-28", file).startsWith(header), file);
-  }
-});
-
-test("no description can end a doc comment early", SLOW, async () => {
-  const dir = tempFolder("mcp-gen-comment");
-  try {
-    const schema = editedSchema(schemaPath("2026-07-28"), dir.dir, "2026-12-01", (s) => {
-      s.$defs.Cursor.description = "An opaque token */ export const broken = 1; /* the end";
-    });
-    const report = await generateTypes({ schema, out: dir.dir });
-    assert.equal(report.identity.pinned, false);
-    const types = readFileSync(join(report.outDir, "types.ts"), "utf8");
-    assert.match(types, /An opaque token \*\\\/ export const broken = 1;/);
-    assert.doesNotMatch(types, /^export const broken/m);
-    const run = await tscStrict([join(report.outDir, "types.ts")]);
-    assert.equal(run.status, 0, explain(run));
-  } finally {
-    dir.remove();
   }
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,7 +9,7 @@ import { describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { CliError } from "../../../cli/errors.js";
 import { loadSchema } from "../../../cli/generate/load.js";
-import { repoRoot, schemaPath } from "../../support/schemas.js";
+import { schemaPath } from "../../support/schemas.js";
 import { closedPort, serveOnLoopback } from "./helpers.js";
 
 test("a file and the same bytes over http give the same sha256", async () => {
@@ -237,30 +237,4 @@ describe("a schema URL reaches only its own origin, never a link-local or metada
       await server.close();
     }
   });
-});
-
-test("a --check of a schema file loads no network module: download.ts (http, https, tls) only for a URL", { timeout: 60_000 }, () => {
-  const temp = mkdtempSync(join(tmpdir(), "check-light-"));
-  try {
-    const schema = schemaPath("2026-07-28");
-    const cli = join(repoRoot, "cli", "main.ts");
-    const tsx = import.meta.resolve("tsx");
-    const made = spawnSync(process.execPath, ["--import", tsx, cli, "types", "--schema", schema, "--out", join(temp, "out")], { cwd: temp, encoding: "utf8" });
-    assert.equal(made.status, 0, made.stderr);
-    // Node's own list of the built-in modules a process loaded, written at exit.
-    const report = `data:text/javascript,process.on("exit", () => process.stderr.write("\\nLOADED " + JSON.stringify(process.moduleLoadList)))`;
-    const check = spawnSync(process.execPath, ["--import", tsx, "--import", report, cli, "types", "--schema", schema, "--out", join(temp, "out"), "--check"], {
-      cwd: temp,
-      encoding: "utf8",
-    });
-    assert.equal(check.status, 0, check.stderr);
-    const loaded = JSON.parse(check.stderr.split("\nLOADED ").at(-1)!) as string[];
-    assert.ok(loaded.length > 20, "the report lists what was loaded");
-    assert.deepEqual(
-      loaded.filter((name) => /\b(https|tls|_tls_wrap|_http_client)\b/.test(name)),
-      [],
-    );
-  } finally {
-    rmSync(temp, { recursive: true, force: true });
-  }
 });

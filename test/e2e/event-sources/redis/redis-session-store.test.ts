@@ -1,0 +1,155 @@
+/**
+ * The Redis session store against a real redis-server: the window a GET stream resumes
+ * from (bounded per session, a resume from before a dropped event refused), one event per
+ * cause, and two servers (replicas) in this process sharing sessions through it, on
+ * loopback: DELETE and idle expiry end a session on both, and an unknown id is refused by both.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { connectRedisSessionStore, type RedisSessionStore } from "../../../../templates/event-sources/redis/redis-session-store.js";
+import { createServer, type JsonRpcResponse, type LegacySessionStore, type SessionRecord } from "../../../../templates/runtime/index.js";
+import { serveHttp, type HttpServerHandle } from "../../../../templates/runtime/transports/http-server.js";
+import { LEGACY, openLegacySession, postLegacy } from "../../../support/legacy-peer.js";
+import { eventually } from "../../../support/eventually.js";
+import { SseReader } from "../../../support/sse-events.js";
+import { startRedisServer, type RedisServer } from "../../../support/redis-server.js";
+
+const KEEPING = { idleMs: 60_000, maxSilentMs: 60_000, maxEvents: 3, maxBytes: 1024 };
+const record = (id: string): SessionRecord => ({ id, version: LEGACY, meta: {}, ready: true, subscriptions: [] });
+
+describe("the Redis session store", { timeout: 60_000 }, () => {
+  let redis: RedisServer;
+  const stores: Array<{ close(): Promise<void> }> = [];
+  const handles: HttpServerHandle[] = [];
+  /** What each `wait` call saw: whether its request was cancelled. */
+  const cancellations: boolean[] = [];
+  const open = async () => {
+    const store: RedisSessionStore<SessionRecord, JsonRpcResponse> = await connectRedisSessionStore({ url: redis.url });
+    stores.push(store);
+    return store;
+  };
+  /** One replica: a server whose legacy sessions live in its own connection to the shared Redis. */
+  const replica = async (idleMs?: number) => {
+    const store: LegacySessionStore = await open();
+    const server = createServer({ name: "replica", version: "1.0.0", legacy: { store, ...(idleMs === undefined ? {} : { idleMs }) } });
+    server.addTool({ name: "echo", inputSchema: { type: "object" } }, () => ({ content: [{ type: "text", text: "echo" }] }));
+    // Runs until its request is cancelled (or 10 s pass), and says which.
+    server.addTool({ name: "wait", inputSchema: { type: "object" } }, async (_args, context) => {
+      const aborted = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), 10_000);
+        context.signal.addEventListener("abort", () => (clearTimeout(timer), resolve(true)), { once: true });
+      });
+      cancellations.push(aborted);
+      return { content: [{ type: "text", text: aborted ? "cancelled" : "waited" }] };
+    });
+    const handle = await serveHttp(server, { port: 0 });
+    handles.push(handle);
+    return handle;
+  };
+  const call = (handle: HttpServerHandle, session: string) =>
+    postLegacy(handle, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: {} } }, session);
+
+  before(async () => {
+    redis = await startRedisServer();
+  });
+  after(async () => {
+    for (const handle of handles) await handle.close();
+    for (const store of stores) await store.close();
+    await redis?.stop();
+  });
+
+  test("the replay window is bounded per session; a resume from before a dropped event is refused, one after it gets what followed", async () => {
+    const store = await open();
+    await store.create(record("window"), KEEPING);
+    const seqs: Array<number | undefined> = [];
+    for (let n = 1; n <= 5; n++) seqs.push(await store.append("window", JSON.stringify({ n }), undefined, KEEPING));
+    assert.deepEqual(seqs, [1, 2, 3, 4, 5]);
+    assert.equal(await store.after("window", 1), undefined, "events 1 and 2 were dropped (3 kept)");
+    assert.deepEqual(
+      await store.after("window", 2),
+      [3, 4, 5].map((n) => ({ seq: n, json: JSON.stringify({ n }) })),
+    );
+    assert.equal(await store.latest("window"), 5);
+    // Bytes bound too: one event larger than the window is numbered (and published) but not kept.
+    assert.equal(await store.append("window", "x".repeat(2048), undefined, KEEPING), 6);
+    assert.equal(await store.after("window", 5), undefined);
+  });
+
+  test("an event whose cause was already written, by any replica, is written once", async () => {
+    const [a, b] = [await open(), await open()];
+    await a.create(record("once"), KEEPING);
+    assert.equal(await a.append("once", "{}", "publish-1\nnotifications/tools/list_changed", KEEPING), 1);
+    assert.equal(await b.append("once", "{}", "publish-1\nnotifications/tools/list_changed", KEEPING), undefined);
+    assert.equal(await b.append("once", "{}", "publish-2\nnotifications/tools/list_changed", KEEPING), 2);
+    assert.equal(await a.append("gone", "{}", undefined, KEEPING), undefined, "a session that does not exist keeps nothing");
+  });
+
+  test("DELETE through one replica ends the session on every replica, and its GET stream on the other closes", async () => {
+    const [a, b] = [await replica(), await replica()];
+    const session = await openLegacySession(a);
+    assert.equal((await call(b, session)).status, 200, "B serves the session A opened");
+    const stream = await fetch(a.url, { headers: { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": LEGACY } });
+    assert.equal(stream.status, 200);
+    const events = new SseReader(stream);
+    assert.match((await events.next())?.id ?? "", /^0-\d+$/, "the priming event names the standalone stream");
+    const deleted = await fetch(b.url, { method: "DELETE", headers: { "mcp-session-id": session } });
+    assert.equal(deleted.status, 204);
+    assert.equal(await events.next(), undefined, "A's GET stream ended");
+    assert.equal((await call(a, session)).status, 404);
+    assert.equal((await call(b, session)).status, 404);
+  });
+
+  test("idle expiry ends a session on every replica", async () => {
+    const [a, b] = [await replica(300), await replica(300)];
+    const session = await openLegacySession(a);
+    assert.equal((await call(b, session)).status, 200);
+    // Nothing names the session now (a request would keep it): well past idleMs, both replicas have let it go.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal((await call(a, session)).status, 404);
+    assert.equal((await call(b, session)).status, 404);
+  });
+
+  test("a notifications/cancelled POSTed to another replica aborts the request running on the one it was sent to", async () => {
+    const [a, b] = [await replica(), await replica()];
+    const session = await openLegacySession(a);
+    const running = postLegacy(a, { jsonrpc: "2.0", id: 42, method: "tools/call", params: { name: "wait", arguments: {} } }, session);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the call has started on A
+    const notified = await postLegacy(b, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 42, reason: "changed my mind" } }, session);
+    assert.equal(notified.status, 202);
+    await (await running).text(); // a cancelled request gets no answer: its response ends empty
+    assert.deepEqual(cancellations, [true]);
+  });
+
+  test("session ids are unguessable: random UUIDs, and an id no replica issued is refused by every one", async () => {
+    const [a, b] = [await replica(), await replica()];
+    const ids = await Promise.all([openLegacySession(a), openLegacySession(b)]);
+    for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const guessed = ids[0]!.replace(/.$/, (last) => (last === "0" ? "1" : "0"));
+    for (const handle of [a, b]) assert.equal((await call(handle, guessed)).status, 404);
+  });
+
+  test("a session a broker restarted empty lost is stored again by the replicas holding it, and served by both", async () => {
+    const [a, b] = [await replica(), await replica()];
+    const session = await openLegacySession(a);
+    assert.equal((await call(b, session)).status, 200, "served by the other replica before");
+    const reader = await open();
+    await redis.kill();
+    await redis.restart(); // no persistence: it comes back empty
+    assert.ok(await eventually(async () => (await reader.load(session).catch(() => undefined)) !== undefined, 20_000), "the session is in the store again");
+    for (const handle of [a, b]) assert.equal((await call(handle, session)).status, 200);
+  });
+
+  test("a change the store cannot take (Redis down) is refused with -32603 naming the store; Redis comes back for whatever runs next", async () => {
+    const a = await replica();
+    const session = await openLegacySession(a);
+    await redis.kill();
+    try {
+      const refused = await postLegacy(a, { jsonrpc: "2.0", id: 7, method: "logging/setLevel", params: { level: "error" } }, session);
+      const body = (await refused.json()) as { id: number; error?: { code: number; message: string } };
+      assert.equal(body.error?.code, -32603);
+      assert.match(body.error?.message ?? "", /session store could not be written/);
+    } finally {
+      await redis.restart();
+    }
+  });
+});
