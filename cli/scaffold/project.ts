@@ -61,6 +61,11 @@ export function projectPackageName(dir: string): string {
   return name;
 }
 
+/** A package name as a TOML key: bare where TOML allows it, else quoted (a name may hold `.` or `~`). */
+function tomlKey(name: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(name) ? name : JSON.stringify(name);
+}
+
 /** Every file of a new project, rendered and formatted, paths relative to the project. */
 export async function planProject(options: ProjectOptions): Promise<PlannedFile[]> {
   const root = packageRoot();
@@ -94,6 +99,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     zod: options.schemaLibrary === "zod",
     zodSpec: options.schemaLibrary === "zod" ? zodDependencySpec(root) : undefined,
     oauth: options.auth === "oauth",
+    tomlKey: tomlKey(projectPackageName(options.dir)),
     run: options.pm === "npm" ? "npm run" : options.pm,
   };
   const rendered = await renderTemplateTree(join(root, "templates", "project"), view, {
