@@ -1,4 +1,6 @@
+import { resolve } from "node:path";
 import type { CommandModule } from "yargs";
+import { findProject } from "../scaffold/apply.js";
 import { generateApp } from "../scaffold/app.js";
 import { describeCommand } from "./index.js";
 import { runProjectEdit, withProjectEditOptions, type ProjectEditArgs } from "./project-edit.js";
@@ -15,7 +17,11 @@ const command: CommandModule<object, AppArgs> = {
       yargs.positional("name", { type: "string", demandOption: true, describe: "PascalCase app name, e.g. Dashboard (its tool is served as dashboard)" }),
     ),
   handler: async (args) => {
-    await runProjectEdit(args, (options) => generateApp({ ...options, name: args.name }));
+    const result = await runProjectEdit(args, (options) => generateApp({ ...options, name: args.name }));
+    if (!result.dryRun && result.edited.includes("package.json")) {
+      const { projectPackageManager } = await import("../scaffold/install.js");
+      process.stdout.write(`next: ${projectPackageManager(findProject(resolve(args.project)))} install (the app's packages were added)\n`);
+    }
   },
 };
 

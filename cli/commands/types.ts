@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import type { CommandModule } from "yargs";
 import { CliError, printError } from "../errors.js";
 import { describeCommand } from "./index.js";
@@ -128,7 +128,15 @@ function printProjectReport(project: ProjectReport, check: boolean): void {
     if (project.importPoint === "fresh") process.stdout.write(`${project.importPointPath} is up to date\n`);
     return;
   }
-  for (const report of project.reports) printReport(report, false);
+  // An output its manifest showed to be current was left as it is: one line counts them all.
+  const unchanged = project.reports.filter((report) => !report.written).length;
+  const outDir = `${relative(process.cwd(), dirname(project.importPointPath)) || "."}/`;
+  if (unchanged === project.reports.length && project.importPoint === "fresh" && !project.added) {
+    process.stdout.write(`${outDir} is up to date (${plural(unchanged, "revision")})\n`);
+    return;
+  }
+  for (const report of project.reports) if (report.written) printReport(report, false);
+  if (unchanged > 0) process.stdout.write(`the other ${plural(unchanged, "revision")} in ${outDir} are up to date\n`);
   const { added } = project;
   if (added) {
     process.stdout.write(
@@ -142,6 +150,10 @@ function printProjectReport(project: ProjectReport, check: boolean): void {
   if (project.importPoint === "written") process.stdout.write(`wrote the import point ${project.importPointPath}\n`);
   if (project.importPoint === "fresh") process.stdout.write(`the import point ${project.importPointPath} is up to date\n`);
   if (project.importPoint === "none") process.stdout.write("no import point: no listed revision has a runtime\n");
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 function printReport(report: TypesReport, check: boolean): void {

@@ -3,7 +3,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import { readProjectConfig, withRevision, writeProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
 import { generateTypes, pinnedOutputStale, readRunInputs, type TypesReport } from "./index.js";
-import { isUrl, loadSchema } from "./load.js";
+import { isUrl, loadSchema, type LoadedSchema } from "./load.js";
 import { describeChanges, readManifest } from "./manifest.js";
 import {
   assertImportPointOurs,
@@ -53,9 +53,22 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
   const { lock } = run;
   const outDir = resolve(projectDir, config.out);
   assertImportPointOurs(outDir);
-  // Every schema is located before any folder is replaced, so a missing one changes nothing.
   const sources = new Map(config.revisions.map((revision) => [revision, schemaSource(revision, config, projectDir, lock)]));
-  const missing = [...sources].find(([, location]) => !isUrl(location) && !existsSync(location));
+  // A pinned revision whose manifest says its output is made from these inputs needs no schema:
+  // the lock's sha256 stands for the pinned bytes, so a regeneration would write the same files.
+  // A project whose folders came from mcp-gen's own copies thus regenerates with no network.
+  const fresh = new Map<string, string[]>();
+  for (const revision of config.revisions) {
+    const pinnedUrl = lock.revisions[revision]?.url === sources.get(revision);
+    const manifestTells = check ? pinnedUrl : Object.hasOwn(lock.revisions, revision) && config.schemas[revision] === undefined;
+    if (!manifestTells) continue;
+    const legacyFolders = legacyFoldersOf(config, outDir, revision);
+    const stale = await pinnedOutputStale(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly, projectDir);
+    // --check reports the stale files it names; a regeneration makes them.
+    if (stale !== undefined && (check || stale.length === 0)) fresh.set(revision, stale);
+  }
+  // Every schema still needed is located before any folder is replaced, so a missing one changes nothing.
+  const missing = [...sources].find(([revision, location]) => !fresh.has(revision) && !isUrl(location) && !existsSync(location));
   if (missing) {
     throw new CliError(`schema file not found for ${missing[0]}: ${missing[1]}`, {
       hint: config.schemas[missing[0]]
@@ -65,24 +78,24 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
   }
   const reports: TypesReport[] = [];
   for (const revision of config.revisions) {
-    const legacyFolders = legacyFoldersOf(config, outDir, revision);
-    const pinnedUrl = lock.revisions[revision]?.url === sources.get(revision);
-    // A pinned download would only confirm the sha256 the lock already holds.
-    const stale = check && pinnedUrl ? await pinnedOutputStale(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly, projectDir) : undefined;
+    const stale = fresh.get(revision);
     if (stale !== undefined) {
       reports.push(checkedByManifest(outDir, revision, lock, stale));
       continue;
     }
+    const schema = sources.get(revision)!;
+    const loaded = lock.revisions[revision]?.url === schema ? await downloadPinned(revision, schema) : undefined;
     reports.push(
       await generateTypes(
         {
-          schema: sources.get(revision)!,
+          schema,
+          loaded,
           protocolVersion: revision,
           out: outDir,
           check,
           extensions: config.extensions[revision],
           extensionsFrom: projectDir,
-          legacyFolders,
+          legacyFolders: legacyFoldersOf(config, outDir, revision),
           typesOnly,
         },
         run,
@@ -90,6 +103,21 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
     );
   }
   return { reports, importPoint: finishImportPoint(config, outDir, check), importPointPath: join(outDir, IMPORT_POINT_FILE) };
+}
+
+/**
+ * A pinned schema downloaded; when that fails, the way to go without the network is named:
+ * a regeneration takes no --schema for a listed revision, $MCP_SCHEMAS_DIR serves them all.
+ */
+async function downloadPinned(revision: string, url: string): Promise<LoadedSchema> {
+  try {
+    return await loadSchema(url);
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    throw new CliError(error.message, {
+      hint: `set MCP_SCHEMAS_DIR to a folder holding ${revision}/schema.json (the file schemas/lock.json pins), or check the network`,
+    });
+  }
 }
 
 /** The report of a pinned revision checked by its manifest, without reading its schema. */

@@ -10,7 +10,7 @@
  * package.json "mcp-gen".extensions), since the files read its generated facts, and the
  * packages they use are added to package.json.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import { listFiles } from "../toolbox/files.js";
@@ -56,6 +56,7 @@ export async function generateApp(options: PrimitiveOptions): Promise<ApplyResul
       hint: "run this in a project made by create-mcp-handler",
     });
   }
+  await installAppsPackage(root, options.dryRun);
   const { loadExtensions } = await import("../generate/extend.js");
   const [apps] = await loadExtensions([APPS_PACKAGE], root);
   const view = appView(names, apps!.id);
@@ -127,6 +128,36 @@ async function registrations(names: NameForms, view: AppView, read: ProjectReade
     if (next !== text) edits.push({ path, content: next });
   }
   return edits;
+}
+
+/**
+ * The extension's package installed in the project when neither the project nor mcp-gen has
+ * it (a project installs mcp-gen without its development packages): its schema is what the
+ * facts are regenerated with. The app's packages are added to package.json and the project's
+ * package manager installs them; when that fails (offline), package.json is put back as it
+ * was, so the project is left exactly as before.
+ */
+async function installAppsPackage(root: string, dryRun: boolean): Promise<void> {
+  const { findPublishedExtension } = await import("../generate/extension-package.js");
+  if (findPublishedExtension(APPS_PACKAGE, root) !== undefined) return;
+  const { installIn, projectPackageManager } = await import("./install.js");
+  const pm = projectPackageManager(root);
+  const install = `${pm} install`;
+  if (dryRun) {
+    throw new CliError(`${APPS_PACKAGE} is not installed, and its schema is what the app's facts are generated from`, {
+      hint: `run this without --dry-run (it adds the package and runs \`${install}\`)`,
+    });
+  }
+  const manifest = join(root, "package.json");
+  const before = readFileSync(manifest, "utf8");
+  for (const edit of dependencyEdit(root)) writeFileSync(manifest, edit.content);
+  const names = [...APP_PACKAGES.dependencies, ...APP_PACKAGES.devDependencies].join(", ");
+  process.stdout.write(`adding ${names} to package.json and installing them with ${pm}: the app's facts come from ${APPS_PACKAGE}'s schema ...\n`);
+  if (installIn(root, pm)) return;
+  writeFileSync(manifest, before);
+  throw new CliError(`\`${install}\` failed in ${root}, so ${APPS_PACKAGE} is not installed; nothing was changed`, {
+    hint: `\`${pm === "npm" ? "npm install" : `${pm} add`} ${APPS_PACKAGE}@${rangeOf(APPS_PACKAGE)}\` there says why; once it installs, run this again`,
+  });
 }
 
 /** package.json with the app's packages added where missing (none: no edit). */
