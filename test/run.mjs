@@ -57,8 +57,10 @@ const preflight = spawnSync(process.execPath, ["--import", "tsx", join(root, "te
 });
 if (preflight.status !== 0) process.exit(preflight.status ?? 1);
 const concurrency = process.env.TEST_CONCURRENCY ?? "2";
+// Naming a second reporter means naming the first: the one Node picks by default (spec on a terminal, else tap).
+const defaultReporter = process.stdout.isTTY ? "spec" : "tap";
 const reporters = process.env.TEST_DURATIONS
-  ? ["--test-reporter=spec", "--test-reporter-destination=stdout", `--test-reporter=${join(root, "test", "support", "durations-reporter.mjs")}`, "--test-reporter-destination=stdout"]
+  ? [`--test-reporter=${defaultReporter}`, "--test-reporter-destination=stdout", `--test-reporter=${join(root, "test", "support", "durations-reporter.mjs")}`, "--test-reporter-destination=stdout"]
   : [];
 const result = spawnSync(process.execPath, ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...reporters, ...files], { cwd: root, stdio: "inherit" });
 process.exit(result.status ?? 1);
