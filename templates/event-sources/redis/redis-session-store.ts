@@ -4,13 +4,18 @@
  * openRedisSessionStore() } })` (or `await connectRedisSessionStore()`, which waits until connected). It has the runtime's shape without importing it,
  * like the event source and task store beside it.
  *
- * - A session is one hash (`<prefix>s:<id>`: its record as JSON and a few counters) that
+ * - A session is one hash (`<prefix>s:{<id>}`: its record as JSON and a few counters) that
  *   Redis expires after `idleMs` unless touched: by the client's requests, and while a GET
  *   stream is carried, by that replica until `maxSilentMs` after the client last sent one.
- * - Its GET stream's replay window is a Redis Stream (`<prefix>s:<id>:events`, entry ids
+ * - Its GET stream's replay window is a Redis Stream (`<prefix>s:{<id>}:events`, entry ids
  *   `0-<seq>`), bounded in events and bytes by one script that also publishes each event on
  *   `<prefix>events:<id>` for the replica carrying the stream. A write naming a cause that
- *   was already written (another replica heard the same publish) is skipped in that script.
+ *   was already written (another replica heard the same publish) is skipped in that script
+ *   (the causes are `<prefix>s:{<id>}:once`; the replicas waiting for answers, `<prefix>s:{<id>}:waiting`).
+ * - The `{<id>}` in every key of a session is a Redis Cluster hash tag: a session's keys share
+ *   one slot, so the scripts that touch several of them run on a cluster, while different
+ *   sessions spread over its masters. Keys written before the tag (`<prefix>s:<id>`) are not
+ *   read: a deployment moving to this layout starts with no sessions, and their clients open new ones.
  * - Record changes and ends are published on `<prefix>changes`; an answer to a request the
  *   server sent its client is published to the replica that waits for it (`<prefix>answers:<replica>`).
  * - Every command fails after `commandTimeoutMs` (a broker that does not answer holds no request
@@ -96,11 +101,6 @@ if ARGV[1] == '1' then redis.call('HSET', KEYS[1], 'last', ARGV[2])
 elseif tonumber(ARGV[2]) - tonumber(redis.call('HGET', KEYS[1], 'last') or '0') >= tonumber(ARGV[4]) then return 0 end
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 return 1`;
-
-const ALIVE = `
-local alive = {}
-for i = 1, #KEYS do alive[i] = redis.call('EXISTS', KEYS[i]) end
-return alive`;
 
 /**
  * One event: skipped when its cause was written already (0), else numbered, kept within the
@@ -250,12 +250,9 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     this.#client.publish(this.#changes, JSON.stringify({ type: "cancelled", id, requestId })).catch(() => {});
   }
 
+  /** One EXISTS per session (sent together): on a cluster, their keys are on different nodes. */
   async alive(ids: readonly string[]): Promise<ReadonlySet<string>> {
-    const found = (await this.#eval(
-      ALIVE,
-      ids.map((id) => this.#key(id)),
-      [],
-    )) as number[];
+    const found = await this.#bounded(Promise.all(ids.map((id) => this.#client.exists(this.#key(id)))));
     return new Set(ids.filter((_, index) => found[index] === 1));
   }
 
@@ -338,8 +335,9 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     return `${this.#prefix}changes`;
   }
 
+  /** The session's hash; its other keys add a suffix to it, keeping the `{<id>}` tag that puts them in its slot. */
   #key(id: string): string {
-    return `${this.#prefix}s:${id}`;
+    return `${this.#prefix}s:{${id}}`;
   }
 
   /** Every key of a session (touched and ended together). */
