@@ -6,7 +6,10 @@
  * subscription handler does not change when it moves from `InProcessEventSource` to this.
  *
  * Delivery is what Redis pub/sub gives: at most once, to the processes subscribed at that
- * moment. While the broker is unreachable, `publish` fails fast (the caller learns the
+ * moment. On a Redis Cluster (a `redis+cluster://` URL) it is the same plain pub/sub: a PUBLISH
+ * reaches every node, so a subscriber connected to any node hears it (sharded pub/sub would
+ * deliver a channel only on its slot's shard, and need one subscription per shard).
+ * While the broker is unreachable, `publish` fails fast (the caller learns the
  * event went nowhere), open listen streams stay open, and both connections retry with
  * capped exponential backoff; once Redis is back, every topic is subscribed again,
  * delivery resumes, and each subscription is told it may have missed events (`onResumed`).
@@ -17,7 +20,7 @@
  * `publish` fail at once) until one is answered again.
  */
 import { randomUUID } from "node:crypto";
-import { createClient } from "redis";
+import { createClient, createCluster } from "redis";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -36,7 +39,7 @@ export type EventListener<Payload = unknown> = (payload: Payload, topic: string)
 export type EventTopics = Record<string, unknown>;
 
 export interface RedisEventSourceOptions {
-  /** Broker URL. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
+  /** Broker URL, or `redis+cluster://host:port[,host:port...]` for a Redis Cluster. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
   url?: string;
   /** Prepended to each topic to form the Redis channel, so apps can share a broker. */
   channelPrefix?: string;
@@ -133,8 +136,8 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       reconnectStrategy: (retries: number, cause: Error) => this.#retryDelay(retries, cause, startedAt),
     };
     // Publishing while disconnected fails at once instead of piling up in memory.
-    this.#publisher = createClient({ url: this.url, socket, disableOfflineQueue: true });
-    this.#subscriber = createClient({ url: this.url, socket });
+    this.#publisher = clientFor(this.url, { socket, disableOfflineQueue: true });
+    this.#subscriber = clientFor(this.url, { socket });
     this.#watch(this.#publisher, "publisher");
     this.#watch(this.#subscriber, "subscriber");
     this.#probe = setInterval(() => void this.#ping(), options.probeEveryMs ?? 1000).unref();
@@ -337,9 +340,13 @@ async function shutDown(client: RedisClient): Promise<void> {
 
 /** The URL without credentials, for messages; throws when it is not a Redis URL. */
 function checkedUrl(url: string): string {
+  const cluster = clusterNodes(url);
+  if (cluster !== undefined) return `redis+cluster://${cluster.nodes.map((node) => node.slice("redis://".length)).join(",")}`;
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   if (parsed === undefined || (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")) {
-    throw new TypeError(`REDIS_URL ${JSON.stringify(url)} is not a Redis URL; use the form ${DEFAULT_REDIS_URL}`);
+    throw new TypeError(
+      `REDIS_URL ${JSON.stringify(url)} is not a Redis URL; use the form ${DEFAULT_REDIS_URL} (or redis+cluster://host:port,host:port for a cluster)`,
+    );
   }
   parsed.username = "";
   parsed.password = "";
@@ -355,6 +362,36 @@ function rootCause(error: unknown): string {
   if (current instanceof AggregateError && current.errors.length > 0) current = current.errors[0];
   if (current instanceof Error) return (current as NodeJS.ErrnoException).code ?? current.message;
   return String(current);
+}
+
+interface ConnectionOptions {
+  socket?: { reconnectStrategy(retries: number, cause: Error): number | Error };
+  disableOfflineQueue?: boolean;
+}
+
+/**
+ * The connection `url` names: one node for `redis://` and `rediss://`; a Redis Cluster for
+ * `redis+cluster://[user:password@]host:port[,host:port...]`, its other nodes found from
+ * these. A cluster client sends each command to the node of its keys' slot and has the commands
+ * used here; its nodes' errors and readiness are told as its own `error` and `ready`, as a
+ * single node's are.
+ */
+function clientFor(url: string, options: ConnectionOptions): RedisClient {
+  const cluster = clusterNodes(url);
+  if (cluster === undefined) return createClient({ url, ...options });
+  const client = createCluster({ rootNodes: cluster.nodes.map((node) => ({ url: node })), defaults: { ...cluster.credentials, ...options } });
+  client.on("node-error", (error: unknown) => client.emit("error", error));
+  client.on("node-ready", () => client.emit("ready"));
+  return client as unknown as RedisClient;
+}
+
+/** The nodes and credentials of a `redis+cluster://` URL; undefined for any other. */
+function clusterNodes(url: string): { nodes: string[]; credentials: { username?: string; password?: string } } | undefined {
+  const match = /^redis\+cluster:\/\/(?:([^@/]*)@)?([^/?#@]+)\/?$/.exec(url);
+  if (match === null) return undefined;
+  const [username = "", password] = (match[1] ?? "").split(/:(.*)/s).map(decodeURIComponent);
+  const credentials = { ...(username === "" ? {} : { username }), ...(password === undefined ? {} : { password }) };
+  return { nodes: match[2]!.split(",").map((node) => `redis://${node.trim()}`), credentials };
 }
 
 /**

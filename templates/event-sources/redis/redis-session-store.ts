@@ -24,7 +24,7 @@
  *   lost (`restore`), and its GET streams read what they missed.
  */
 import { randomUUID } from "node:crypto";
-import { createClient } from "redis";
+import { createClient, createCluster } from "redis";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -53,7 +53,7 @@ export interface ResponseLike {
 }
 
 export interface RedisSessionStoreOptions {
-  /** Broker URL. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
+  /** Broker URL, or `redis+cluster://host:port[,host:port...]` for a Redis Cluster. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
   url?: string;
   /** Prepended to every key and channel, so apps can share a broker. Default "mcp:legacy:". */
   prefix?: string;
@@ -198,8 +198,8 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     this.#answers = `${this.#prefix}answers:${randomUUID()}`;
     this.#probeTimeoutMs = options.probeTimeoutMs ?? 1000;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
-    this.#client = createClient({ url: this.url, disableOfflineQueue: true });
-    this.#subscriber = createClient({ url: this.url });
+    this.#client = clientFor(this.url, { disableOfflineQueue: true });
+    this.#subscriber = clientFor(this.url, {});
     this.#watchGaps(this.#client);
     this.#watchGaps(this.#subscriber);
     this.#probe = setInterval(() => void this.#ping(), options.probeEveryMs ?? 1000).unref();
@@ -405,6 +405,35 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     this.#waiting.delete(key);
     listener?.(parsed.response);
   }
+}
+
+interface ConnectionOptions {
+  disableOfflineQueue?: boolean;
+}
+
+/**
+ * The connection `url` names: one node for `redis://` and `rediss://`; a Redis Cluster for
+ * `redis+cluster://[user:password@]host:port[,host:port...]`, its other nodes found from
+ * these. A cluster client sends each command to the node of its keys' slot and has the commands
+ * used here; its nodes' errors and readiness are told as its own `error` and `ready`, as a
+ * single node's are.
+ */
+function clientFor(url: string, options: ConnectionOptions): RedisClient {
+  const cluster = clusterNodes(url);
+  if (cluster === undefined) return createClient({ url, ...options });
+  const client = createCluster({ rootNodes: cluster.nodes.map((node) => ({ url: node })), defaults: { ...cluster.credentials, ...options } });
+  client.on("node-error", (error: unknown) => client.emit("error", error));
+  client.on("node-ready", () => client.emit("ready"));
+  return client as unknown as RedisClient;
+}
+
+/** The nodes and credentials of a `redis+cluster://` URL; undefined for any other. */
+function clusterNodes(url: string): { nodes: string[]; credentials: { username?: string; password?: string } } | undefined {
+  const match = /^redis\+cluster:\/\/(?:([^@/]*)@)?([^/?#@]+)\/?$/.exec(url);
+  if (match === null) return undefined;
+  const [username = "", password] = (match[1] ?? "").split(/:(.*)/s).map(decodeURIComponent);
+  const credentials = { ...(username === "" ? {} : { username }), ...(password === undefined ? {} : { password }) };
+  return { nodes: match[2]!.split(",").map((node) => `redis://${node.trim()}`), credentials };
 }
 
 /**

@@ -26,7 +26,7 @@
  *   sweeps, every `sweepMs`, for unfinished tasks whose lease lapsed (their process died) and
  *   marks them failed, so a task outlives its process by at most `leaseMs + sweepMs`.
  */
-import { createClient } from "redis";
+import { createClient, createCluster } from "redis";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -40,7 +40,7 @@ export interface TaskLike {
 }
 
 export interface RedisTaskStoreOptions {
-  /** Broker URL. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
+  /** Broker URL, or `redis+cluster://host:port[,host:port...]` for a Redis Cluster. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
   url?: string;
   /** Prepended to every key and the change channel, so apps can share a broker. Default "mcp:tasks:". */
   prefix?: string;
@@ -152,8 +152,8 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     const socket = { reconnectStrategy: (retries: number) => Math.min(5000, 100 * 2 ** Math.min(retries, 16)) + Math.floor(Math.random() * 100) };
     // A broker that does not answer holds no command longer than this.
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
-    this.#client = createClient({ url: this.url, socket, disableOfflineQueue: true });
-    this.#subscriber = createClient({ url: this.url, socket });
+    this.#client = clientFor(this.url, { socket, disableOfflineQueue: true });
+    this.#subscriber = clientFor(this.url, { socket });
     // Failures surface on the commands themselves; without a listener node-redis would throw.
     this.#client.on("error", () => {});
     // The change channel is subscribed again before the subscriber is ready; what was written meanwhile was not heard.
@@ -307,6 +307,36 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     if (ENDED.has(task.status ?? "")) this.#release(task.taskId);
     for (const listener of this.#listeners) listener(task);
   }
+}
+
+interface ConnectionOptions {
+  socket?: { reconnectStrategy(retries: number, cause: Error): number | Error };
+  disableOfflineQueue?: boolean;
+}
+
+/**
+ * The connection `url` names: one node for `redis://` and `rediss://`; a Redis Cluster for
+ * `redis+cluster://[user:password@]host:port[,host:port...]`, its other nodes found from
+ * these. A cluster client sends each command to the node of its keys' slot and has the commands
+ * used here; its nodes' errors and readiness are told as its own `error` and `ready`, as a
+ * single node's are.
+ */
+function clientFor(url: string, options: ConnectionOptions): RedisClient {
+  const cluster = clusterNodes(url);
+  if (cluster === undefined) return createClient({ url, ...options });
+  const client = createCluster({ rootNodes: cluster.nodes.map((node) => ({ url: node })), defaults: { ...cluster.credentials, ...options } });
+  client.on("node-error", (error: unknown) => client.emit("error", error));
+  client.on("node-ready", () => client.emit("ready"));
+  return client as unknown as RedisClient;
+}
+
+/** The nodes and credentials of a `redis+cluster://` URL; undefined for any other. */
+function clusterNodes(url: string): { nodes: string[]; credentials: { username?: string; password?: string } } | undefined {
+  const match = /^redis\+cluster:\/\/(?:([^@/]*)@)?([^/?#@]+)\/?$/.exec(url);
+  if (match === null) return undefined;
+  const [username = "", password] = (match[1] ?? "").split(/:(.*)/s).map(decodeURIComponent);
+  const credentials = { ...(username === "" ? {} : { username }), ...(password === undefined ? {} : { password }) };
+  return { nodes: match[2]!.split(",").map((node) => `redis://${node.trim()}`), credentials };
 }
 
 /**
