@@ -20,7 +20,7 @@
  * `publish` fail at once) until one is answered again.
  */
 import { randomUUID } from "node:crypto";
-import { createClient, createCluster } from "redis";
+import { createClient, createCluster, createSentinel } from "redis";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -39,7 +39,7 @@ export type EventListener<Payload = unknown> = (payload: Payload, topic: string)
 export type EventTopics = Record<string, unknown>;
 
 export interface RedisEventSourceOptions {
-  /** Broker URL, or `redis+cluster://host:port[,host:port...]` for a Redis Cluster. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
+  /** Broker URL; `redis+cluster://host:port[,host:port...]` for a Redis Cluster, `redis+sentinel://host:port[,host:port...]/<master name>` for a master its sentinels name. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
   url?: string;
   /** Prepended to each topic to form the Redis channel, so apps can share a broker. */
   channelPrefix?: string;
@@ -340,12 +340,15 @@ async function shutDown(client: RedisClient): Promise<void> {
 
 /** The URL without credentials, for messages; throws when it is not a Redis URL. */
 function checkedUrl(url: string): string {
-  const cluster = clusterNodes(url);
-  if (cluster !== undefined) return `redis+cluster://${cluster.nodes.map((node) => node.slice("redis://".length)).join(",")}`;
+  const broker = brokerOf(url);
+  if (broker !== undefined) {
+    const nodes = broker.nodes.map(({ host, port }) => `${host}:${port}`).join(",");
+    return `redis+${broker.kind}://${nodes}${broker.master === undefined ? "" : `/${broker.master}`}`;
+  }
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   if (parsed === undefined || (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")) {
     throw new TypeError(
-      `REDIS_URL ${JSON.stringify(url)} is not a Redis URL; use the form ${DEFAULT_REDIS_URL} (or redis+cluster://host:port,host:port for a cluster)`,
+      `REDIS_URL ${JSON.stringify(url)} is not a Redis URL; use the form ${DEFAULT_REDIS_URL} (redis+cluster://host:port,host:port for a cluster, redis+sentinel://host:port,host:port/<master name> for sentinels)`,
     );
   }
   parsed.username = "";
@@ -372,26 +375,50 @@ interface ConnectionOptions {
 /**
  * The connection `url` names: one node for `redis://` and `rediss://`; a Redis Cluster for
  * `redis+cluster://[user:password@]host:port[,host:port...]`, its other nodes found from
- * these. A cluster client sends each command to the node of its keys' slot and has the commands
- * used here; its nodes' errors and readiness are told as its own `error` and `ready`, as a
- * single node's are.
+ * these; the master a set of sentinels names for
+ * `redis+sentinel://[user:password@]host:port[,host:port...]/<master name>`, followed through
+ * failovers (the credentials are the data nodes', not the sentinels'). Cluster and sentinel
+ * clients have the commands used here and send each where it belongs; a cluster's node errors
+ * and readiness are told as its own `error` and `ready`, as a single node's and a sentinel
+ * client's are.
  */
 function clientFor(url: string, options: ConnectionOptions): RedisClient {
-  const cluster = clusterNodes(url);
-  if (cluster === undefined) return createClient({ url, ...options });
-  const client = createCluster({ rootNodes: cluster.nodes.map((node) => ({ url: node })), defaults: { ...cluster.credentials, ...options } });
+  const broker = brokerOf(url);
+  if (broker === undefined) return createClient({ url, ...options });
+  if (broker.master !== undefined) {
+    const nodeClientOptions = { ...broker.credentials, ...options };
+    return createSentinel({ name: broker.master, sentinelRootNodes: broker.nodes, nodeClientOptions }) as unknown as RedisClient;
+  }
+  const rootNodes = broker.nodes.map(({ host, port }) => ({ url: `redis://${host}:${port}` }));
+  const client = createCluster({ rootNodes, defaults: { ...broker.credentials, ...options } });
   client.on("node-error", (error: unknown) => client.emit("error", error));
   client.on("node-ready", () => client.emit("ready"));
   return client as unknown as RedisClient;
 }
 
-/** The nodes and credentials of a `redis+cluster://` URL; undefined for any other. */
-function clusterNodes(url: string): { nodes: string[]; credentials: { username?: string; password?: string } } | undefined {
-  const match = /^redis\+cluster:\/\/(?:([^@/]*)@)?([^/?#@]+)\/?$/.exec(url);
+interface Broker {
+  readonly kind: "cluster" | "sentinel";
+  readonly nodes: Array<{ host: string; port: number }>;
+  readonly credentials: { username?: string; password?: string };
+  /** The master the sentinels are asked for; undefined for a cluster. */
+  readonly master: string | undefined;
+}
+
+/** What a `redis+cluster://` or `redis+sentinel://` URL names; undefined for any other URL. */
+function brokerOf(url: string): Broker | undefined {
+  const match = /^redis\+(cluster|sentinel):\/\/(?:([^@/]*)@)?([^/?#@]+)(?:\/([^/?#]*))?$/.exec(url);
   if (match === null) return undefined;
-  const [username = "", password] = (match[1] ?? "").split(/:(.*)/s).map(decodeURIComponent);
+  const kind = match[1] as Broker["kind"];
+  const master = kind === "sentinel" ? decodeURIComponent(match[4] ?? "") : undefined;
+  if (master === "") throw new TypeError(`${JSON.stringify(url)} names no master; use redis+sentinel://host:port,host:port/<master name>`);
+  const [username = "", password] = (match[2] ?? "").split(/:(.*)/s).map(decodeURIComponent);
   const credentials = { ...(username === "" ? {} : { username }), ...(password === undefined ? {} : { password }) };
-  return { nodes: match[2]!.split(",").map((node) => `redis://${node.trim()}`), credentials };
+  const defaultPort = kind === "sentinel" ? 26379 : 6379;
+  const nodes = match[3]!.split(",").map((node) => {
+    const colon = node.lastIndexOf(":");
+    return colon === -1 ? { host: node.trim(), port: defaultPort } : { host: node.slice(0, colon).trim(), port: Number(node.slice(colon + 1)) };
+  });
+  return { kind, nodes, credentials, master };
 }
 
 /**
