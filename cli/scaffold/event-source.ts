@@ -28,7 +28,7 @@ const BODIES: Record<string, Record<EventSourceChoice, string>> = {
   openEventSource: {
     memory: "return createEventSource();",
     redis:
-      "// Redis pub/sub shared by every server process: REDIS_URL, default redis://127.0.0.1:6379.\n// Returned at once: while Redis is out of reach it retries with backoff and the server is not ready.\nreturn openRedisEventSource<AppEvents>();",
+      "// Redis pub/sub shared by every server process: REDIS_URL, default redis://127.0.0.1:6379 (redis+cluster://host:port,... for a cluster).\n// Returned at once: while Redis is out of reach it retries with backoff and the server is not ready.\nreturn openRedisEventSource<AppEvents>();",
   },
   openTaskStore: {
     memory: "return undefined;",

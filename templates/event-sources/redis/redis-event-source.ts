@@ -6,7 +6,10 @@
  * subscription handler does not change when it moves from `InProcessEventSource` to this.
  *
  * Delivery is what Redis pub/sub gives: at most once, to the processes subscribed at that
- * moment. While the broker is unreachable, `publish` fails fast (the caller learns the
+ * moment. On a Redis Cluster (a `redis+cluster://` URL) it is the same plain pub/sub: a PUBLISH
+ * reaches every node, so a subscriber connected to any node hears it (sharded pub/sub would
+ * deliver a channel only on its slot's shard, and need one subscription per shard).
+ * While the broker is unreachable, `publish` fails fast (the caller learns the
  * event went nowhere), open listen streams stay open, and both connections retry with
  * capped exponential backoff; once Redis is back, every topic is subscribed again,
  * delivery resumes, and each subscription is told it may have missed events (`onResumed`).
@@ -17,7 +20,7 @@
  * `publish` fail at once) until one is answered again.
  */
 import { randomUUID } from "node:crypto";
-import { createClient } from "redis";
+import { createClient, createCluster, createSentinel } from "redis";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -36,7 +39,7 @@ export type EventListener<Payload = unknown> = (payload: Payload, topic: string)
 export type EventTopics = Record<string, unknown>;
 
 export interface RedisEventSourceOptions {
-  /** Broker URL. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
+  /** Broker URL; `redis+cluster://host:port[,host:port...]` for a Redis Cluster, `redis+sentinel://host:port[,host:port...]/<master name>` for a master its sentinels name. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
   url?: string;
   /** Prepended to each topic to form the Redis channel, so apps can share a broker. */
   channelPrefix?: string;
@@ -133,8 +136,8 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       reconnectStrategy: (retries: number, cause: Error) => this.#retryDelay(retries, cause, startedAt),
     };
     // Publishing while disconnected fails at once instead of piling up in memory.
-    this.#publisher = createClient({ url: this.url, socket, disableOfflineQueue: true });
-    this.#subscriber = createClient({ url: this.url, socket });
+    this.#publisher = clientFor(this.url, { socket, disableOfflineQueue: true });
+    this.#subscriber = clientFor(this.url, { socket });
     this.#watch(this.#publisher, "publisher");
     this.#watch(this.#subscriber, "subscriber");
     this.#probe = setInterval(() => void this.#ping(), options.probeEveryMs ?? 1000).unref();
@@ -337,9 +340,16 @@ async function shutDown(client: RedisClient): Promise<void> {
 
 /** The URL without credentials, for messages; throws when it is not a Redis URL. */
 function checkedUrl(url: string): string {
+  const broker = brokerOf(url);
+  if (broker !== undefined) {
+    const nodes = broker.nodes.map(({ host, port }) => `${host}:${port}`).join(",");
+    return `redis+${broker.kind}://${nodes}${broker.master === undefined ? "" : `/${broker.master}`}`;
+  }
   const parsed = URL.canParse(url) ? new URL(url) : undefined;
   if (parsed === undefined || (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")) {
-    throw new TypeError(`REDIS_URL ${JSON.stringify(url)} is not a Redis URL; use the form ${DEFAULT_REDIS_URL}`);
+    throw new TypeError(
+      `REDIS_URL ${JSON.stringify(url)} is not a Redis URL; use the form ${DEFAULT_REDIS_URL} (redis+cluster://host:port,host:port for a cluster, redis+sentinel://host:port,host:port/<master name> for sentinels)`,
+    );
   }
   parsed.username = "";
   parsed.password = "";
@@ -355,6 +365,60 @@ function rootCause(error: unknown): string {
   if (current instanceof AggregateError && current.errors.length > 0) current = current.errors[0];
   if (current instanceof Error) return (current as NodeJS.ErrnoException).code ?? current.message;
   return String(current);
+}
+
+interface ConnectionOptions {
+  socket?: { reconnectStrategy(retries: number, cause: Error): number | Error };
+  disableOfflineQueue?: boolean;
+}
+
+/**
+ * The connection `url` names: one node for `redis://` and `rediss://`; a Redis Cluster for
+ * `redis+cluster://[user:password@]host:port[,host:port...]`, its other nodes found from
+ * these; the master a set of sentinels names for
+ * `redis+sentinel://[user:password@]host:port[,host:port...]/<master name>`, followed through
+ * failovers (the credentials are the data nodes', not the sentinels'). Cluster and sentinel
+ * clients have the commands used here and send each where it belongs; a cluster's node errors
+ * and readiness are told as its own `error` and `ready`, as a single node's and a sentinel
+ * client's are.
+ */
+function clientFor(url: string, options: ConnectionOptions): RedisClient {
+  const broker = brokerOf(url);
+  if (broker === undefined) return createClient({ url, ...options });
+  if (broker.master !== undefined) {
+    const nodeClientOptions = { ...broker.credentials, ...options };
+    return createSentinel({ name: broker.master, sentinelRootNodes: broker.nodes, nodeClientOptions }) as unknown as RedisClient;
+  }
+  const rootNodes = broker.nodes.map(({ host, port }) => ({ url: `redis://${host}:${port}` }));
+  const client = createCluster({ rootNodes, defaults: { ...broker.credentials, ...options } });
+  client.on("node-error", (error: unknown) => client.emit("error", error));
+  client.on("node-ready", () => client.emit("ready"));
+  return client as unknown as RedisClient;
+}
+
+interface Broker {
+  readonly kind: "cluster" | "sentinel";
+  readonly nodes: Array<{ host: string; port: number }>;
+  readonly credentials: { username?: string; password?: string };
+  /** The master the sentinels are asked for; undefined for a cluster. */
+  readonly master: string | undefined;
+}
+
+/** What a `redis+cluster://` or `redis+sentinel://` URL names; undefined for any other URL. */
+function brokerOf(url: string): Broker | undefined {
+  const match = /^redis\+(cluster|sentinel):\/\/(?:([^@/]*)@)?([^/?#@]+)(?:\/([^/?#]*))?$/.exec(url);
+  if (match === null) return undefined;
+  const kind = match[1] as Broker["kind"];
+  const master = kind === "sentinel" ? decodeURIComponent(match[4] ?? "") : undefined;
+  if (master === "") throw new TypeError(`${JSON.stringify(url)} names no master; use redis+sentinel://host:port,host:port/<master name>`);
+  const [username = "", password] = (match[2] ?? "").split(/:(.*)/s).map(decodeURIComponent);
+  const credentials = { ...(username === "" ? {} : { username }), ...(password === undefined ? {} : { password }) };
+  const defaultPort = kind === "sentinel" ? 26379 : 6379;
+  const nodes = match[3]!.split(",").map((node) => {
+    const colon = node.lastIndexOf(":");
+    return colon === -1 ? { host: node.trim(), port: defaultPort } : { host: node.slice(0, colon).trim(), port: Number(node.slice(colon + 1)) };
+  });
+  return { kind, nodes, credentials, master };
 }
 
 /**

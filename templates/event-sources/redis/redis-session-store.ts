@@ -4,13 +4,18 @@
  * openRedisSessionStore() } })` (or `await connectRedisSessionStore()`, which waits until connected). It has the runtime's shape without importing it,
  * like the event source and task store beside it.
  *
- * - A session is one hash (`<prefix>s:<id>`: its record as JSON and a few counters) that
+ * - A session is one hash (`<prefix>s:{<id>}`: its record as JSON and a few counters) that
  *   Redis expires after `idleMs` unless touched: by the client's requests, and while a GET
  *   stream is carried, by that replica until `maxSilentMs` after the client last sent one.
- * - Its GET stream's replay window is a Redis Stream (`<prefix>s:<id>:events`, entry ids
+ * - Its GET stream's replay window is a Redis Stream (`<prefix>s:{<id>}:events`, entry ids
  *   `0-<seq>`), bounded in events and bytes by one script that also publishes each event on
  *   `<prefix>events:<id>` for the replica carrying the stream. A write naming a cause that
- *   was already written (another replica heard the same publish) is skipped in that script.
+ *   was already written (another replica heard the same publish) is skipped in that script
+ *   (the causes are `<prefix>s:{<id>}:once`; the replicas waiting for answers, `<prefix>s:{<id>}:waiting`).
+ * - The `{<id>}` in every key of a session is a Redis Cluster hash tag: a session's keys share
+ *   one slot, so the scripts that touch several of them run on a cluster, while different
+ *   sessions spread over its masters. Keys written before the tag (`<prefix>s:<id>`) are not
+ *   read: a deployment moving to this layout starts with no sessions, and their clients open new ones.
  * - Record changes and ends are published on `<prefix>changes`; an answer to a request the
  *   server sent its client is published to the replica that waits for it (`<prefix>answers:<replica>`).
  * - Every command fails after `commandTimeoutMs` (a broker that does not answer holds no request
@@ -19,7 +24,7 @@
  *   lost (`restore`), and its GET streams read what they missed.
  */
 import { randomUUID } from "node:crypto";
-import { createClient } from "redis";
+import { createClient, createCluster, createSentinel } from "redis";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -48,7 +53,7 @@ export interface ResponseLike {
 }
 
 export interface RedisSessionStoreOptions {
-  /** Broker URL. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
+  /** Broker URL; `redis+cluster://host:port[,host:port...]` for a Redis Cluster, `redis+sentinel://host:port[,host:port...]/<master name>` for a master its sentinels name. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
   url?: string;
   /** Prepended to every key and channel, so apps can share a broker. Default "mcp:legacy:". */
   prefix?: string;
@@ -96,11 +101,6 @@ if ARGV[1] == '1' then redis.call('HSET', KEYS[1], 'last', ARGV[2])
 elseif tonumber(ARGV[2]) - tonumber(redis.call('HGET', KEYS[1], 'last') or '0') >= tonumber(ARGV[4]) then return 0 end
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 return 1`;
-
-const ALIVE = `
-local alive = {}
-for i = 1, #KEYS do alive[i] = redis.call('EXISTS', KEYS[i]) end
-return alive`;
 
 /**
  * One event: skipped when its cause was written already (0), else numbered, kept within the
@@ -198,8 +198,8 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     this.#answers = `${this.#prefix}answers:${randomUUID()}`;
     this.#probeTimeoutMs = options.probeTimeoutMs ?? 1000;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
-    this.#client = createClient({ url: this.url, disableOfflineQueue: true });
-    this.#subscriber = createClient({ url: this.url });
+    this.#client = clientFor(this.url, { disableOfflineQueue: true });
+    this.#subscriber = clientFor(this.url, {});
     this.#watchGaps(this.#client);
     this.#watchGaps(this.#subscriber);
     this.#probe = setInterval(() => void this.#ping(), options.probeEveryMs ?? 1000).unref();
@@ -250,12 +250,9 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     this.#client.publish(this.#changes, JSON.stringify({ type: "cancelled", id, requestId })).catch(() => {});
   }
 
+  /** One EXISTS per session (sent together): on a cluster, their keys are on different nodes. */
   async alive(ids: readonly string[]): Promise<ReadonlySet<string>> {
-    const found = (await this.#eval(
-      ALIVE,
-      ids.map((id) => this.#key(id)),
-      [],
-    )) as number[];
+    const found = await this.#bounded(Promise.all(ids.map((id) => this.#client.exists(this.#key(id)))));
     return new Set(ids.filter((_, index) => found[index] === 1));
   }
 
@@ -338,8 +335,9 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     return `${this.#prefix}changes`;
   }
 
+  /** The session's hash; its other keys add a suffix to it, keeping the `{<id>}` tag that puts them in its slot. */
   #key(id: string): string {
-    return `${this.#prefix}s:${id}`;
+    return `${this.#prefix}s:{${id}}`;
   }
 
   /** Every key of a session (touched and ended together). */
@@ -407,6 +405,59 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     this.#waiting.delete(key);
     listener?.(parsed.response);
   }
+}
+
+interface ConnectionOptions {
+  disableOfflineQueue?: boolean;
+}
+
+/**
+ * The connection `url` names: one node for `redis://` and `rediss://`; a Redis Cluster for
+ * `redis+cluster://[user:password@]host:port[,host:port...]`, its other nodes found from
+ * these; the master a set of sentinels names for
+ * `redis+sentinel://[user:password@]host:port[,host:port...]/<master name>`, followed through
+ * failovers (the credentials are the data nodes', not the sentinels'). Cluster and sentinel
+ * clients have the commands used here and send each where it belongs; a cluster's node errors
+ * and readiness are told as its own `error` and `ready`, as a single node's and a sentinel
+ * client's are.
+ */
+function clientFor(url: string, options: ConnectionOptions): RedisClient {
+  const broker = brokerOf(url);
+  if (broker === undefined) return createClient({ url, ...options });
+  if (broker.master !== undefined) {
+    const nodeClientOptions = { ...broker.credentials, ...options };
+    return createSentinel({ name: broker.master, sentinelRootNodes: broker.nodes, nodeClientOptions }) as unknown as RedisClient;
+  }
+  const rootNodes = broker.nodes.map(({ host, port }) => ({ url: `redis://${host}:${port}` }));
+  const client = createCluster({ rootNodes, defaults: { ...broker.credentials, ...options } });
+  client.on("node-error", (error: unknown) => client.emit("error", error));
+  client.on("node-ready", () => client.emit("ready"));
+  return client as unknown as RedisClient;
+}
+
+interface Broker {
+  readonly kind: "cluster" | "sentinel";
+  readonly nodes: Array<{ host: string; port: number }>;
+  readonly credentials: { username?: string; password?: string };
+  /** The master the sentinels are asked for; undefined for a cluster. */
+  readonly master: string | undefined;
+}
+
+/** What a `redis+cluster://` or `redis+sentinel://` URL names; undefined for any other URL. */
+function brokerOf(url: string): Broker | undefined {
+  const match = /^redis\+(cluster|sentinel):\/\/(?:([^@/]*)@)?([^/?#@]+)(?:\/([^/?#]*))?$/.exec(url);
+  if (match === null) return undefined;
+  const kind = match[1] as Broker["kind"];
+  const master = kind === "sentinel" ? decodeURIComponent(match[4] ?? "") : undefined;
+  if (master === "") throw new TypeError(`${JSON.stringify(url)} names no master; use redis+sentinel://host:port,host:port/<master name>`);
+  const [username = "", password] = (match[2] ?? "").split(/:(.*)/s).map(decodeURIComponent);
+  const credentials = { ...(username === "" ? {} : { username }), ...(password === undefined ? {} : { password }) };
+  const defaultPort = kind === "sentinel" ? 26379 : 6379;
+  const nodes = match[3]!.split(",").map((node) => {
+    const colon = node.lastIndexOf(":");
+    return colon === -1 ? { host: node.trim(), port: defaultPort } : { host: node.slice(0, colon).trim(), port: Number(node.slice(colon + 1)) };
+  });
+  return { kind, nodes, credentials, master };
 }
 
 /**

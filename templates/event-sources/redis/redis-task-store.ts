@@ -5,11 +5,17 @@
  * shape (create, get, update, watch, close) without importing the runtime, like the event
  * source beside it: `createServer({ tasks: { store: await connectRedisTaskStore() } })`.
  *
- * - A task is one key (`<prefix>task:<id>`, JSON) that Redis expires after the task's TTL
+ * - A task is one key (`<prefix>task:{<id>}`, JSON) that Redis expires after the task's TTL
  *   plus a grace period (so tasks/get can still say "expired"), and, until it ends, one member
- *   of a sorted set by expiry that bounds how many unfinished tasks the broker holds (a
- *   finished task leaves the set: it waits for its TTL in Redis's memory, which the broker's
- *   own `maxmemory` bounds).
+ *   of a sorted set by expiry (`<prefix>live`, members the task keys) that bounds how many
+ *   unfinished tasks the broker holds (a finished task leaves the set: it waits for its TTL in
+ *   Redis's memory, which the broker's own `maxmemory` bounds).
+ * - The `{<id>}` is a Redis Cluster hash tag: a task's key and its lease share a slot, so the
+ *   script writing both runs on a cluster, while tasks spread over its masters. The live set
+ *   is one key on one node: it is written in its own command, never in a script with a task's
+ *   keys (a task is counted, then written; a write that fails takes its count back). Keys
+ *   written before the tag (`<prefix>task:<id>`) are not read: a deployment moving to this
+ *   layout starts with no tasks.
  * - `create` resolves once Redis has the key: Redis answers a write only after applying it, so
  *   a `get` from any process then finds it (the extension's "durably created").
  * - `update` is compare-and-set in one script, retried when another writer came first.
@@ -20,7 +26,7 @@
  *   sweeps, every `sweepMs`, for unfinished tasks whose lease lapsed (their process died) and
  *   marks them failed, so a task outlives its process by at most `leaseMs + sweepMs`.
  */
-import { createClient } from "redis";
+import { createClient, createCluster, createSentinel } from "redis";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -34,7 +40,7 @@ export interface TaskLike {
 }
 
 export interface RedisTaskStoreOptions {
-  /** Broker URL. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
+  /** Broker URL; `redis+cluster://host:port[,host:port...]` for a Redis Cluster, `redis+sentinel://host:port[,host:port...]/<master name>` for a master its sentinels name. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
   url?: string;
   /** Prepended to every key and the change channel, so apps can share a broker. Default "mcp:tasks:". */
   prefix?: string;
@@ -60,28 +66,23 @@ export class TaskStoreFullError extends Error {
 
 type RedisClient = ReturnType<typeof createClient>;
 
-/** Creates the key and its lease unless the live count is at the limit (expired members dropped first). */
-const CREATE = `
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[5], KEYS[1])
-redis.call('SET', KEYS[1] .. ':lease', '1', 'PX', ARGV[6])
+/** Counts the task (ARGV[3], by its expiry ARGV[2]) in the live set unless it is at the limit ARGV[4] (expired members dropped first). */
+const ADMIT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
 return 1`;
 
-/** The unfinished, unexpired tasks whose lease has lapsed: their process is gone. */
-const LAPSED = `
-local lapsed = {}
-for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '+inf')) do
-  if redis.call('EXISTS', key .. ':lease') == 0 then table.insert(lapsed, key) end
-end
-return lapsed`;
+/** Writes an admitted task and its lease (one slot: the lease key carries the task's tag). */
+const CREATE = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+return 1`;
 
-/** Replaces the key only if it still holds what the writer read; an ended task leaves the count. */
+/** Replaces the key only if it still holds what the writer read. */
 const COMPARE_AND_SET = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-if ARGV[4] == '1' then redis.call('ZREM', KEYS[2], KEYS[1]) end
 return 1`;
 
 const ENDED = new Set(["completed", "failed", "cancelled"]);
@@ -151,8 +152,8 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     const socket = { reconnectStrategy: (retries: number) => Math.min(5000, 100 * 2 ** Math.min(retries, 16)) + Math.floor(Math.random() * 100) };
     // A broker that does not answer holds no command longer than this.
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
-    this.#client = createClient({ url: this.url, socket, disableOfflineQueue: true });
-    this.#subscriber = createClient({ url: this.url, socket });
+    this.#client = clientFor(this.url, { socket, disableOfflineQueue: true });
+    this.#subscriber = clientFor(this.url, { socket });
     // Failures surface on the commands themselves; without a listener node-redis would throw.
     this.#client.on("error", () => {});
     // The change channel is subscribed again before the subscriber is ready; what was written meanwhile was not heard.
@@ -178,13 +179,19 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
 
   async create(task: T): Promise<void> {
     const json = JSON.stringify(task);
-    const created = await this.#bounded(
-      this.#client.eval(CREATE, {
-        keys: [this.#key(task.taskId), `${this.#prefix}live`],
-        arguments: [json, String(this.#keepMs(task)), String(Date.now()), String(this.#maxTasks), String(task.expiresAt), String(this.#leaseMs)],
-      }),
+    const key = this.#key(task.taskId);
+    const admitted = await this.#bounded(
+      this.#client.eval(ADMIT, { keys: [this.#live], arguments: [String(Date.now()), String(task.expiresAt), key, String(this.#maxTasks)] }),
     );
-    if (created !== 1) throw new TaskStoreFullError(this.#maxTasks);
+    if (admitted !== 1) throw new TaskStoreFullError(this.#maxTasks);
+    try {
+      await this.#bounded(
+        this.#client.eval(CREATE, { keys: [key, this.#lease(task.taskId)], arguments: [json, String(this.#keepMs(task)), String(this.#leaseMs)] }),
+      );
+    } catch (error) {
+      this.#client.zRem(this.#live, key).catch(() => undefined); // else it counts until the task's expiry
+      throw error;
+    }
     this.#held.add(task.taskId);
     await this.#bounded(this.#client.publish(`${this.#prefix}changes`, json));
   }
@@ -202,13 +209,14 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
       if (next === undefined) return JSON.parse(before) as T;
       const json = JSON.stringify(next);
       const swapped = await this.#bounded(
-        this.#client.eval(COMPARE_AND_SET, {
-          keys: [this.#key(taskId), `${this.#prefix}live`],
-          arguments: [before, json, String(this.#keepMs(next)), ENDED.has(next.status ?? "") ? "1" : "0"],
-        }),
+        this.#client.eval(COMPARE_AND_SET, { keys: [this.#key(taskId)], arguments: [before, json, String(this.#keepMs(next))] }),
       );
       if (swapped === 1) {
-        if (ENDED.has(next.status ?? "")) this.#release(taskId);
+        if (ENDED.has(next.status ?? "")) {
+          // An ended task leaves the count (on a cluster the live set is on another node than the task).
+          await this.#bounded(this.#client.zRem(this.#live, this.#key(taskId))).catch(() => undefined); // else it counts until its expiry
+          this.#release(taskId);
+        }
         await this.#bounded(this.#client.publish(`${this.#prefix}changes`, json));
         return next;
       }
@@ -237,8 +245,22 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     return within(this.#commandTimeoutMs, command);
   }
 
+  /** The task's key; `{<id>}` is its hash tag, shared by its lease. */
   #key(taskId: string): string {
-    return `${this.#prefix}task:${taskId}`;
+    return `${this.#prefix}task:{${taskId}}`;
+  }
+
+  #lease(taskId: string): string {
+    return `${this.#key(taskId)}:lease`;
+  }
+
+  /** The task id in a live set member (a task key). */
+  #taskIdOf(key: string): string {
+    return key.slice(`${this.#prefix}task:{`.length, -1);
+  }
+
+  get #live(): string {
+    return `${this.#prefix}live`;
   }
 
   /** How long Redis keeps the key: until expiry plus the grace period, at least 1 ms. */
@@ -246,21 +268,23 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     return Math.max(1, Math.ceil(task.expiresAt + this.#graceMs - Date.now()));
   }
 
-  /** Extends the lease of every task this process runs (one round trip for all). */
+  /** Extends the lease of every task this process runs (sent together, not as one transaction: on a cluster they are on different nodes). */
   async #renew(): Promise<void> {
     if (this.#held.size === 0 || !this.#client.isReady) return;
-    const renewal = this.#client.multi();
     // SET rather than PEXPIRE: a lease that lapsed during an outage is taken again at once.
-    for (const taskId of this.#held) renewal.set(`${this.#key(taskId)}:lease`, "1", { PX: this.#leaseMs });
-    await this.#bounded(renewal.exec()).catch(() => undefined); // Redis away: the next pass tries again
+    const renewals = [...this.#held].map((taskId) => this.#client.set(this.#lease(taskId), "1", { PX: this.#leaseMs }));
+    await this.#bounded(Promise.all(renewals)).catch(() => undefined); // Redis away: the next pass tries again
   }
 
   /** Fails the unfinished tasks whose process stopped renewing their lease. */
   async #sweep(): Promise<void> {
     if (!this.#client.isReady) return;
     try {
-      const lapsed = (await this.#bounded(this.#client.eval(LAPSED, { keys: [`${this.#prefix}live`], arguments: [String(Date.now())] }))) as string[];
-      const taskIds = lapsed.map((key) => key.slice(`${this.#prefix}task:`.length)).filter((taskId) => !this.#held.has(taskId));
+      // The unfinished, unexpired tasks, then which of their leases lapsed (one EXISTS each: the leases are on many nodes).
+      const live = await this.#bounded(this.#client.zRangeByScore(this.#live, Date.now(), "+inf"));
+      const others = live.map((key) => this.#taskIdOf(key)).filter((taskId) => !this.#held.has(taskId));
+      const leased = await this.#bounded(Promise.all(others.map((taskId) => this.#client.exists(this.#lease(taskId)))));
+      const taskIds = others.filter((_, index) => leased[index] === 0);
       await Promise.all(taskIds.map((taskId) => this.update(taskId, failedBecause(LAPSED_MESSAGE))));
     } catch {
       // Redis went away mid-sweep: the next pass does it.
@@ -270,7 +294,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   /** The task ended: its lease is no longer renewed, and goes. */
   #release(taskId: string): void {
     if (!this.#held.delete(taskId)) return;
-    this.#client.del(`${this.#key(taskId)}:lease`).catch(() => undefined); // else it simply expires
+    this.#client.del(this.#lease(taskId)).catch(() => undefined); // else it simply expires
   }
 
   #announce(message: string): void {
@@ -283,6 +307,60 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     if (ENDED.has(task.status ?? "")) this.#release(task.taskId);
     for (const listener of this.#listeners) listener(task);
   }
+}
+
+interface ConnectionOptions {
+  socket?: { reconnectStrategy(retries: number, cause: Error): number | Error };
+  disableOfflineQueue?: boolean;
+}
+
+/**
+ * The connection `url` names: one node for `redis://` and `rediss://`; a Redis Cluster for
+ * `redis+cluster://[user:password@]host:port[,host:port...]`, its other nodes found from
+ * these; the master a set of sentinels names for
+ * `redis+sentinel://[user:password@]host:port[,host:port...]/<master name>`, followed through
+ * failovers (the credentials are the data nodes', not the sentinels'). Cluster and sentinel
+ * clients have the commands used here and send each where it belongs; a cluster's node errors
+ * and readiness are told as its own `error` and `ready`, as a single node's and a sentinel
+ * client's are.
+ */
+function clientFor(url: string, options: ConnectionOptions): RedisClient {
+  const broker = brokerOf(url);
+  if (broker === undefined) return createClient({ url, ...options });
+  if (broker.master !== undefined) {
+    const nodeClientOptions = { ...broker.credentials, ...options };
+    return createSentinel({ name: broker.master, sentinelRootNodes: broker.nodes, nodeClientOptions }) as unknown as RedisClient;
+  }
+  const rootNodes = broker.nodes.map(({ host, port }) => ({ url: `redis://${host}:${port}` }));
+  const client = createCluster({ rootNodes, defaults: { ...broker.credentials, ...options } });
+  client.on("node-error", (error: unknown) => client.emit("error", error));
+  client.on("node-ready", () => client.emit("ready"));
+  return client as unknown as RedisClient;
+}
+
+interface Broker {
+  readonly kind: "cluster" | "sentinel";
+  readonly nodes: Array<{ host: string; port: number }>;
+  readonly credentials: { username?: string; password?: string };
+  /** The master the sentinels are asked for; undefined for a cluster. */
+  readonly master: string | undefined;
+}
+
+/** What a `redis+cluster://` or `redis+sentinel://` URL names; undefined for any other URL. */
+function brokerOf(url: string): Broker | undefined {
+  const match = /^redis\+(cluster|sentinel):\/\/(?:([^@/]*)@)?([^/?#@]+)(?:\/([^/?#]*))?$/.exec(url);
+  if (match === null) return undefined;
+  const kind = match[1] as Broker["kind"];
+  const master = kind === "sentinel" ? decodeURIComponent(match[4] ?? "") : undefined;
+  if (master === "") throw new TypeError(`${JSON.stringify(url)} names no master; use redis+sentinel://host:port,host:port/<master name>`);
+  const [username = "", password] = (match[2] ?? "").split(/:(.*)/s).map(decodeURIComponent);
+  const credentials = { ...(username === "" ? {} : { username }), ...(password === undefined ? {} : { password }) };
+  const defaultPort = kind === "sentinel" ? 26379 : 6379;
+  const nodes = match[3]!.split(",").map((node) => {
+    const colon = node.lastIndexOf(":");
+    return colon === -1 ? { host: node.trim(), port: defaultPort } : { host: node.slice(0, colon).trim(), port: Number(node.slice(colon + 1)) };
+  });
+  return { kind, nodes, credentials, master };
 }
 
 /**
