@@ -60,6 +60,21 @@ test("the new project type-checks and its own tests pass", E2E, () => {
   assert.match(tests.stdout, /# fail 0/);
 });
 
+test("generate:check passes on the new project and fails, naming the file, once a generated file is edited", E2E, () => {
+  const fresh = runIn(app, "npm", ["run", "--silent", "generate:check"]);
+  assert.equal(fresh.status, 0, explain(fresh));
+  const types = join(app, "generated", "v2607", "types.ts");
+  const original = readFileSync(types, "utf8");
+  writeFileSync(types, `${original}\n// an edit by hand\n`);
+  try {
+    const drifted = runIn(app, "npm", ["run", "--silent", "generate:check"]);
+    assert.notEqual(drifted.status, 0, explain(drifted));
+    assert.match(drifted.stdout + drifted.stderr, /stale: .*v2607: types\.ts/);
+  } finally {
+    writeFileSync(types, original);
+  }
+});
+
 const DEMO_NEGOTIATIONS = { pinned: "pinned to 2026-07-28", auto: "in its auto negotiation" } as const;
 
 for (const [negotiation, how] of Object.entries(DEMO_NEGOTIATIONS) as Array<[DemoNegotiation, string]>) {
