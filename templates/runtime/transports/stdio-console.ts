@@ -76,7 +76,7 @@ function install(): Routing {
     }
   } else {
     // No Console constructor (not Node): what would go to stdout goes through console.error.
-    const error = target.error!.bind(target);
+    const error = target["error"]!.bind(target);
     for (const name of STDOUT_METHODS) installed.set(name, error);
   }
   for (const [name, method] of installed) {

@@ -72,7 +72,7 @@ export interface ServerIdentity {
 }
 
 /** An answer, and the HTTP status it came with when that was not 2xx. */
-type Answer = { readonly response: JsonRpcResponse; readonly httpStatus?: number };
+type Answer = { readonly response: JsonRpcResponse; readonly httpStatus?: number | undefined };
 type Pending = { resolve: (answer: Answer) => void; reject: (error: Error) => void; timer: ReturnType<typeof setTimeout> };
 type NotificationListener = (notification: never) => void;
 

@@ -27,7 +27,7 @@ export const DISCOVER_REFUSAL_CODES: ReadonlySet<number> = new Set([ERROR_CODES.
 
 /** How one `server/discover` failed: the HTTP status (when over HTTP and not 2xx) and the JSON-RPC error (when there was one). */
 export interface DiscoverFailure {
-  readonly status?: number;
+  readonly status?: number | undefined;
   readonly error?: { readonly code: number; readonly data?: unknown };
 }
 
