@@ -20,6 +20,16 @@ export const REDIS_MODULE_PATH = "src/event-sources/redis.ts";
 export const REDIS_TASK_STORE_PATH = "src/event-sources/redis-task-store.ts";
 /** The Redis session store, for legacy sessions any replica serves (`openSessionStore`). */
 export const REDIS_SESSION_STORE_PATH = "src/event-sources/redis-session-store.ts";
+/** How the three reach Redis (the client a URL names, the command bound), imported by each. */
+export const REDIS_CONNECTION_PATH = "src/event-sources/redis-connection.ts";
+
+/** Each Redis module a project gets: its file under templates/event-sources/redis/ and its path in the project. */
+const REDIS_MODULES: ReadonlyArray<{ template: string; path: string }> = [
+  { template: "redis-connection.ts", path: REDIS_CONNECTION_PATH },
+  { template: "redis-event-source.ts", path: REDIS_MODULE_PATH },
+  { template: "redis-task-store.ts", path: REDIS_TASK_STORE_PATH },
+  { template: "redis-session-store.ts", path: REDIS_SESSION_STORE_PATH },
+];
 /**
  * The functions of src/events.ts whose body says which choice the project made, and that
  * body per choice. A project made before one of them existed lacks it: it is left out.
@@ -61,29 +71,17 @@ export async function eventSourceChanges(
   if (events !== eventsText) edited.push({ path: "src/events.ts", content: events });
   const created: PlannedFile[] = [];
   if (choice === "redis") {
-    created.push(redisModule(), redisTaskStoreModule(), redisSessionStoreModule());
+    created.push(...redisModules());
     const withDependency = addDependency(packageText, "redis", redisDependencySpec());
     if (withDependency !== packageText) edited.push({ path: "package.json", content: withDependency });
   }
   return { created, edited };
 }
 
-/** The Redis event source module a project gets, from the generator's templates. */
-export function redisModule(): PlannedFile {
-  const source = join(packageRoot(), "templates", "event-sources", "redis", "redis-event-source.ts");
-  return { path: REDIS_MODULE_PATH, content: readFileSync(source, "utf8") };
-}
-
-/** The Redis task store module a Redis project gets too (tasks shared by every process). */
-export function redisTaskStoreModule(): PlannedFile {
-  const source = join(packageRoot(), "templates", "event-sources", "redis", "redis-task-store.ts");
-  return { path: REDIS_TASK_STORE_PATH, content: readFileSync(source, "utf8") };
-}
-
-/** The Redis session store module a Redis project gets too (legacy sessions shared by every replica). */
-export function redisSessionStoreModule(): PlannedFile {
-  const source = join(packageRoot(), "templates", "event-sources", "redis", "redis-session-store.ts");
-  return { path: REDIS_SESSION_STORE_PATH, content: readFileSync(source, "utf8") };
+/** The Redis modules a project gets, from the generator's templates. */
+export function redisModules(): PlannedFile[] {
+  const folder = join(packageRoot(), "templates", "event-sources", "redis");
+  return REDIS_MODULES.map(({ template, path }) => ({ path, content: readFileSync(join(folder, template), "utf8") }));
 }
 
 /** The `redis` client version this generator is tested with, e.g. `^6.3.1`. */

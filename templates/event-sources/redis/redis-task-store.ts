@@ -26,9 +26,9 @@
  *   sweeps, every `sweepMs`, for unfinished tasks whose lease lapsed (their process died) and
  *   marks them failed, so a task outlives its process by at most `leaseMs + sweepMs`.
  */
-import { createClient, createCluster, createSentinel } from "redis";
+import { clientFor, DEFAULT_REDIS_URL, within, type RedisClient } from "./redis-connection.js";
 
-export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
 /** What the store needs of a task; the runtime's StoredTask has these and more. */
 export interface TaskLike {
@@ -63,8 +63,6 @@ export class TaskStoreFullError extends Error {
     this.name = "TaskStoreFullError";
   }
 }
-
-type RedisClient = ReturnType<typeof createClient>;
 
 /** Counts the task (ARGV[3], by its expiry ARGV[2]) in the live set unless it is at the limit ARGV[4] (expired members dropped first). */
 const ADMIT = `
@@ -306,81 +304,5 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     }
     if (ENDED.has(task.status ?? "")) this.#release(task.taskId);
     for (const listener of this.#listeners) listener(task);
-  }
-}
-
-interface ConnectionOptions {
-  socket?: { reconnectStrategy(retries: number, cause: Error): number | Error };
-  disableOfflineQueue?: boolean;
-}
-
-/**
- * The connection `url` names: one node for `redis://` and `rediss://`; a Redis Cluster for
- * `redis+cluster://[user:password@]host:port[,host:port...]`, its other nodes found from
- * these; the master a set of sentinels names for
- * `redis+sentinel://[user:password@]host:port[,host:port...]/<master name>`, followed through
- * failovers (the credentials are the data nodes', not the sentinels'). Cluster and sentinel
- * clients have the commands used here and send each where it belongs; a cluster's node errors
- * and readiness are told as its own `error` and `ready`, as a single node's and a sentinel
- * client's are.
- */
-function clientFor(url: string, options: ConnectionOptions): RedisClient {
-  const broker = brokerOf(url);
-  if (broker === undefined) return createClient({ url, ...options });
-  if (broker.master !== undefined) {
-    const nodeClientOptions = { ...broker.credentials, ...options };
-    return createSentinel({ name: broker.master, sentinelRootNodes: broker.nodes, nodeClientOptions }) as unknown as RedisClient;
-  }
-  const rootNodes = broker.nodes.map(({ host, port }) => ({ url: `redis://${host}:${port}` }));
-  const client = createCluster({ rootNodes, defaults: { ...broker.credentials, ...options } });
-  client.on("node-error", (error: unknown) => client.emit("error", error));
-  client.on("node-ready", () => client.emit("ready"));
-  return client as unknown as RedisClient;
-}
-
-interface Broker {
-  readonly kind: "cluster" | "sentinel";
-  readonly nodes: Array<{ host: string; port: number }>;
-  readonly credentials: { username?: string; password?: string };
-  /** The master the sentinels are asked for; undefined for a cluster. */
-  readonly master: string | undefined;
-}
-
-/** What a `redis+cluster://` or `redis+sentinel://` URL names; undefined for any other URL. */
-function brokerOf(url: string): Broker | undefined {
-  const match = /^redis\+(cluster|sentinel):\/\/(?:([^@/]*)@)?([^/?#@]+)(?:\/([^/?#]*))?$/.exec(url);
-  if (match === null) return undefined;
-  const kind = match[1] as Broker["kind"];
-  const master = kind === "sentinel" ? decodeURIComponent(match[4] ?? "") : undefined;
-  if (master === "") throw new TypeError(`${JSON.stringify(url)} names no master; use redis+sentinel://host:port,host:port/<master name>`);
-  const [username = "", password] = (match[2] ?? "").split(/:(.*)/s).map(decodeURIComponent);
-  const credentials = { ...(username === "" ? {} : { username }), ...(password === undefined ? {} : { password }) };
-  const defaultPort = kind === "sentinel" ? 26379 : 6379;
-  const nodes = match[3]!.split(",").map((node) => {
-    const colon = node.lastIndexOf(":");
-    return colon === -1 ? { host: node.trim(), port: defaultPort } : { host: node.slice(0, colon).trim(), port: Number(node.slice(colon + 1)) };
-  });
-  return { kind, nodes, credentials, master };
-}
-
-/**
- * `command`, or a `RedisTimeoutError` once `ms` pass without its answer. node-redis's own
- * timeout ends when the command is written to the socket: a broker that stops answering
- * without closing the connection would hold the caller for as long as the kernel keeps it.
- * A late answer is dropped.
- */
-function within<T>(ms: number, command: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RedisTimeoutError(ms)), ms);
-  });
-  return Promise.race([command, late]).finally(() => clearTimeout(timer));
-}
-
-/** Redis did not answer a command in time (connected, but partitioned or stalled). */
-export class RedisTimeoutError extends Error {
-  constructor(readonly ms: number) {
-    super(`Redis did not answer within ${ms} ms`);
-    this.name = "RedisTimeoutError";
   }
 }

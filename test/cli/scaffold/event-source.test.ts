@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
 import { parseCreateFlags } from "../../../cli/scaffold/create-options.js";
-import { addDependency, REDIS_MODULE_PATH, REDIS_SESSION_STORE_PATH, REDIS_TASK_STORE_PATH, useEventSource } from "../../../cli/scaffold/event-source.js";
+import {
+  addDependency,
+  REDIS_CONNECTION_PATH,
+  REDIS_MODULE_PATH,
+  REDIS_SESSION_STORE_PATH,
+  REDIS_TASK_STORE_PATH,
+  useEventSource,
+} from "../../../cli/scaffold/event-source.js";
 import { validateName } from "../../../cli/scaffold/names.js";
 import { planProject } from "../../../cli/scaffold/project.js";
 
@@ -81,6 +88,17 @@ test("create --event-source redis gives the project the Redis module, its import
   assert.equal(JSON.parse(files.get("package.json")!).dependencies.redis, "^6.3.1");
 });
 
+test("the three Redis modules reach Redis through the one connection module a Redis project gets beside them", async () => {
+  const files = new Map((await project("redis")).map((file) => [file.path, file.content]));
+  const connection = files.get(REDIS_CONNECTION_PATH);
+  assert.ok(connection?.includes("export class RedisTimeoutError"), "the project has the connection module");
+  for (const path of [REDIS_MODULE_PATH, REDIS_TASK_STORE_PATH, REDIS_SESSION_STORE_PATH]) {
+    const module = files.get(path)!;
+    assert.match(module, /^import \{[^}]*\bclientFor\b[^}]*\} from "\.\/redis-connection\.js";$/m, path);
+    assert.doesNotMatch(module, /class RedisTimeoutError|function clientFor|from "redis"/, `${path} keeps no copy of its own`);
+  }
+});
+
 test("create --event-source redis keeps legacy sessions in Redis: openSessionStore opens the Redis session store, beside the event source", async () => {
   const files = new Map((await project("redis")).map((file) => [file.path, file.content]));
   assert.ok(files.get(REDIS_SESSION_STORE_PATH)?.includes("export function openRedisSessionStore"));
@@ -101,6 +119,7 @@ test("create without --event-source, or with memory, adds neither the Redis modu
     assert.equal(byPath.has(REDIS_MODULE_PATH), false);
     assert.equal(byPath.has(REDIS_TASK_STORE_PATH), false);
     assert.equal(byPath.has(REDIS_SESSION_STORE_PATH), false);
+    assert.equal(byPath.has(REDIS_CONNECTION_PATH), false);
     assert.equal(JSON.parse(byPath.get("package.json")!).dependencies?.redis, undefined);
     assert.match(byPath.get("src/events.ts")!, /return createEventSource\(\);/);
     assert.doesNotMatch(byPath.get("src/events.ts")!, /event-sources\/redis/);
