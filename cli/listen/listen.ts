@@ -10,6 +10,7 @@ import {
   HttpClientTransport,
   META_KEYS,
   PROTOCOL_VERSION,
+  refusesDiscover,
   SUBSCRIPTION_KINDS,
   StdioClientTransport,
   type JsonRpcNotification,
@@ -18,7 +19,6 @@ import {
   type SubscriptionFilterKey,
   type Transport,
 } from "../../generated/index.js";
-import { refusesDiscover } from "../../generated/v2607/runtime/client/index.js";
 import { CliError } from "../errors.js";
 import { httpLink, listenLegacy, stdioLink } from "./legacy.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "./legacy-http.js";

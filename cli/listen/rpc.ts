@@ -6,6 +6,8 @@
  * (2025-11-25) session, which negotiated its version once in `initialize`.
  */
 import {
+  HttpStatusError,
+  httpStatusOf,
   HttpStreamClosedError,
   META_KEYS,
   PROTOCOL_VERSION,
@@ -16,7 +18,6 @@ import {
   type Transport,
   type TransportEvent,
 } from "../../generated/index.js";
-import { HttpStatusError, httpStatusOf } from "../../generated/v2607/runtime/client/index.js";
 
 export const CLIENT_INFO = { name: "mcp-gen listen", version: "0.1.0" } as const;
 

@@ -30,7 +30,9 @@ export { toExpressMiddleware, toHonoHandler } from "./http-frameworks.js";
 export type { ExpressLikeRequest, HonoLikeContext } from "./http-frameworks.js";
 export { HttpClientTransport, HttpStreamClosedError } from "./http-client.js";
 // The client transport's pieces, for a client of another shape (a session-based legacy one): the bounded SSE and body readers.
-export { DEFAULT_MAX_MESSAGE_BYTES, readText, sseMessages } from "./http-client.js";
+export { DEFAULT_MAX_MESSAGE_BYTES, HttpStatusError, httpStatusOf, readText, sseMessages } from "./http-client.js";
+// Whether a failed server/discover means "an initialize-era server" (fall back) or something else.
+export { refusesDiscover } from "../client/refusal.js";
 export type { HttpClientTransportOptions } from "./http-client.js";
 // fetch with redirects followed only within the URL's origin, so credentials stay there.
 export { DEFAULT_MAX_REDIRECTS, fetchWithinOrigin, HttpRedirectError } from "./http-redirects.js";
