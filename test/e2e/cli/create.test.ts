@@ -63,6 +63,9 @@ test("npm run dev never clears the screen and restarts the server only on code t
       `${transport}: tsc emits (so node restarts) only without errors, keeping its output`,
     );
     assert.match(dev, /node --enable-source-maps --watch --watch-preserve-output dist\/src\/main\.js/, `${transport}: node keeps the screen on restart, its stacks in src/`);
+    // An HTTP server drains SHUTDOWN_DELAY_MS (5 s) for a balancer on SIGTERM, which node --watch sends at each restart.
+    const drainless = /& SHUTDOWN_DELAY_MS=0 node /.test(dev);
+    assert.equal(drainless, transport !== "stdio", `${transport}: a restart in dev ${transport === "stdio" ? "has no drain to skip" : "skips the drain"}`);
   }
 });
 
