@@ -19,5 +19,5 @@ export interface ServerOptions extends CoreServerOptions {
 }
 
 export function createServer(options: ServerOptions): Server<InitializeEra> {
-  return new Server(options, initializeEra(options?.legacy));
+  return new Server(options, initializeEra(options.legacy));
 }
