@@ -2,7 +2,7 @@
 // json-schema-to-typescript, prettier (its typescript parser) and ts-morph imported eagerly
 // and run one after the other in one process: json-schema-to-typescript declares the types,
 // ts-morph parses and prints the two maps, prettier formats each file once. No manifest, and
-// only the files the build's templates/runtime holds besides (none for the "types" variant).
+// only the files the build's packages/runtime/src holds besides (none for the "types" variant).
 // Usage: node bench/types-baseline.mjs <build dir (the package root, its CLI compiled under dist/)> <schema.json> <out dir>
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -3,7 +3,7 @@
 //                   ts-morph and prettier (typescript parser), eagerly, one after the other, emitting
 //                   types.ts, methods.ts and capabilities.ts only: the reference the targets name
 //   cold full       `mcp-gen types` (the built CLI) into an empty folder, runtime included
-//   cold types      the same with an empty templates/runtime (types and maps only)
+//   cold types      the same with an empty packages/runtime/src (types and maps only)
 //   check           `mcp-gen types --check` on unchanged output
 //   hash floor      bench/hash-floor.mjs: Node started, the files the check reads (the schema, the lock,
 //                   package.json, the runtime source, the checked output) read and hashed, nothing else
@@ -48,8 +48,8 @@ function buildCopy(name, withRuntime) {
   if (tsc.status !== 0) throw new Error(`tsc failed: ${tsc.stdout}${tsc.stderr}`);
   // generated/: the initialize-era folders a runtime outside a project is written beside (siblings.ts).
   for (const entry of ["package.json", "schemas", "generated"]) cpSync(join(root, entry), join(dir, entry), { recursive: true });
-  if (withRuntime) cpSync(join(root, "templates", "runtime"), join(dir, "templates", "runtime"), { recursive: true });
-  else mkdirSync(join(dir, "templates", "runtime"), { recursive: true });
+  if (withRuntime) cpSync(join(root, "packages", "runtime", "src"), join(dir, "packages", "runtime", "src"), { recursive: true });
+  else mkdirSync(join(dir, "packages", "runtime", "src"), { recursive: true });
   return dir;
 }
 const builds = { types: buildCopy("types", false), full: buildCopy("full", true) };
@@ -79,7 +79,7 @@ const variants = {
       schema,
       join(builds.full, "schemas", "lock.json"),
       join(builds.full, "package.json"),
-      join(builds.full, "templates", "runtime"),
+      join(builds.full, "packages", "runtime", "src"),
       checked,
     ]),
   node: () => run(["-e", "0"]),

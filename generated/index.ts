@@ -3,12 +3,12 @@
 export * from "./v2607/types.js";
 export * from "./v2607/methods.js";
 export * from "./v2607/capabilities.js";
-export * from "./v2607/runtime/index.js";
-export * from "./v2607/runtime/transports/index.js";
+export * from "../packages/runtime/src/index.js";
+export * from "../packages/runtime/src/transports/index.js";
 // A name both export is the runtime's here, the type its API takes (RequestId is the same
 // in both; ResourceContents is the runtime's union of the schema's text and blob contents).
-export type { RequestId, ResourceContents } from "./v2607/runtime/index.js";
-export type { ListenStream, TestClient } from "./v2607/runtime/testing/index.js";
+export type { RequestId, ResourceContents } from "../packages/runtime/src/index.js";
+export type { ListenStream, TestClient } from "../packages/runtime/src/testing/index.js";
 
 /** Every listed revision served statelessly (request `_meta`), newest first: the server's `supportedVersions`. */
 export const SERVED_VERSIONS: readonly string[] = ["2026-07-28"];
@@ -20,4 +20,4 @@ export const LEGACY_VERSION: string | undefined = "2025-11-25";
  * The runtime's testing entry: a typed test client and the transport contract suite. It
  * loads node:test, so it is imported on demand, by tests only, never by the server.
  */
-export const loadTesting = () => import("./v2607/runtime/testing/index.js");
+export const loadTesting = () => import("../packages/runtime/src/testing/index.js");

@@ -20,8 +20,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { cpuMs, rssBytes } from "../soak/proc.js";
-import { TASKS_EXTENSION } from "../../templates/runtime/index.js";
-import { mcpRequestHeaders } from "../../templates/runtime/transports/http-request.js";
+import { TASKS_EXTENSION } from "../../packages/runtime/src/index.js";
+import { mcpRequestHeaders } from "../../packages/runtime/src/transports/http-request.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const heapMb = Number(process.argv[process.argv.indexOf("--heap") + 1]) || 256;

@@ -6,8 +6,8 @@
  * client names itself in `x-client`, the principal its shares count against, so one driver
  * can play many clients. Prints `listening <url>` on stdout.
  */
-import { createServer, InProcessEventSource, inputRequest, runAsTask, type Unsubscribe } from "../../templates/runtime/index.js";
-import { serveHttp } from "../../templates/runtime/transports/http-server.js";
+import { createServer, InProcessEventSource, inputRequest, runAsTask, type Unsubscribe } from "../../packages/runtime/src/index.js";
+import { serveHttp } from "../../packages/runtime/src/transports/http-server.js";
 
 const events = new InProcessEventSource();
 const server = createServer({ name: "attacked", version: "1.0.0" });

@@ -3,7 +3,7 @@
  * principal, a subscription handler on an in-process event source, and a prompt and a
  * resource handler, so that every method family has something behind it.
  */
-import { createServer, InProcessEventSource, inputRequest, McpError, runAsTask, type Server, type Unsubscribe } from "../../templates/runtime/index.js";
+import { createServer, InProcessEventSource, inputRequest, McpError, runAsTask, type Server, type Unsubscribe } from "../../packages/runtime/src/index.js";
 
 export function fuzzApp(): Server {
   const events = new InProcessEventSource();

@@ -7,7 +7,7 @@
  */
 import { CLIENT_NOTIFICATION_METHODS, CLIENT_REQUEST_METHODS, META_KEYS } from "../../generated/index.js";
 import * as legacy from "../../generated/legacy-facts.js";
-import { TASKS_EXTENSION } from "../../templates/runtime/index.js";
+import { TASKS_EXTENSION } from "../../packages/runtime/src/index.js";
 
 export const VERSION = "2026-07-28";
 

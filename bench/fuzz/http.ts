@@ -7,10 +7,10 @@
  * for an event stream opens an HTTP+SSE one (the 2024-11-05 transport): its first event must
  * name the URL to POST to.
  */
-import { mcpRequestHeaders } from "../../templates/runtime/transports/http-request.js";
-import { serveHttp } from "../../templates/runtime/transports/http-server.js";
-import { sseMessages } from "../../templates/runtime/transports/http-client.js";
-import type { JsonRpcMessage } from "../../templates/runtime/index.js";
+import { mcpRequestHeaders } from "../../packages/runtime/src/transports/http-request.js";
+import { serveHttp } from "../../packages/runtime/src/transports/http-server.js";
+import { sseMessages } from "../../packages/runtime/src/transports/http-client.js";
+import type { JsonRpcMessage } from "../../packages/runtime/src/index.js";
 import { fuzzApp } from "./app.js";
 import { collectTaskIds, expectation, frame, modernPool, Random, taskMakers, type Expectation } from "./frames.js";
 import { fail, newReport, type FuzzReport } from "./report.js";

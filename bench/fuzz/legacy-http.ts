@@ -7,8 +7,8 @@
  * answering a `ping` (it is never lost to a bad frame); the process must see no unhandled
  * rejection.
  */
-import { serveHttp } from "../../templates/runtime/transports/http-server.js";
-import { sseMessages } from "../../templates/runtime/transports/http-client.js";
+import { serveHttp } from "../../packages/runtime/src/transports/http-server.js";
+import { sseMessages } from "../../packages/runtime/src/transports/http-client.js";
 import { fuzzApp } from "./app.js";
 import { collectTaskIds, expectation, frame, legacyPool, Random } from "./frames.js";
 import { fail, newReport, type FuzzReport } from "./report.js";

@@ -10,7 +10,7 @@ import { fuzzHttp } from "./http.js";
 import { fuzzLegacyHttp } from "./legacy-http.js";
 import { summary, type FuzzReport } from "./report.js";
 import { fuzzStdio } from "./stdio.js";
-import { LEGACY_VERSIONS } from "../../templates/runtime/legacy/translate.js";
+import { LEGACY_VERSIONS } from "../../packages/runtime/src/legacy/translate.js";
 
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);

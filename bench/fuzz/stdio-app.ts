@@ -1,5 +1,5 @@
 /** The fuzz app over this process's stdio (spawned by the stdio fuzzer). */
-import { StdioServerTransport } from "../../templates/runtime/index.js";
+import { StdioServerTransport } from "../../packages/runtime/src/index.js";
 import { fuzzApp } from "./app.js";
 
 process.on("unhandledRejection", (reason) => {

@@ -3,7 +3,7 @@
  * in-process event source and turns each `tools` event into `notifications/tools/list_changed`
  * on its stream (bench/http for listen streams, bench/legacy for legacy sessions' streams).
  */
-import { InProcessEventSource, type SubscriptionHandler, type Unsubscribe } from "../../templates/runtime/index.js";
+import { InProcessEventSource, type SubscriptionHandler, type Unsubscribe } from "../../packages/runtime/src/index.js";
 
 export type ToolEvents = { tools: Record<string, never> };
 

@@ -20,8 +20,8 @@
  */
 import { createServer as createNodeServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer, InProcessEventSource, toFetchHandler, type HttpEndpointOptions } from "../../templates/runtime/index.js";
-import { serveHttp } from "../../templates/runtime/transports/http-server.js";
+import { createServer, InProcessEventSource, toFetchHandler, type HttpEndpointOptions } from "../../packages/runtime/src/index.js";
+import { serveHttp } from "../../packages/runtime/src/transports/http-server.js";
 import { toolsListChangedHandler, type ToolEvents } from "./list-changed.js";
 import { serveFetch } from "./serve-fetch.js";
 

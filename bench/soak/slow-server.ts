@@ -7,8 +7,8 @@
  * names itself in `x-soak-client`, which `authenticate` turns into the principal, so the
  * per-client share applies per stream as it would per user. Prints `listening <url>`.
  */
-import { createServer, InProcessEventSource, serveHttp, type OutgoingNotification } from "../../templates/runtime/index.js";
-import { SseBudget } from "../../templates/runtime/transports/sse-budget.js";
+import { createServer, InProcessEventSource, serveHttp, type OutgoingNotification } from "../../packages/runtime/src/index.js";
+import { SseBudget } from "../../packages/runtime/src/transports/sse-budget.js";
 
 export const TICK_URI = "soak://ticks";
 export const BULK_URI = "soak://bulk";

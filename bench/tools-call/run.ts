@@ -18,9 +18,9 @@ import { Agent, request } from "node:http";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ajvSchemaValidator, createServer } from "../../templates/runtime/index.js";
-import { createInProcessTransportPair, parseMessage } from "../../templates/runtime/transports/index.js";
-import { mcpRequestHeaders } from "../../templates/runtime/transports/http-request.js";
+import { ajvSchemaValidator, createServer } from "../../packages/runtime/src/index.js";
+import { createInProcessTransportPair, parseMessage } from "../../packages/runtime/src/transports/index.js";
+import { mcpRequestHeaders } from "../../packages/runtime/src/transports/http-request.js";
 import type { Kind } from "./servers.js";
 import { answer, ARGUMENTS, INPUT_SCHEMA, OUTPUT_SCHEMA, TOOL_NAME } from "./tool.js";
 

@@ -11,8 +11,8 @@
 import { createServer as createNodeServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ajvSchemaValidator, createServer } from "../../templates/runtime/index.js";
-import { serveHttp } from "../../templates/runtime/transports/http-server.js";
+import { ajvSchemaValidator, createServer } from "../../packages/runtime/src/index.js";
+import { serveHttp } from "../../packages/runtime/src/transports/http-server.js";
 import { serveFetch } from "../http/serve-fetch.js";
 import { answer, INPUT_SCHEMA, OUTPUT_SCHEMA, TOOL_NAME } from "./tool.js";
 

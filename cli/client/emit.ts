@@ -11,7 +11,7 @@
 import { createRequire } from "node:module";
 import type { Tool } from "../../generated/index.js";
 // The runtime's own reader of x-mcp-header annotations, an internal no entry exports.
-import { readParamHeaders } from "../../generated/v2607/runtime/transports/param-headers.js";
+import { readParamHeaders } from "../../packages/runtime/src/transports/param-headers.js";
 import { loadFormatter } from "../generate/format.js";
 import { lineCommentText, propertyKey, stringLiteral, TypeNames, typeNameOf, valueLiteral } from "../toolbox/escape.js";
 import { preparedSchema, type LeftOut } from "./tool-schema.js";

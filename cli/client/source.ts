@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
-import { connectClient, type ClientTarget } from "../../generated/v2607/runtime/client/index.js";
+import { connectClient, type ClientTarget } from "../../packages/runtime/src/client/index.js";
 import type { Tool } from "../../generated/index.js";
 import { CliError } from "../errors.js";
 

@@ -169,7 +169,7 @@ function printReport(report: TypesReport, check: boolean): void {
     return;
   }
   for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
-  if (!report.runtimeEmitted) {
+  if (!report.runtimeEmitted && !report.runtimeKept) {
     const why = report.runtimeLeftOut ? "--types-only leaves it out" : `${identity.revision} has no subscriptions/listen stream`;
     process.stdout.write(`runtime not emitted: ${why}\n`);
   }

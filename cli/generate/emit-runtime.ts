@@ -2,9 +2,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
 import { listFiles } from "../toolbox/files.js";
+import { MANIFEST_FILE, renderManifest, type Manifest } from "./manifest.js";
 
 /**
- * The runtime's sources, as they are under templates/runtime/, keyed by their path inside
+ * The runtime's sources, as they are under packages/runtime/src/, keyed by their path inside
  * the output (runtime/<file>). They reach the revision's facts through one module,
  * runtime/protocol.ts, which the emitter writes anew (see BINDING_FILE).
  */
@@ -16,7 +17,7 @@ export function readRuntimeSource(dir: string): Map<string, string> {
 export const BINDING_FILE = "runtime/protocol.ts";
 
 /** Beside an emitted runtime, the binding points at the files generated next to it. */
-const BINDING = `/** The facts of the protocol revision this runtime was generated for (see templates/runtime/protocol.ts). */
+const BINDING = `/** The facts of the protocol revision this runtime was generated for (see packages/runtime/src/protocol.ts). */
 export * from "../types.js";
 export * from "../methods.js";
 export * from "../capabilities.js";
@@ -34,17 +35,17 @@ export function noLegacyRevision(revision: string): CliError {
   });
 }
 
-/** `legacy/revisions.ts` bound to the sibling folders, newest first (see templates/runtime/legacy/revisions.ts). */
+/** `legacy/revisions.ts` bound to the sibling folders, newest first (see packages/runtime/src/legacy/revisions.ts). */
 function revisionsBinding(folders: readonly string[]): string {
   const imports = folders.map((folder) => `import * as ${folder.replace(/\W/g, "_")} from "../../../${folder}/shapes.js";\n`).join("");
-  return `/** The shapes of the initialize-era revisions this runtime serves, newest first (see templates/runtime/legacy/revisions.ts). */
+  return `/** The shapes of the initialize-era revisions this runtime serves, newest first (see packages/runtime/src/legacy/revisions.ts). */
 ${imports}
 export const LEGACY_REVISIONS = [${folders.map((folder) => folder.replace(/\W/g, "_")).join(", ")}];
 `;
 }
 
 function legacyBinding(folder: string): string {
-  return `/** The facts of the legacy revision, generated into the sibling folder ${folder}/ (see templates/runtime/legacy/protocol.ts). */
+  return `/** The facts of the legacy revision, generated into the sibling folder ${folder}/ (see packages/runtime/src/legacy/protocol.ts). */
 export * from "../../../${folder}/types.js";
 export * from "../../../${folder}/methods.js";
 export * from "../../../${folder}/capabilities.js";
@@ -63,4 +64,27 @@ export function emitRuntime(source: ReadonlyMap<string, string>, header: string,
     [LEGACY_REVISIONS_FILE, revisionsBinding(legacyFolders)],
   ]);
   return new Map([...source].map(([path, text]) => [path, bindings.has(path) ? header + bindings.get(path)! : path.endsWith(".ts") ? header + text : text]));
+}
+
+/**
+ * An output made for a project that keeps its runtime (`runtimeKept`, as this package's own
+ * generated/ is) completed into what `mcp-gen types` writes for a project that does not: the
+ * runtime beside the revision, bound to `legacyFolders`, and a manifest that records it. The
+ * header is the output's own first line, so no schema is read (a new project is made offline).
+ */
+export function withEmittedRuntime(
+  output: ReadonlyMap<string, string>,
+  manifest: Manifest,
+  runtime: { source: ReadonlyMap<string, string>; sha256: string },
+  legacyFolders: readonly string[],
+): Map<string, string> {
+  const types = output.get("types.ts");
+  if (types === undefined || manifest.inputs.runtimeKept !== true) throw new Error("withEmittedRuntime takes a kept-runtime output with its types.ts");
+  const header = types.slice(0, types.indexOf("\n") + 1);
+  const files = new Map([...output].filter(([path]) => path !== MANIFEST_FILE));
+  for (const [path, text] of emitRuntime(runtime.source, header, legacyFolders)) files.set(path, text);
+  const { runtimeKept: _kept, ...inputs } = manifest.inputs;
+  const recorded = { ...inputs, runtimeSourceSha256: runtime.sha256, legacyFolders: [...legacyFolders] };
+  files.set(MANIFEST_FILE, renderManifest(recorded, files, manifest.summary));
+  return files;
 }

@@ -15,7 +15,7 @@ export const IMPORT_POINT_FILE = "index.ts";
 /**
  * Beside it, two facts-only modules (no runtime): the newest revision with a runtime's types,
  * maps, capabilities and shapes, and the newest initialize-era revision's with the shapes of
- * every initialize-era one. This repository's runtime source binds them (templates/runtime/
+ * every initialize-era one. This repository's runtime source binds them (packages/runtime/src/
  * protocol.ts, legacy/protocol.ts, legacy/revisions.ts), so adding a revision to the list moves
  * the source runtime too; a project may import them where it needs facts and no runtime.
  */
@@ -38,7 +38,8 @@ export function readEras(revisions: readonly string[], outDir: string): Revision
     const folder = versionFolder(revision);
     const manifest = readManifest(join(outDir, folder));
     const methods = manifest?.summary?.methods ?? [];
-    const era = !manifest ? "unknown" : RUNTIME_ENTRY in manifest.outputs ? "listen" : methods.includes("initialize") ? "initialize" : "unknown";
+    const served = manifest !== undefined && (RUNTIME_ENTRY in manifest.outputs || manifest.inputs.runtimeKept === true);
+    const era = !manifest ? "unknown" : served ? "listen" : methods.includes("initialize") ? "initialize" : "unknown";
     return { revision, folder, era };
   });
 }
@@ -55,14 +56,19 @@ export function legacyFoldersOf(revisions: readonly string[], outDir: string, ex
     .reverse();
 }
 
-/** The import point's files by name (index.ts and the facts modules); undefined when no listed revision has a runtime. */
-export function renderImportPoint(eras: readonly RevisionEra[]): Map<string, string> | undefined {
+/**
+ * The import point's files by name (index.ts and the facts modules); undefined when no listed
+ * revision has a runtime. `keptRuntime`: the folder of the project's own runtime source,
+ * relative to the out folder, which index.ts then re-exports instead of the copy beside the
+ * newest revision.
+ */
+export function renderImportPoint(eras: readonly RevisionEra[], keptRuntime?: string): Map<string, string> | undefined {
   const served = eras.filter((entry) => entry.era === "listen").reverse();
   const newest = served[0];
   if (!newest) return undefined;
   const legacy = eras.filter((entry) => entry.era === "initialize").reverse();
   const files = new Map([
-    [IMPORT_POINT_FILE, renderIndex(newest, served, legacy[0])],
+    [IMPORT_POINT_FILE, renderIndex(newest, served, legacy[0], keptRuntime ?? `./${newest.folder}/runtime`)],
     [FACTS_FILE, renderFacts(newest)],
   ]);
   if (legacy[0] !== undefined) files.set(LEGACY_FACTS_FILE, renderLegacyFacts(legacy));
@@ -94,18 +100,19 @@ export const LEGACY_REVISIONS = [${legacy.map(name).join(", ")}];
 `;
 }
 
-function renderIndex(newest: RevisionEra, served: readonly RevisionEra[], legacy: RevisionEra | undefined): string {
+function renderIndex(newest: RevisionEra, served: readonly RevisionEra[], legacy: RevisionEra | undefined, runtime: string): string {
   const from = (path: string) => JSON.stringify(`./${newest.folder}/${path}`);
+  const fromRuntime = (path: string) => JSON.stringify(`${runtime}/${path}`);
   return `${HEADER}/** The revision the application is built on: the newest listed one with a runtime (${newest.revision}). */
 export * from ${from("types.js")};
 export * from ${from("methods.js")};
 export * from ${from("capabilities.js")};
-export * from ${from("runtime/index.js")};
-export * from ${from("runtime/transports/index.js")};
+export * from ${fromRuntime("index.js")};
+export * from ${fromRuntime("transports/index.js")};
 // A name both export is the runtime's here, the type its API takes (RequestId is the same
 // in both; ResourceContents is the runtime's union of the schema's text and blob contents).
-export type { RequestId, ResourceContents } from ${from("runtime/index.js")};
-export type { ListenStream, TestClient } from ${from("runtime/testing/index.js")};
+export type { RequestId, ResourceContents } from ${fromRuntime("index.js")};
+export type { ListenStream, TestClient } from ${fromRuntime("testing/index.js")};
 
 /** Every listed revision served statelessly (request \`_meta\`), newest first: the server's \`supportedVersions\`. */
 export const SERVED_VERSIONS: readonly string[] = [${served.map((entry) => JSON.stringify(entry.revision)).join(", ")}];
@@ -117,7 +124,7 @@ export const LEGACY_VERSION: string | undefined = ${legacy ? JSON.stringify(lega
  * The runtime's testing entry: a typed test client and the transport contract suite. It
  * loads node:test, so it is imported on demand, by tests only, never by the server.
  */
-export const loadTesting = () => import(${from("runtime/testing/index.js")});
+export const loadTesting = () => import(${fromRuntime("testing/index.js")});
 `;
 }
 

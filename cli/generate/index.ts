@@ -48,6 +48,11 @@ export interface TypesOptions {
    * revision that has one (then no legacy folder is needed). Recorded in the manifest's inputs.
    */
   typesOnly?: boolean;
+  /**
+   * The project keeps the runtime's source in its own folder ("mcp-gen.runtime"): no copy is
+   * written beside a revision that has one, and no legacy folder is bound. Recorded too.
+   */
+  runtimeKept?: boolean;
 }
 
 export interface TypesReport {
@@ -59,6 +64,8 @@ export interface TypesReport {
   runtimeEmitted: boolean;
   /** Set when the revision has a runtime and --types-only left it out. */
   runtimeLeftOut?: boolean;
+  /** Set when the project keeps the runtime's source in its own folder, so none is ever written here. */
+  runtimeKept?: boolean;
   changes: string[];
   notes: string[];
   /** What the output holds (types, methods, filter keys, flags); absent when nothing was generated. */
@@ -96,23 +103,26 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
   const outDir = join(options.out, versionFolder(identity.revision));
   const extensions = await extensionsOf(options.extensions, options.extensionsFrom);
   const typesOnly = options.typesOnly === true;
-  const legacyFolders = typesOnly ? [] : (options.legacyFolders ?? shippedLegacyFolders());
+  const runtimeKept = options.runtimeKept === true;
+  const noRuntime = typesOnly || runtimeKept;
+  const legacyFolders = noRuntime ? [] : (options.legacyFolders ?? shippedLegacyFolders());
   const inputs = manifestInputs(identity, run, extensions, typesOnly);
-  const runtimeInputs = typesOnly ? undefined : runtimeInputsOf(run, legacyFolders);
+  const runtimeInputs = noRuntime ? undefined : runtimeInputsOf(run, legacyFolders);
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
   if (options.check) {
-    const stale = staleAgainstManifest(outDir, inputs, runtimeInputs);
+    const stale = staleAgainstManifest(outDir, inputs, runtimeInputs, runtimeKept);
     if (stale !== undefined) return { ...report, stale };
   }
 
   // Only now load the stages that make output, and through them the code-generation libraries.
   const { makeOutput } = await import("./make.js");
-  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, extensions, legacyFolders, typesOnly);
-  const withRuntime = ir.withRuntime && !typesOnly;
+  const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, extensions, legacyFolders, noRuntime);
+  const withRuntime = ir.withRuntime && !noRuntime;
   if (withRuntime && legacyFolders.length === 0) throw noLegacyRevision(identity.revision);
   const summary = summarize(ir);
-  files.set(MANIFEST_FILE, renderManifest(withRuntime ? { ...inputs, ...runtimeInputs } : inputs, files, summary));
-  const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: withRuntime, runtimeLeftOut: ir.withRuntime && typesOnly };
+  const recorded = withRuntime ? { ...inputs, ...runtimeInputs } : runtimeKept && ir.withRuntime ? { ...inputs, runtimeKept: true as const } : inputs;
+  files.set(MANIFEST_FILE, renderManifest(recorded, files, summary));
+  const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: withRuntime, runtimeLeftOut: ir.withRuntime && typesOnly, runtimeKept };
   const { replaceFolder, staleFiles } = await import("./write.js");
   if (options.check) return { ...made, stale: staleFiles(outDir, files) };
 
@@ -134,12 +144,14 @@ export async function pinnedOutputStale(
   run: RunInputs = readRunInputs(),
   typesOnly = false,
   extensionsFrom?: string,
+  runtimeKept = false,
 ): Promise<string[] | undefined> {
   const pin = run.lock.revisions[revision];
   if (!pin) return undefined;
   const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
   const inputs = manifestInputs(identity, run, await extensionsOf(extensions, extensionsFrom), typesOnly);
-  return staleAgainstManifest(join(out, versionFolder(revision)), inputs, typesOnly ? undefined : runtimeInputsOf(run, legacyFolders));
+  const runtime = typesOnly || runtimeKept ? undefined : runtimeInputsOf(run, legacyFolders);
+  return staleAgainstManifest(join(out, versionFolder(revision)), inputs, runtime, runtimeKept);
 }
 
 /** The extensions given, loaded; their loader (and the package lookup it brings) is imported only when there are some. */

@@ -24,6 +24,8 @@ export interface ManifestInputs extends Partial<RuntimeInputs> {
   extensions?: Array<{ id: string; sha256: string }>;
   /** Made with --types-only (the runtime left out); absent otherwise. */
   typesOnly?: true;
+  /** Made for a project that keeps the runtime's source in its own folder ("mcp-gen.runtime"), so none is written here; absent otherwise. */
+  runtimeKept?: true;
 }
 
 /**
@@ -43,7 +45,12 @@ export interface Summary {
   methods: string[];
   filterKeys: string[];
   flags: string[];
+  /** Whether the revision serves the subscription stream, so a runtime serves it statelessly (ir.withRuntime). */
+  listenStream?: boolean;
 }
+
+/** The parts of a summary that a regeneration reports changes in. */
+type ListedPart = "types" | "methods" | "filterKeys" | "flags";
 
 export interface Manifest {
   inputs: ManifestInputs;
@@ -93,6 +100,7 @@ export function summarize(ir: SchemaIR): Summary {
     methods: sorted(new Set(methods.map((entry) => entry.method))),
     filterKeys: sorted(kinds.map((kind) => kind.filterKey)),
     flags: sorted(kinds.flatMap((kind) => (kind.serverCapability ? [kind.serverCapability.join(".")] : []))),
+    listenStream: ir.withRuntime,
   };
 }
 
@@ -122,12 +130,17 @@ export function parseManifest(bytes: Buffer | undefined): Manifest | undefined {
  * manifest is missing or was made from other inputs: only a regeneration can tell then. The
  * runtime inputs count only for an output with a runtime.
  */
-export function staleAgainstManifest(dir: string, inputs: ManifestInputs, runtime?: RuntimeInputs): string[] | undefined {
+export function staleAgainstManifest(dir: string, inputs: ManifestInputs, runtime?: RuntimeInputs, runtimeKept = false): string[] | undefined {
   const manifest = readManifest(dir);
   if (!manifest) return undefined;
-  const expectedInputs = RUNTIME_ENTRY in manifest.outputs && runtime ? { ...inputs, ...runtime } : inputs;
+  const expectedInputs = !servedByRuntime(manifest) ? inputs : runtimeKept ? { ...inputs, runtimeKept: true } : runtime ? { ...inputs, ...runtime } : inputs;
   if (JSON.stringify(manifest.inputs) !== JSON.stringify(expectedInputs)) return undefined;
   return staleOutputs(dir, manifest.outputs);
+}
+
+/** Whether the output is of a revision a runtime serves (one written beside it, or kept by the project). */
+export function servedByRuntime(manifest: Manifest): boolean {
+  return RUNTIME_ENTRY in manifest.outputs || manifest.summary.listenStream === true;
 }
 
 /** The files of `dir` that a manifest's `outputs` hashes do not match: changed, missing, or not listed (the manifest itself aside). */
@@ -146,8 +159,8 @@ export function staleOutputs(dir: string, outputs: Manifest["outputs"]): string[
 /** Lines such as "+ method subscriptions/listen" or "- flag resources.subscribe". */
 export function describeChanges(previous: Summary | undefined, next: Summary): string[] {
   if (!previous) return [];
-  const labels: Record<keyof Summary, string> = { types: "type", methods: "method", filterKeys: "filter key", flags: "flag" };
-  return (Object.keys(labels) as Array<keyof Summary>).flatMap((part) => {
+  const labels: Record<ListedPart, string> = { types: "type", methods: "method", filterKeys: "filter key", flags: "flag" };
+  return (Object.keys(labels) as ListedPart[]).flatMap((part) => {
     const before = new Set(previous[part] ?? []);
     const after = new Set(next[part]);
     return [

@@ -26,7 +26,7 @@ const found = findPackage(dirname(fileURLToPath(import.meta.url)));
 
 export const packageRoot = found.root;
 export const lockPath = join(packageRoot, "schemas", "lock.json");
-export const runtimeSourceDir = join(packageRoot, "templates", "runtime");
+export const runtimeSourceDir = join(packageRoot, "packages", "runtime", "src");
 
 /** The version of mcp-gen itself, part of every output's generator identity. */
 export function generatorVersion(): string {

@@ -53,6 +53,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
   const { lock } = run;
   const outDir = resolve(projectDir, config.out);
   assertImportPointOurs(outDir);
+  assertKeptRuntime(projectDir, config);
   const sources = new Map(config.revisions.map((revision) => [revision, schemaSource(revision, config, projectDir, lock)]));
   // A pinned revision whose manifest says its output is made from these inputs needs no schema:
   // the lock's sha256 stands for the pinned bytes, so a regeneration would write the same files.
@@ -63,7 +64,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
     const manifestTells = check ? pinnedUrl : Object.hasOwn(lock.revisions, revision) && config.schemas[revision] === undefined;
     if (!manifestTells) continue;
     const legacyFolders = legacyFoldersOf(config, outDir, revision);
-    const stale = await pinnedOutputStale(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly, projectDir);
+    const stale = await pinnedOutputStale(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly, projectDir, config.runtime !== undefined);
     // --check reports the stale files it names; a regeneration makes them.
     if (stale !== undefined && (check || stale.length === 0)) fresh.set(revision, stale);
   }
@@ -97,12 +98,13 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
           extensionsFrom: projectDir,
           legacyFolders: legacyFoldersOf(config, outDir, revision),
           typesOnly,
+          runtimeKept: config.runtime !== undefined,
         },
         run,
       ),
     );
   }
-  return { reports, importPoint: finishImportPoint(config, outDir, check), importPointPath: join(outDir, IMPORT_POINT_FILE) };
+  return { reports, importPoint: finishImportPoint(config, projectDir, check), importPointPath: join(outDir, IMPORT_POINT_FILE) };
 }
 
 /**
@@ -142,6 +144,7 @@ export async function addRevision(
 ): Promise<ProjectReport> {
   const outDir = resolve(projectDir, config.out);
   assertImportPointOurs(outDir);
+  assertKeptRuntime(projectDir, config);
   // The config's entries are keyed by revision: a schema given without one is identified
   // first, and the generator is handed what was read (a URL is downloaded once).
   const run = readRunInputs();
@@ -162,6 +165,7 @@ export async function addRevision(
       extensionsFrom: projectDir,
       legacyFolders: legacyFoldersOf(config, outDir, named),
       typesOnly,
+      runtimeKept: config.runtime !== undefined,
     },
     run,
   );
@@ -169,11 +173,11 @@ export async function addRevision(
   const listedBefore = config.revisions.includes(revision);
   const added = { revision, listedBefore, ...changesAgainstNewest(config, outDir, report) };
   const importPointPath = join(outDir, IMPORT_POINT_FILE);
-  if (check) return { reports: [report], importPoint: finishImportPoint(config, outDir, true), importPointPath, added };
+  if (check) return { reports: [report], importPoint: finishImportPoint(config, projectDir, true), importPointPath, added };
   const location = pinned ? undefined : isUrl(schema) ? schema : projectPath(projectDir, schema);
   const next = withRevision(config, revision, location, chosen);
   writeProjectConfig(projectDir, next);
-  return { reports: [report], importPoint: finishImportPoint(next, outDir, false), importPointPath, added };
+  return { reports: [report], importPoint: finishImportPoint(next, projectDir, false), importPointPath, added };
 }
 
 /**
@@ -195,8 +199,18 @@ function projectPath(projectDir: string, path: string): string {
   return inside.startsWith("..") || isAbsolute(inside) ? absolute : inside.split("\\").join("/");
 }
 
-function finishImportPoint(config: ProjectConfig, outDir: string, check: boolean): ProjectReport["importPoint"] {
-  const text = renderImportPoint(readEras(config.revisions, outDir));
+/** Refuses, before anything is generated, a "mcp-gen.runtime" folder with no runtime in it. */
+function assertKeptRuntime(projectDir: string, config: ProjectConfig): void {
+  if (config.runtime === undefined || existsSync(join(projectDir, config.runtime, "index.ts"))) return;
+  throw new CliError(`package.json: "mcp-gen.runtime" names ${config.runtime}, which holds no index.ts`, {
+    hint: 'point it at the folder of the runtime\'s source, or remove the key to have the runtime written beside the revision',
+  });
+}
+
+function finishImportPoint(config: ProjectConfig, projectDir: string, check: boolean): ProjectReport["importPoint"] {
+  const outDir = resolve(projectDir, config.out);
+  const keptRuntime = config.runtime === undefined ? undefined : relative(outDir, resolve(projectDir, config.runtime)).split("\\").join("/");
+  const text = renderImportPoint(readEras(config.revisions, outDir), keptRuntime);
   if (text === undefined) return "none";
   if (check) return importPointUpToDate(outDir, text) ? "fresh" : "stale";
   return writeImportPoint(outDir, text) ? "written" : "fresh";

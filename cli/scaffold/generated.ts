@@ -2,16 +2,16 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
-import { noLegacyRevision } from "../generate/emit-runtime.js";
-import { generateTypes } from "../generate/index.js";
+import { noLegacyRevision, withEmittedRuntime } from "../generate/emit-runtime.js";
+import { generateTypes, readRunInputs } from "../generate/index.js";
 import { readEras, renderImportPoint } from "../generate/import-point.js";
-import { readManifest, RUNTIME_ENTRY } from "../generate/manifest.js";
+import { readManifest, RUNTIME_ENTRY, type Manifest } from "../generate/manifest.js";
 import { legacyFoldersOf, schemaSource } from "../generate/project.js";
 import { readLock, versionFolder } from "../generate/verify.js";
 import { listFiles } from "../toolbox/files.js";
 import { packageRoot } from "../toolbox/package.js";
 import { parseProjectConfig, readProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
-import type { PlannedFile } from "../toolbox/write.js";
+import { writeFilesAtomically, type PlannedFile } from "../toolbox/write.js";
 
 /** This package's own revision list (its package.json "mcp-gen"): what its generated/ holds. */
 function packageConfig(): ProjectConfig {
@@ -45,9 +45,10 @@ export function projectConfigFor(revisions: readonly string[], out: string): Pro
 
 /**
  * The generated folders of a new project and its import point. A revision this package ships
- * under generated/ is copied when its runtime binds the same legacy revision the list gives;
- * any other is generated here, from `$MCP_SCHEMAS_DIR` or the pinned URL, before anything
- * of the project is written.
+ * under generated/ is copied; the one a runtime serves gets the runtime written beside it
+ * (this package keeps its own in packages/runtime/src), bound to the legacy revisions the list
+ * gives. Any other is generated here, from `$MCP_SCHEMAS_DIR` or the pinned URL, before
+ * anything of the project is written.
  */
 export async function planGenerated(packageRoot: string, config: ProjectConfig): Promise<PlannedFile[]> {
   const shipped = join(packageRoot, "generated");
@@ -66,7 +67,11 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
       const folder = versionFolder(revision);
       const legacyFolders = legacyFoldersOf(config, work, revision);
       const manifest = readManifest(join(work, folder));
-      if (manifest !== undefined && RUNTIME_ENTRY in manifest.outputs && legacyFolders.length === 0) throw noLegacyRevision(revision);
+      if (manifest !== undefined && needsRuntime(manifest) && legacyFolders.length === 0) throw noLegacyRevision(revision);
+      if (manifest?.inputs.runtimeKept === true) {
+        addRuntime(join(work, folder), manifest, legacyFolders);
+        continue;
+      }
       rmSync(join(work, folder), { recursive: true, force: true });
       const schema = schemaSource(revision, config, work, lock);
       await generateTypes({ schema, protocolVersion: revision, out: work, legacyFolders, extensions: config.extensions[revision] });
@@ -77,11 +82,27 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
   }
 }
 
-/** A revision's folder in `dir` as the project can take it: present, and a runtime bound to the legacy folders the project lists. */
+/**
+ * A revision's folder in `dir` as the project can take it: present, with no runtime to add (this
+ * package keeps its own, a project gets a copy), and a runtime bound to the legacy folders the
+ * project lists.
+ */
 function usableAsIs(config: ProjectConfig, dir: string, revision: string): boolean {
   const manifest = readManifest(join(dir, versionFolder(revision)));
-  if (manifest === undefined) return false;
+  if (manifest === undefined || manifest.inputs.runtimeKept === true) return false;
   return !(RUNTIME_ENTRY in manifest.outputs) || sameList(manifest.inputs.legacyFolders, legacyFoldersOf(config, dir, revision));
+}
+
+function needsRuntime(manifest: Manifest): boolean {
+  return RUNTIME_ENTRY in manifest.outputs || manifest.inputs.runtimeKept === true;
+}
+
+/** Writes the runtime beside a kept-runtime output in the work folder, as `mcp-gen types` would have made it there. */
+function addRuntime(folder: string, manifest: Manifest, legacyFolders: readonly string[]): void {
+  const output = new Map(listFiles(folder).map((path) => [path, readFileSync(join(folder, path), "utf8")]));
+  const run = readRunInputs();
+  const files = withEmittedRuntime(output, manifest, { source: run.runtimeSource, sha256: run.runtimeSourceSha256 }, legacyFolders);
+  writeFilesAtomically(folder, [...files].map(([path, content]) => ({ path, content })));
 }
 
 /** The listed revisions' folders in `dir`, and the import point over them, as the project's files. */

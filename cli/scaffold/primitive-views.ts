@@ -4,7 +4,7 @@
  * not collide with. Option values are checked here, each with one line saying what to fix.
  */
 // The parser's own module, not the generated index: that would load the whole runtime into every create.
-import { UriTemplate } from "../../generated/v2607/runtime/primitives/uri-template.js";
+import { UriTemplate } from "../../packages/runtime/src/primitives/uri-template.js";
 import { CliError } from "../errors.js";
 import { isReservedWord, type NameForms } from "./names.js";
 import type { RegisteringCall } from "./registered.js";

@@ -13,17 +13,20 @@ import { writeFilesAtomically } from "./write.js";
  * `revisions` are generated side by side under `out`; `extensions` are passed to the
  * generator for that revision; `schemas` says where a revision the lock does not pin is read
  * from (a path relative to the project, or an http(s) URL), and `mcp-gen types` records it
- * when it adds such a revision.
+ * when it adds such a revision. `runtime`, when given, is a folder of the project holding the
+ * runtime's source (its index.ts): the generator then writes no copy of the runtime beside
+ * the revision it serves, and the import point re-exports that folder instead.
  */
 export interface ProjectConfig {
   out: string;
   revisions: string[];
   extensions: Record<string, string[]>;
   schemas: Record<string, string>;
+  runtime?: string;
 }
 
 export const CONFIG_KEY = "mcp-gen";
-const KNOWN_KEYS = ["out", "revisions", "extensions", "schemas"] as const;
+const KNOWN_KEYS = ["out", "revisions", "extensions", "schemas", "runtime"] as const;
 const REVISION_NAME = /^(?:draft-)?\d{4}-\d{2}-\d{2}$/;
 
 /** The project config in `dir`/package.json; undefined when the file or the key is absent. */
@@ -56,8 +59,10 @@ export function parseProjectConfig(value: unknown, where = "package.json"): Proj
   if (unknown !== undefined) bad(unknown, "is not a known key", `use ${KNOWN_KEYS.join(", ")}`);
 
   const out = config.out ?? "generated";
-  if (typeof out !== "string" || out === "" || isAbsolute(out) || normalize(out).split(/[\\/]/).includes("..")) {
-    bad("out", 'must be a folder inside the project, such as "generated"', "give a relative path without ..");
+  if (!isInsideFolder(out)) bad("out", 'must be a folder inside the project, such as "generated"', "give a relative path without ..");
+  const runtime = config.runtime;
+  if (runtime !== undefined && !isInsideFolder(runtime)) {
+    bad("runtime", "must be a folder inside the project holding the runtime's index.ts", "give a relative path without .., or remove the key");
   }
   const revisions = config.revisions;
   if (!Array.isArray(revisions) || revisions.length === 0) bad("revisions", "must be a non-empty list", 'e.g. ["2025-11-25", "2026-07-28"]');
@@ -70,7 +75,13 @@ export function parseProjectConfig(value: unknown, where = "package.json"): Proj
   const listed = revisions as string[];
   const extensions = listsByRevision(config.extensions, "extensions", listed, bad);
   const schemas = stringsByRevision(config.schemas, "schemas", listed, bad);
-  return { out: normalize(out as string), revisions: sortRevisions(listed), extensions, schemas };
+  const parsed: ProjectConfig = { out: normalize(out as string), revisions: sortRevisions(listed), extensions, schemas };
+  if (runtime !== undefined) parsed.runtime = normalize(runtime as string);
+  return parsed;
+}
+
+function isInsideFolder(path: unknown): path is string {
+  return typeof path === "string" && path !== "" && !isAbsolute(path) && !normalize(path).split(/[\\/]/).includes("..");
 }
 
 type Bad = (key: string, problem: string, hint: string) => never;
@@ -178,6 +189,7 @@ export function renderConfig(config: ProjectConfig): Record<string, unknown> {
   const rendered: Record<string, unknown> = { out: config.out, revisions: config.revisions };
   if (Object.keys(config.extensions).length > 0) rendered.extensions = config.extensions;
   if (Object.keys(config.schemas).length > 0) rendered.schemas = config.schemas;
+  if (config.runtime !== undefined) rendered.runtime = config.runtime;
   return rendered;
 }
 

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { InProcessEventSource, type EventSource } from "../../templates/runtime/index.js";
+import { InProcessEventSource, type EventSource } from "../../packages/runtime/src/index.js";
 
 test("a publish reaches every subscriber of its topic and no other", async () => {
   const events = new InProcessEventSource();

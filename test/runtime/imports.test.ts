@@ -12,7 +12,7 @@ import { test } from "node:test";
 import { ts } from "ts-morph";
 import { repoRoot } from "../support/schemas.js";
 
-const RUNTIME = join(repoRoot, "templates", "runtime");
+const RUNTIME = join(repoRoot, "packages", "runtime", "src");
 const LEGACY = "legacy/";
 
 /**
@@ -47,7 +47,7 @@ function specifiers(file: string): string[] {
   return found;
 }
 
-/** The runtime's import graph: each file (relative to templates/runtime, `/`-separated) to the runtime files it names. */
+/** The runtime's import graph: each file (relative to packages/runtime/src, `/`-separated) to the runtime files it names. */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sources(RUNTIME)) {
@@ -121,7 +121,7 @@ test("the runtime's modules import one another without a circle", () => {
   assert.deepEqual(
     found.map((circle) => circle.join(" -> ")),
     [],
-    `import circles in templates/runtime/:\n${found.map((circle) => `  ${circle.join(" -> ")}`).join("\n")}`,
+    `import circles in packages/runtime/src/:\n${found.map((circle) => `  ${circle.join(" -> ")}`).join("\n")}`,
   );
 });
 

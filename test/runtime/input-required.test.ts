@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, inputRequest, type InputRequiredMethod } from "../../templates/runtime/index.js";
-import { RequestStateSealer, STATE_TTL_MS } from "../../templates/runtime/input-required.js";
+import { createServer, inputRequest, type InputRequiredMethod } from "../../packages/runtime/src/index.js";
+import { RequestStateSealer, STATE_TTL_MS } from "../../packages/runtime/src/input-required.js";
 import { Peer } from "../support/runtime-peer.js";
 
 const T = { timeout: 20_000 };

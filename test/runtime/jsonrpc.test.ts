@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { classifyMessage, parseMessage } from "../../templates/runtime/transports/index.js";
+import { classifyMessage, parseMessage } from "../../packages/runtime/src/transports/index.js";
 
 describe("JSON-RPC framing", () => {
   it("tells requests, notifications and responses apart, from text or objects", () => {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, type Server } from "../../templates/runtime/index.js";
-import { type MessageContext } from "../../templates/runtime/transports/index.js";
-import { serveHttp } from "../../templates/runtime/transports/http-server.js";
+import { createServer, type Server } from "../../packages/runtime/src/index.js";
+import { type MessageContext } from "../../packages/runtime/src/transports/index.js";
+import { serveHttp } from "../../packages/runtime/src/transports/http-server.js";
 import { LEGACY_INITIALIZE, LegacyPeer, openLegacySession, SseMessages } from "../support/legacy-peer.js";
 import { MEMORY_KINDS, Peer, REQUEST_META } from "../support/runtime-peer.js";
 

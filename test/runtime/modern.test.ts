@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer as createMainServer } from "../../templates/runtime/index.js";
-import { createServer, serveHttp } from "../../templates/runtime/modern.js";
+import { createServer as createMainServer } from "../../packages/runtime/src/index.js";
+import { createServer, serveHttp } from "../../packages/runtime/src/modern.js";
 import { LegacyPeer } from "../support/legacy-peer.js";
 
 const INITIALIZE = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "older", version: "1" } };

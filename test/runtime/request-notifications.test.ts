@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { createServer, type RequestContext, type Server } from "../../templates/runtime/index.js";
-import { sseMessages } from "../../templates/runtime/transports/http-client.js";
-import { serveHttp, type HttpServerHandle } from "../../templates/runtime/transports/http-server.js";
+import { createServer, type RequestContext, type Server } from "../../packages/runtime/src/index.js";
+import { sseMessages } from "../../packages/runtime/src/transports/http-client.js";
+import { serveHttp, type HttpServerHandle } from "../../packages/runtime/src/transports/http-server.js";
 import { MEMORY_KINDS, Peer, REQUEST_META, until } from "../support/runtime-peer.js";
 import { mcpHeaders } from "./transports/http-helpers.js";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, McpError, MemoryTaskStore, type RequestContext, type RuntimeEvent } from "../../templates/runtime/index.js";
-import { type TestTransport, type Transport, createTestTransportPair } from "../../templates/runtime/transports/index.js";
+import { createServer, McpError, MemoryTaskStore, type RequestContext, type RuntimeEvent } from "../../packages/runtime/src/index.js";
+import { type TestTransport, type Transport, createTestTransportPair } from "../../packages/runtime/src/transports/index.js";
 import { MEMORY_KINDS, Peer, PROTOCOL_VERSION, until } from "../support/runtime-peer.js";
 import { recordingHandler } from "../support/recording-handler.js";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ajvSchemaValidator, createServer, ToolOutputError, type RuntimeEvent } from "../../templates/runtime/index.js";
+import { ajvSchemaValidator, createServer, ToolOutputError, type RuntimeEvent } from "../../packages/runtime/src/index.js";
 import { Peer } from "../support/runtime-peer.js";
 
 const T = { timeout: 20_000 };

@@ -13,8 +13,8 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { createServer, McpError, type Server, type SubscriptionHandler } from "../../templates/runtime/index.js";
-import { serveHttp } from "../../templates/runtime/transports/http-server.js";
+import { createServer, McpError, type Server, type SubscriptionHandler } from "../../packages/runtime/src/index.js";
+import { serveHttp } from "../../packages/runtime/src/transports/http-server.js";
 import { Peer, REQUEST_META, until } from "../support/runtime-peer.js";
 
 const T = { timeout: 20_000 };

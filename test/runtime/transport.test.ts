@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { StdioServerTransport } from "../../templates/runtime/index.js";
+import { StdioServerTransport } from "../../packages/runtime/src/index.js";
 import {
   getTransport,
   HttpClientTransport,
@@ -10,7 +10,7 @@ import {
   TestTransport,
   type ReceivedMessage,
   type Transport,
-} from "../../templates/runtime/transports/index.js";
+} from "../../packages/runtime/src/transports/index.js";
 
 class PullOnly implements Transport {
   async connect() {}

@@ -9,8 +9,8 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Ajv2020 } from "ajv/dist/2020.js";
 import * as v from "valibot";
 import { z } from "zod";
-import { ajvSchemaValidator, createServer, ToolOutputError, type JsonSchemaConverter, type RuntimeEvent } from "../../templates/runtime/index.js";
-import { serveHttp } from "../../templates/runtime/transports/http-server.js";
+import { ajvSchemaValidator, createServer, ToolOutputError, type JsonSchemaConverter, type RuntimeEvent } from "../../packages/runtime/src/index.js";
+import { serveHttp } from "../../packages/runtime/src/transports/http-server.js";
 import { Peer, REQUEST_META } from "../support/runtime-peer.js";
 
 const T = { timeout: 30_000 };

@@ -9,7 +9,7 @@ import {
   ToolOutputError,
   type RuntimeEvent,
   type SchemaValidator,
-} from "../../templates/runtime/index.js";
+} from "../../packages/runtime/src/index.js";
 import { Peer, REQUEST_META } from "../support/runtime-peer.js";
 import type { Tool } from "../../generated/index.js";
 

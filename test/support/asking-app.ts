@@ -3,7 +3,7 @@
  * way (`input.ask` with an elicitation, then the answer on the retry): a newer client
  * answers the input_required result, a legacy client is sent `elicitation/create`.
  */
-import { createServer, inputRequest, type Server } from "../../templates/runtime/index.js";
+import { createServer, inputRequest, type Server } from "../../packages/runtime/src/index.js";
 
 export const ASK_TOOL = "ask_name";
 

@@ -12,7 +12,7 @@ import {
   type ServerLimits,
   type SubscriptionHandler,
   type Unsubscribe,
-} from "../../templates/runtime/index.js";
+} from "../../packages/runtime/src/index.js";
 
 /** One topic per resource URI, so an update wakes only the streams watching that resource. */
 export type FanoutTopics = {

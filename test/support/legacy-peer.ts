@@ -3,9 +3,9 @@
  * pair (plain params, no per-request `_meta`), and over Streamable HTTP with a session id,
  * reading a POST's SSE answer frame by frame. Waits are bounded, never timed assertions.
  */
-import { type Server } from "../../templates/runtime/index.js";
-import { createTestTransportPair } from "../../templates/runtime/transports/index.js";
-import type { HttpServerHandle } from "../../templates/runtime/transports/http-server.js";
+import { type Server } from "../../packages/runtime/src/index.js";
+import { createTestTransportPair } from "../../packages/runtime/src/transports/index.js";
+import type { HttpServerHandle } from "../../packages/runtime/src/transports/http-server.js";
 import { Peer } from "./runtime-peer.js";
 
 export const LEGACY = "2025-11-25";

@@ -2,7 +2,7 @@
  * A subscription handler for tests that records every callback and whose behaviour each
  * test chooses: what it declares, how subscribe answers, what a posted message does.
  */
-import type { Channel, SendResult, StopReason, SubscribeResult, SubscriptionHandler } from "../../templates/runtime/index.js";
+import type { Channel, SendResult, StopReason, SubscribeResult, SubscriptionHandler } from "../../packages/runtime/src/index.js";
 import type { SubscriptionCapabilities, SubscriptionFilter } from "../../generated/index.js";
 
 /** What a posted test message asks the handler to do. */

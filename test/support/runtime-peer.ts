@@ -3,15 +3,15 @@
  * and records every message the server writes, so a test can assert on the exact wire
  * order. Waits are bounded (they fail instead of hanging) but never assert on time.
  */
-import { type JsonRpcMessage, type RequestId, type Server } from "../../templates/runtime/index.js";
+import { type JsonRpcMessage, type RequestId, type Server } from "../../packages/runtime/src/index.js";
 import {
   createInProcessTransportPair,
   createTestTransportPair,
   parseMessage,
   type MessageContext,
   type Transport,
-} from "../../templates/runtime/transports/index.js";
-import { PROTOCOL_VERSION } from "../../templates/runtime/protocol.js";
+} from "../../packages/runtime/src/transports/index.js";
+import { PROTOCOL_VERSION } from "../../packages/runtime/src/protocol.js";
 
 /** The revision the runtime source is bound to (the newest this repository lists with a runtime). */
 export { PROTOCOL_VERSION };

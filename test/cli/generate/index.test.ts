@@ -23,7 +23,8 @@ const generated = new Map<string, string>();
 before(async () => {
   temp = tempFolder("mcp-gen-types");
   for (const { revision, folder, extensions } of REVISIONS) {
-    const report = await generateTypes({ schema: schemaPath(revision), out: temp.dir, extensions });
+    // As this repository's package.json says ("mcp-gen.runtime"): it keeps the runtime's source in packages/runtime/src.
+    const report = await generateTypes({ schema: schemaPath(revision), out: temp.dir, extensions, runtimeKept: true });
     assert.equal(report.outDir, join(temp.dir, folder));
     generated.set(revision, report.outDir);
   }
@@ -93,6 +94,15 @@ test("typesOnly leaves the runtime of a revision that has one out, and so needs 
   } finally {
     dir.remove();
   }
+});
+
+test("a kept runtime is written nowhere, and the manifest says so only for the revision a runtime serves", () => {
+  assert.equal(existsSync(join(generated.get("2026-07-28")!, "runtime")), false);
+  const manifest = (revision: string) => JSON.parse(read(revision, "mcp-gen.manifest.json"));
+  assert.equal(manifest("2026-07-28").inputs.runtimeKept, true);
+  assert.equal(manifest("2026-07-28").summary.listenStream, true);
+  assert.equal(manifest("2025-11-25").inputs.runtimeKept, undefined, "an initialize-era output is the same whoever keeps the runtime");
+  assert.equal(manifest("2025-11-25").summary.listenStream, false);
 });
 
 test("the draft's extra filter key elicitationComplete flows into the maps, ungated by any server flag", () => {

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { LEGACY_VERSION } from "../../../generated/index.js";
 import { LegacyHttpSession } from "../../../cli/listen/legacy-http.js";
-import { createServer } from "../../../templates/runtime/index.js";
-import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
+import { createServer } from "../../../packages/runtime/src/index.js";
+import { serveHttp } from "../../../packages/runtime/src/transports/http-server.js";
 import { until } from "../../support/runtime-peer.js";
 
 const SILENT_MS = 300;

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { listen, type ListenEvent } from "../../../cli/listen/listen.js";
 import { CliError } from "../../../cli/errors.js";
-import { createServer, InProcessEventSource } from "../../../templates/runtime/index.js";
-import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
+import { createServer, InProcessEventSource } from "../../../packages/runtime/src/index.js";
+import { serveHttp } from "../../../packages/runtime/src/transports/http-server.js";
 import { fanoutHandler, type FanoutTopics } from "../../support/fanout-app.js";
 import { until } from "../../support/runtime-peer.js";
 

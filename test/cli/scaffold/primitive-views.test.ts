@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
 import { validateName } from "../../../cli/scaffold/names.js";
 import { parsePromptArguments, promptView, registrationName, resourceView, toolView } from "../../../cli/scaffold/primitive-views.js";
-import { UriTemplate } from "../../../templates/runtime/index.js";
+import { UriTemplate } from "../../../packages/runtime/src/index.js";
 
 const names = (name: string) => validateName(name, "resource");
 

@@ -205,7 +205,7 @@ test(
     const after = snapshotOf(generated);
     assert.deepEqual([...after.keys()], [...before.keys()], "the same files, in the folders the project imports from");
     // The schema-derived files and the import point match exactly; the runtime follows
-    // templates/runtime, which the repository's own generation test keeps equal to the copy.
+    // packages/runtime/src, which the repository's own generation test keeps equal to the copy.
     const folders = own.revisions.map((revision) => versionFolder(revision));
     for (const file of ["index.ts", ...["types.ts", "methods.ts", "capabilities.ts"].flatMap((name) => folders.map((folder) => `${folder}/${name}`))]) {
       assert.equal(after.get(file), before.get(file), file);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { repoRoot } from "../../support/schemas.js";
 import { createConformanceServer } from "./support/conformance-server.js";
 import { RUN_TIMEOUT_MS, runConformance } from "./support/run-conformance.js";

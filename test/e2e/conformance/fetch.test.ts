@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { serve } from "@hono/node-server";
-import { toFetchHandler } from "../../../templates/runtime/transports/http-fetch.js";
+import { toFetchHandler } from "../../../packages/runtime/src/transports/http-fetch.js";
 import { createConformanceServer } from "./support/conformance-server.js";
 import { RUN_TIMEOUT_MS, runConformance } from "./support/run-conformance.js";
 

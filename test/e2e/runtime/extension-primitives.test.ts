@@ -18,8 +18,8 @@ import { repoRoot, schemaPath } from "../../support/schemas.js";
 import { startAuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
 import { freePort } from "../../support/redis-server.js";
 import { meta, post } from "../../runtime/transports/http-helpers.js";
-import { createServer as createPlainServer } from "../../../templates/runtime/index.js";
-import { connectTestClient as connectPlainClient } from "../../../templates/runtime/testing/index.js";
+import { createServer as createPlainServer } from "../../../packages/runtime/src/index.js";
+import { connectTestClient as connectPlainClient } from "../../../packages/runtime/src/testing/index.js";
 
 const UI = "io.modelcontextprotocol/ui";
 const MIME = "text/html;profile=mcp-app";
@@ -27,8 +27,8 @@ const VIEW = "ui://clock/view.html";
 const T = { timeout: 120_000 };
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
 
-type Runtime = typeof import("../../../templates/runtime/index.js");
-type Testing = typeof import("../../../templates/runtime/testing/index.js");
+type Runtime = typeof import("../../../packages/runtime/src/index.js");
+type Testing = typeof import("../../../packages/runtime/src/testing/index.js");
 
 function appServer(runtime: Pick<Runtime, "createServer">) {
   const server = runtime.createServer({ name: "apps", version: "1.0.0" });

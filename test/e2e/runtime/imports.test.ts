@@ -13,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { test } from "node:test";
 import { repoRoot } from "../../support/schemas.js";
 
-const RUNTIME = join(repoRoot, "templates", "runtime");
+const RUNTIME = join(repoRoot, "packages", "runtime", "src");
 
 /** A loader hook that appends every module URL the process resolves to the file it is given. */
 const RECORDER = `

@@ -22,7 +22,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Compiles one file that registers tools; returns tsc's error lines for it. */
 function compile(name: string, body: string): string[] {
-  const runtime = relative(dir, join(repoRoot, "templates", "runtime", "index.js")).replaceAll("\\", "/");
+  const runtime = relative(dir, join(repoRoot, "packages", "runtime", "src", "index.js")).replaceAll("\\", "/");
   const file = join(dir, `${name}.ts`);
   const source = [
     `import * as v from "valibot";`,

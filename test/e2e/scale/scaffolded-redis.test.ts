@@ -1,8 +1,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/client";
-import { mcpRequestHeaders } from "../../../templates/runtime/transports/http-request.js";
-import type { JsonRpcMessage } from "../../../templates/runtime/index.js";
+import { mcpRequestHeaders } from "../../../packages/runtime/src/transports/http-request.js";
+import type { JsonRpcMessage } from "../../../packages/runtime/src/index.js";
 import { eventually } from "../../support/eventually.js";
 import { startRedisServer, subscriberCount, type RedisServer } from "../../support/redis-server.js";
 import { connectHttpClient as connect } from "./fanout-process.js";

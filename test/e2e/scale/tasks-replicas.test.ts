@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mcpRequestHeaders } from "../../../templates/runtime/transports/http-request.js";
-import type { JsonRpcMessage } from "../../../templates/runtime/index.js";
+import { mcpRequestHeaders } from "../../../packages/runtime/src/transports/http-request.js";
+import type { JsonRpcMessage } from "../../../packages/runtime/src/index.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 import { addLongJobTool, startReplicas, type Replicas } from "./replicas.js";
 import { scaffoldProject, type ScaffoldedProject } from "./scaffolded.js";

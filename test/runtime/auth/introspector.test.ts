@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createResourceServer, type OAuthOptions } from "../../../templates/runtime/index.js";
+import { createResourceServer, type OAuthOptions } from "../../../packages/runtime/src/index.js";
 import { INTROSPECTION_CLIENT, startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };

@@ -7,11 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { oauthHttpOptions, runAsTask, serveHttp, createServer } from "../../../templates/runtime/index.js";
-import { connectTestClient } from "../../../templates/runtime/testing/client.js";
-import { IssuerKeys } from "../../../templates/runtime/auth/issuer-keys.js";
-import { loadJose } from "../../../templates/runtime/auth/jose.js";
-import { DEFAULT_FETCH_BOUNDS } from "../../../templates/runtime/auth/resource-server.js";
+import { oauthHttpOptions, runAsTask, serveHttp, createServer } from "../../../packages/runtime/src/index.js";
+import { connectTestClient } from "../../../packages/runtime/src/testing/client.js";
+import { IssuerKeys } from "../../../packages/runtime/src/auth/issuer-keys.js";
+import { loadJose } from "../../../packages/runtime/src/auth/jose.js";
+import { DEFAULT_FETCH_BOUNDS } from "../../../packages/runtime/src/auth/resource-server.js";
 import { freePort } from "../../support/redis-server.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
 import { countingApp, meta, openListen, post, request } from "../transports/http-helpers.js";

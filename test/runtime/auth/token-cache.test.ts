@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { TokenCache } from "../../../templates/runtime/auth/token-cache.js";
-import { TokenPrincipal } from "../../../templates/runtime/auth/principal.js";
+import { TokenCache } from "../../../packages/runtime/src/auth/token-cache.js";
+import { TokenPrincipal } from "../../../packages/runtime/src/auth/principal.js";
 
 const principal = (subject: string) => new TokenPrincipal({ issuer: "https://as.example", subject }, [], undefined);
 

@@ -10,9 +10,9 @@ import { createServer as createNodeServer, type Server as NodeServer } from "nod
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { connectClient, ListLimitError, McpError, type ClientTarget, type EraChoice } from "../../../templates/runtime/client/index.js";
-import { createServer, inputRequest } from "../../../templates/runtime/index.js";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { connectClient, ListLimitError, McpError, type ClientTarget, type EraChoice } from "../../../packages/runtime/src/client/index.js";
+import { createServer, inputRequest } from "../../../packages/runtime/src/index.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { ASK_TOOL, createAskingServer } from "../../support/asking-app.js";
 import { repoRoot } from "../../support/schemas.js";
 

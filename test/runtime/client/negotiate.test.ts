@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { connectClient, HttpStatusError } from "../../../templates/runtime/client/index.js";
+import { connectClient, HttpStatusError } from "../../../packages/runtime/src/client/index.js";
 import { startFastMcp, type FastMcpHandle } from "../../support/fastmcp-server.js";
 
 /** The JSON-RPC methods a client sent, read off its requests' bodies on the way out. */

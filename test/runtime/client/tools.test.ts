@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { bindTools } from "../../../templates/runtime/client/index.js";
+import { bindTools } from "../../../packages/runtime/src/client/index.js";
 
 test("bindTools makes every tool name an own key, __proto__ and Object's own names included", async () => {
   const names = ["__proto__", "constructor", "toString", "hasOwnProperty", "greet"] as const;

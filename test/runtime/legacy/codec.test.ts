@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer } from "../../../templates/runtime/index.js";
-import { LEGACY_CODECS } from "../../../templates/runtime/legacy/translate.js";
+import { createServer } from "../../../packages/runtime/src/index.js";
+import { LEGACY_CODECS } from "../../../packages/runtime/src/legacy/translate.js";
 import { LegacyPeer } from "../../support/legacy-peer.js";
 
 const CLIENT = { capabilities: { elicitation: {}, sampling: {} }, clientInfo: { name: "codec-test", version: "1" } };

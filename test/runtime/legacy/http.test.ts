@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, InProcessEventSource } from "../../../templates/runtime/index.js";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { createServer, InProcessEventSource } from "../../../packages/runtime/src/index.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { createFanoutServer, type FanoutTopics } from "../../support/fanout-app.js";
 import { recordingHandler } from "../../support/recording-handler.js";
 import { until } from "../../support/runtime-peer.js";

@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/s
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { ASK_TOOL, createAskingServer } from "../../support/asking-app.js";
 import { repoRoot } from "../../support/schemas.js";
 

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseEventId, ReplayBuffer, STANDALONE_STREAM } from "../../../templates/runtime/legacy/replay.js";
+import { parseEventId, ReplayBuffer, STANDALONE_STREAM } from "../../../packages/runtime/src/legacy/replay.js";
 
 describe("the legacy replay window", () => {
   it("ids name the stream and a session-wide sequence; only this server's shape parses", () => {

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, InProcessEventSource, type LegacyOptions } from "../../../templates/runtime/index.js";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { createServer, InProcessEventSource, type LegacyOptions } from "../../../packages/runtime/src/index.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { fanoutHandler, type FanoutTopics } from "../../support/fanout-app.js";
 import { deferred } from "../../support/runtime-peer.js";
 import { SseReader } from "../../support/sse-events.js";

@@ -8,9 +8,9 @@ import assert from "node:assert/strict";
 import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";
-import { createServer, inputRequest, MAX_INPUT_ROUNDS, type LegacyOptions, type Server, type ToolRunner } from "../../../templates/runtime/index.js";
-import { NdjsonTransport } from "../../../templates/runtime/transports/index.js";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { createServer, inputRequest, MAX_INPUT_ROUNDS, type LegacyOptions, type Server, type ToolRunner } from "../../../packages/runtime/src/index.js";
+import { NdjsonTransport } from "../../../packages/runtime/src/transports/index.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { LegacyPeer, LEGACY_INITIALIZE, openLegacySession, postLegacy, SseMessages } from "../../support/legacy-peer.js";
 import { deferred, until } from "../../support/runtime-peer.js";
 

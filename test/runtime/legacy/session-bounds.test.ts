@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, type LegacyOptions, type RuntimeEvent, type ServerLimits } from "../../../templates/runtime/index.js";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { createServer, type LegacyOptions, type RuntimeEvent, type ServerLimits } from "../../../packages/runtime/src/index.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { LEGACY_INITIALIZE, SseMessages } from "../../support/legacy-peer.js";
 import { recordingHandler } from "../../support/recording-handler.js";
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, InProcessEventSource, McpError } from "../../../templates/runtime/index.js";
+import { createServer, InProcessEventSource, McpError } from "../../../packages/runtime/src/index.js";
 import { createFanoutServer, fanoutHandler, type FanoutTopics } from "../../support/fanout-app.js";
 import { recordingHandler } from "../../support/recording-handler.js";
 import { LegacyPeer } from "../../support/legacy-peer.js";

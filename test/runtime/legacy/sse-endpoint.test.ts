@@ -12,8 +12,8 @@ import { ResourceUpdatedNotificationSchema as Updated104, ToolListChangedNotific
 import { Client as ClientNow } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport as SseNow } from "@modelcontextprotocol/sdk/client/sse.js";
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { createServer, InProcessEventSource, type LegacyOptions } from "../../../templates/runtime/index.js";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { createServer, InProcessEventSource, type LegacyOptions } from "../../../packages/runtime/src/index.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { createFanoutServer, type FanoutTopics } from "../../support/fanout-app.js";
 import { eventually } from "../../support/eventually.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer } from "../../../templates/runtime/index.js";
+import { createServer } from "../../../packages/runtime/src/index.js";
 import { Peer } from "../../support/runtime-peer.js";
 
 const T = { timeout: 20_000 };

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ajvSchemaValidator, createServer, inputRequest } from "../../../templates/runtime/index.js";
-import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
+import { ajvSchemaValidator, createServer, inputRequest } from "../../../packages/runtime/src/index.js";
+import { serveHttp } from "../../../packages/runtime/src/transports/http-server.js";
 
 function appServer() {
   const server = createServer({

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createServer, oauthHttpOptions, serveHttp, type HttpServerHandle } from "../../../templates/runtime/index.js";
+import { createServer, oauthHttpOptions, serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/index.js";
 import { freePort } from "../../support/redis-server.js";
 import { recordingHandler } from "../../support/recording-handler.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../support/oidc-provider.js";

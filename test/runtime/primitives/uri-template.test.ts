@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { UriTemplate, type TemplateVariables } from "../../../templates/runtime/index.js";
+import { UriTemplate, type TemplateVariables } from "../../../packages/runtime/src/index.js";
 
 /** Compile-time equality: the test file does not type-check when the two types differ. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { filterProblem, gateFor, intersectFilter, unionFilters } from "../../../templates/runtime/subscriptions/filter.js";
-import { stampNotification } from "../../../templates/runtime/subscriptions/stream.js";
+import { filterProblem, gateFor, intersectFilter, unionFilters } from "../../../packages/runtime/src/subscriptions/filter.js";
+import { stampNotification } from "../../../packages/runtime/src/subscriptions/stream.js";
 
 const ALL = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourcesUpdated: true } as const;
 const ID_KEY = "io.modelcontextprotocol/subscriptionId";

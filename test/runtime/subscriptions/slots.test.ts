@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, type Server } from "../../../templates/runtime/index.js";
-import { clientKey, StreamSlots } from "../../../templates/runtime/subscriptions/slots.js";
+import { createServer, type Server } from "../../../packages/runtime/src/index.js";
+import { clientKey, StreamSlots } from "../../../packages/runtime/src/subscriptions/slots.js";
 import { Peer, SUBSCRIPTION_ID, until } from "../../support/runtime-peer.js";
 import { recordingHandler } from "../../support/recording-handler.js";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, type Channel } from "../../../templates/runtime/index.js";
-import { createTestTransportPair } from "../../../templates/runtime/transports/index.js";
-import { stampedJson, stampNotification } from "../../../templates/runtime/subscriptions/stamp.js";
-import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
+import { createServer, type Channel } from "../../../packages/runtime/src/index.js";
+import { createTestTransportPair } from "../../../packages/runtime/src/transports/index.js";
+import { stampedJson, stampNotification } from "../../../packages/runtime/src/subscriptions/stamp.js";
+import { serveHttp } from "../../../packages/runtime/src/transports/http-server.js";
 import { Peer, SUBSCRIPTION_ID } from "../../support/runtime-peer.js";
 import { openListen, type OpenStream } from "../transports/http-helpers.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, McpError, type RuntimeEvent, type Server } from "../../../templates/runtime/index.js";
+import { createServer, McpError, type RuntimeEvent, type Server } from "../../../packages/runtime/src/index.js";
 import { deferred, MEMORY_KINDS, Peer, SUBSCRIPTION_ID, until } from "../../support/runtime-peer.js";
 import { recordingHandler, type RecordingOptions, type Step } from "../../support/recording-handler.js";
 

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, MemoryTaskStore, runAsTask, type StoredTask, type TaskContext } from "../../../templates/runtime/index.js";
+import { createServer, MemoryTaskStore, runAsTask, type StoredTask, type TaskContext } from "../../../packages/runtime/src/index.js";
 import { Peer, REQUEST_META } from "../../support/runtime-peer.js";
 
 const T = { timeout: 20_000 };

@@ -11,8 +11,8 @@ import {
   ToolOutputError,
   type RuntimeEvent,
   type TaskContext,
-} from "../../../templates/runtime/index.js";
-import { checkMcpHeaders } from "../../../templates/runtime/transports/http-request.js";
+} from "../../../packages/runtime/src/index.js";
+import { checkMcpHeaders } from "../../../packages/runtime/src/transports/http-request.js";
 import { Peer, PROTOCOL_VERSION, REQUEST_META, until } from "../../support/runtime-peer.js";
 
 /** The header checks take a header source (a web Headers here, as the fetch path gives them). */

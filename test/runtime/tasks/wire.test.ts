@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { extensionLocation, loadExtensions, mergeExtensions } from "../../../cli/generate/extend.js";
 import { loadSchema } from "../../../cli/generate/load.js";
-import { createServer, inputRequest, McpError, runAsTask } from "../../../templates/runtime/index.js";
+import { createServer, inputRequest, McpError, runAsTask } from "../../../packages/runtime/src/index.js";
 import { schemaPath } from "../../support/schemas.js";
 import { Peer, REQUEST_META } from "../../support/runtime-peer.js";
 

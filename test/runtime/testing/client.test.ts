@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
-import { createServer, McpError, type Channel, type Server } from "../../../templates/runtime/index.js";
-import { connectTestClient, TestClient } from "../../../templates/runtime/testing/index.js";
+import { createServer, McpError, type Channel, type Server } from "../../../packages/runtime/src/index.js";
+import { connectTestClient, TestClient } from "../../../packages/runtime/src/testing/index.js";
 import { META_KEYS } from "../../../generated/index.js";
 import { recordingHandler } from "../../support/recording-handler.js";
 

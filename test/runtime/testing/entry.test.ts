@@ -26,7 +26,7 @@ function closure(entry: string): { files: Set<string>; builtins: Set<string> } {
   return { files, builtins };
 }
 
-const runtime = join(repoRoot, "templates", "runtime");
+const runtime = join(repoRoot, "packages", "runtime", "src");
 
 test("the runtime's main entry loads nothing from node:test or node:assert", () => {
   const { builtins, files } = closure(join(runtime, "index.ts"));

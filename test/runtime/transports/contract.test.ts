@@ -1,7 +1,7 @@
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from "node:net";
 import { PassThrough } from "node:stream";
-import { createInProcessTransportPair, createTestTransportPair, NdjsonTransport } from "../../../templates/runtime/transports/index.js";
-import { transportContractSuite } from "../../../templates/runtime/testing/index.js";
+import { createInProcessTransportPair, createTestTransportPair, NdjsonTransport } from "../../../packages/runtime/src/transports/index.js";
+import { transportContractSuite } from "../../../packages/runtime/src/testing/index.js";
 
 transportContractSuite("test", () => createTestTransportPair());
 transportContractSuite("inprocess", () => createInProcessTransportPair());

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { fuzzHttp } from "../../../bench/fuzz/http.js";
 import { fuzzLegacyHttp } from "../../../bench/fuzz/legacy-http.js";
-import { LEGACY_VERSIONS } from "../../../templates/runtime/legacy/translate.js";
+import { LEGACY_VERSIONS } from "../../../packages/runtime/src/legacy/translate.js";
 
 const SEEDS = [1, 2, 3];
 const FRAMES = 150;

@@ -12,9 +12,9 @@ import type { Server as NodeServer } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { serve } from "@hono/node-server";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
-import { toFetchHandler } from "../../../templates/runtime/transports/http-fetch.js";
-import type { HttpEndpointOptions } from "../../../templates/runtime/transports/http-core.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
+import { toFetchHandler } from "../../../packages/runtime/src/transports/http-fetch.js";
+import type { HttpEndpointOptions } from "../../../packages/runtime/src/transports/http-core.js";
 import { countingApp, mcpHeaders, post, request } from "./http-helpers.js";
 
 const T = { timeout: 30_000 };

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
-import { type TransportEvent } from "../../../templates/runtime/transports/index.js";
-import { HttpClientTransport, HttpStreamClosedError, sseMessages } from "../../../templates/runtime/transports/http-client.js";
+import { type TransportEvent } from "../../../packages/runtime/src/transports/index.js";
+import { HttpClientTransport, HttpStreamClosedError, sseMessages } from "../../../packages/runtime/src/transports/http-client.js";
 import { meta } from "./http-helpers.js";
 
 const T = { timeout: 20_000 };

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, it } from "node:test";
-import { HttpClientTransport, sseMessages } from "../../../templates/runtime/transports/http-client.js";
+import { HttpClientTransport, sseMessages } from "../../../packages/runtime/src/transports/http-client.js";
 
 function body(text: string): ReadableStream<Uint8Array> {
   return new Response(text).body!;

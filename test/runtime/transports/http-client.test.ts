@@ -7,11 +7,11 @@ import assert from "node:assert/strict";
 import { createServer as createHttpServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { type JsonRpcMessage } from "../../../templates/runtime/index.js";
-import { getTransport, supportsPush, type TransportEvent } from "../../../templates/runtime/transports/index.js";
-import { HttpClientTransport, HttpStreamClosedError } from "../../../templates/runtime/transports/http-client.js";
-import { HttpRedirectError } from "../../../templates/runtime/transports/http-redirects.js";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { type JsonRpcMessage } from "../../../packages/runtime/src/index.js";
+import { getTransport, supportsPush, type TransportEvent } from "../../../packages/runtime/src/transports/index.js";
+import { HttpClientTransport, HttpStreamClosedError } from "../../../packages/runtime/src/transports/http-client.js";
+import { HttpRedirectError } from "../../../packages/runtime/src/transports/http-redirects.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { countingApp, meta, type CountingApp } from "./http-helpers.js";
 
 const T = { timeout: 20_000 };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer } from "../../../templates/runtime/index.js";
-import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
+import { createServer } from "../../../packages/runtime/src/index.js";
+import { serveHttp } from "../../../packages/runtime/src/transports/http-server.js";
 import { openListen, post, request } from "./http-helpers.js";
 
 const T = { timeout: 20_000 };

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer } from "../../../templates/runtime/index.js";
-import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
+import { createServer } from "../../../packages/runtime/src/index.js";
+import { serveHttp } from "../../../packages/runtime/src/transports/http-server.js";
 import { mcpHeaders, request } from "./http-helpers.js";
 
 const BIG = "b".repeat(2 * 1024 * 1024);

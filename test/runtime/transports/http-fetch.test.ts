@@ -13,9 +13,9 @@ import { serve } from "@hono/node-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { HttpAuthError, toFetchHandler, type FetchHandlerOptions } from "../../../templates/runtime/index.js";
-import type { SseStreamReport } from "../../../templates/runtime/transports/http-exchange.js";
-import { createServer, InProcessEventSource } from "../../../templates/runtime/index.js";
+import { HttpAuthError, toFetchHandler, type FetchHandlerOptions } from "../../../packages/runtime/src/index.js";
+import type { SseStreamReport } from "../../../packages/runtime/src/transports/http-exchange.js";
+import { createServer, InProcessEventSource } from "../../../packages/runtime/src/index.js";
 import { toolsListChangedHandler, type ToolEvents } from "../../../bench/http/list-changed.js";
 import { countingApp, initializeFrom, mcpHeaders, request } from "./http-helpers.js";
 
@@ -264,7 +264,7 @@ describe("the fetch handler (toFetchHandler) on Node's Request and Response", ()
   });
 
   it("the fetch path imports no node: module (it runs on Workers as on Bun and Deno)", () => {
-    const found = nodeImportsFrom(resolve(dirname(fileURLToPath(import.meta.url)), "../../../templates/runtime/transports/http-fetch.ts"));
+    const found = nodeImportsFrom(resolve(dirname(fileURLToPath(import.meta.url)), "../../../packages/runtime/src/transports/http-fetch.ts"));
     assert.deepEqual(found, []);
   });
 });

@@ -10,7 +10,7 @@ import { describe, it } from "node:test";
 import express from "express";
 import { Hono } from "hono";
 import { serve } from "@hono/node-server";
-import { toExpressMiddleware, toHonoHandler } from "../../../templates/runtime/transports/index.js";
+import { toExpressMiddleware, toHonoHandler } from "../../../packages/runtime/src/transports/index.js";
 import { countingApp, openListen, post, request, type CountingApp } from "./http-helpers.js";
 
 const T = { timeout: 20_000 };

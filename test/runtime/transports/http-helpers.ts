@@ -3,8 +3,8 @@
  * from the body), listen streams read frame by frame, and a small app whose subscription
  * handler counts its callbacks, so tests can check teardown and delivery exactly.
  */
-import { sseMessages } from "../../../templates/runtime/transports/http-client.js";
-import { mcpRequestHeaders } from "../../../templates/runtime/transports/http-request.js";
+import { sseMessages } from "../../../packages/runtime/src/transports/http-client.js";
+import { mcpRequestHeaders } from "../../../packages/runtime/src/transports/http-request.js";
 import {
   createServer,
   InProcessEventSource,
@@ -13,7 +13,7 @@ import {
   type ServerOptions,
   type SubscriptionHandler,
   type Unsubscribe,
-} from "../../../templates/runtime/index.js";
+} from "../../../packages/runtime/src/index.js";
 
 export const VERSION = "2026-07-28";
 

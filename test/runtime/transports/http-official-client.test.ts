@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Client, StreamableHTTPClientTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
-import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
+import { serveHttp } from "../../../packages/runtime/src/transports/http-server.js";
 import { countingApp } from "./http-helpers.js";
 
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";

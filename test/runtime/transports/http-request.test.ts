@@ -9,8 +9,8 @@ import {
   isLocalhostOrigin,
   parseBody,
   statusForErrorCode,
-} from "../../../templates/runtime/transports/http-request.js";
-import type { JsonRpcMessage } from "../../../templates/runtime/jsonrpc.js";
+} from "../../../packages/runtime/src/transports/http-request.js";
+import type { JsonRpcMessage } from "../../../packages/runtime/src/jsonrpc.js";
 
 /** The header checks take a header source (a web Headers here, as the fetch path gives them). */
 const checkHeaders = (headers: Record<string, string>, message: Parameters<typeof checkMcpHeaders>[1]) => checkMcpHeaders(new Headers(headers), message);

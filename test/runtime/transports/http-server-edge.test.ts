@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { openLegacySession, postLegacy } from "../../support/legacy-peer.js";
 import { countingApp, mcpHeaders, openListen, post, request } from "./http-helpers.js";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer as createNodeServer, type Server as NodeServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { createHttpHandler, HttpAuthError, serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { createHttpHandler, HttpAuthError, serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { countingApp, meta, mcpHeaders, openListen, post, request, type CountingApp, type OpenStream } from "./http-helpers.js";
 
 const T = { timeout: 20_000 };

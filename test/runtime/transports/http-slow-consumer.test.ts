@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { describe, it } from "node:test";
-import type { RuntimeEvent } from "../../../templates/runtime/index.js";
-import type { SseStreamReport } from "../../../templates/runtime/transports/http-exchange.js";
-import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
-import { SseBudget } from "../../../templates/runtime/transports/sse-budget.js";
+import type { RuntimeEvent } from "../../../packages/runtime/src/index.js";
+import type { SseStreamReport } from "../../../packages/runtime/src/transports/http-exchange.js";
+import { serveHttp } from "../../../packages/runtime/src/transports/http-server.js";
+import { SseBudget } from "../../../packages/runtime/src/transports/sse-budget.js";
 import { countingApp, mcpHeaders, openListen, request } from "./http-helpers.js";
 
 const MAX_BUFFERED = 256 * 1024;

@@ -3,9 +3,9 @@ import { EventEmitter } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { describe, it, mock } from "node:test";
-import { SseWriter } from "../../../templates/runtime/transports/http-sse.js";
-import { sharedFrame, sseFrame } from "../../../templates/runtime/transports/sse-frames.js";
-import { SseBudget } from "../../../templates/runtime/transports/sse-budget.js";
+import { SseWriter } from "../../../packages/runtime/src/transports/http-sse.js";
+import { sharedFrame, sseFrame } from "../../../packages/runtime/src/transports/sse-frames.js";
+import { SseBudget } from "../../../packages/runtime/src/transports/sse-budget.js";
 
 /** A response whose buffer level the test controls: writes accumulate until `drain()`. */
 class FakeResponse extends EventEmitter {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Server as NodeServer } from "node:http";
 import { describe, it } from "node:test";
-import { serveHttp } from "../../../templates/runtime/transports/http-server.js";
+import { serveHttp } from "../../../packages/runtime/src/transports/http-server.js";
 import { countingApp, openListen } from "./http-helpers.js";
 
 // In a file of its own: the process-wide timer count starts from this test alone.

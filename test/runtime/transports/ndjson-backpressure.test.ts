@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { connect, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { createServer, type RuntimeEvent } from "../../../templates/runtime/index.js";
-import { NdjsonTransport, type NdjsonOptions } from "../../../templates/runtime/transports/index.js";
+import { createServer, type RuntimeEvent } from "../../../packages/runtime/src/index.js";
+import { NdjsonTransport, type NdjsonOptions } from "../../../packages/runtime/src/transports/index.js";
 import { REQUEST_META } from "../../support/runtime-peer.js";
 
 const T = { timeout: 60_000 };

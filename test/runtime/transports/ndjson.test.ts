@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";
-import { NdjsonTransport, type TransportEvent } from "../../../templates/runtime/transports/index.js";
+import { NdjsonTransport, type TransportEvent } from "../../../packages/runtime/src/transports/index.js";
 
 function wired(options = {}) {
   const input = new PassThrough();

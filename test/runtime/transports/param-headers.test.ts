@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { request as httpRequest } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { createServer } from "../../../templates/runtime/index.js";
-import { readParamHeaders } from "../../../templates/runtime/transports/param-headers.js";
-import { serveHttp, type HttpServerHandle } from "../../../templates/runtime/transports/http-server.js";
+import { createServer } from "../../../packages/runtime/src/index.js";
+import { readParamHeaders } from "../../../packages/runtime/src/transports/param-headers.js";
+import { serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/transports/http-server.js";
 import { post, request } from "./http-helpers.js";
 
 const T = { timeout: 20_000 };

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { SseBudget, type BudgetedStream } from "../../../templates/runtime/transports/sse-budget.js";
+import { SseBudget, type BudgetedStream } from "../../../packages/runtime/src/transports/sse-budget.js";
 
 /** A stream that holds `bytes`, charged to `budget`, and gives them back when evicted. */
 function stream(budget: SseBudget, bytes: number, evicted: string[], name: string): BudgetedStream & { grow(by: number): void } {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { TimerGroup } from "../../../templates/runtime/transports/timer-group.js";
+import { TimerGroup } from "../../../packages/runtime/src/transports/timer-group.js";
 
 /** Counts the intervals started while `run` runs. */
 function intervalsStartedBy(run: () => void): number {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { serveHttp } from "../../../../templates/runtime/transports/http-server.js";
+import { serveHttp } from "../../../../packages/runtime/src/transports/http-server.js";
 import { countingApp } from "../../../runtime/transports/http-helpers.js";
 import { PROTOCOL_VERSION } from "../../../support/runtime-peer.js";
 import { repoRoot } from "../../../support/schemas.js";

@@ -8,7 +8,7 @@
  * Exit 0 when the flow ran, 1 with the error otherwise.
  */
 import { pathToFileURL } from "node:url";
-import type * as Generated from "../../../../templates/runtime/client/index.js";
+import type * as Generated from "../../../../packages/runtime/src/client/index.js";
 
 type Client = Generated.McpClient;
 type Flow = (client: Client, context: Context) => Promise<void>;

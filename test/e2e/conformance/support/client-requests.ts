@@ -5,7 +5,7 @@
  * retries, a legacy session is sent the server-to-client request by the runtime. Each
  * answer is what the scenario's own description asks for.
  */
-import { inputRequest, type InputRound, type Server, type ToolRunner } from "../../../../templates/runtime/index.js";
+import { inputRequest, type InputRound, type Server, type ToolRunner } from "../../../../packages/runtime/src/index.js";
 import type { ElicitRequestFormParams } from "../../../../generated/index.js";
 import { text } from "./everything.js";
 

@@ -29,7 +29,7 @@ import {
   type Server, type ToolRunner,
   type SubscriptionHandler,
   type Unsubscribe,
-} from "../../../../templates/runtime/index.js";
+} from "../../../../packages/runtime/src/index.js";
 import { ERROR_CODES, META_KEYS } from "../../../../generated/index.js";
 import { addEverything, text } from "./everything.js";
 import { addClientRequestTools } from "./client-requests.js";

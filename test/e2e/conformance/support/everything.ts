@@ -5,7 +5,7 @@
  * addResourceTemplate). Each answer is what the scenario's own description asks for.
  */
 import { deflateSync } from "node:zlib";
-import type { CacheHints, Server, ToolRunner } from "../../../../templates/runtime/index.js";
+import type { CacheHints, Server, ToolRunner } from "../../../../packages/runtime/src/index.js";
 import type { Tool } from "../../../../generated/index.js";
 
 export const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });

@@ -5,7 +5,7 @@
  * has verified (sealed with the server key) before the tool runs; missing answers are
  * asked for again.
  */
-import { inputRequest, type InputRound, type RequestContext, type Server, type ToolRunner } from "../../../../templates/runtime/index.js";
+import { inputRequest, type InputRound, type RequestContext, type Server, type ToolRunner } from "../../../../packages/runtime/src/index.js";
 import { META_KEYS } from "../../../../generated/index.js";
 import { text } from "./everything.js";
 

@@ -4,7 +4,7 @@
  * through `resources/subscribe` (an implicit stream per URI); newer clients through
  * `subscriptions/listen` with `resourceSubscriptions`, the same handler.
  */
-import type { Server, SubscriptionHandler } from "../../../../templates/runtime/index.js";
+import type { Server, SubscriptionHandler } from "../../../../packages/runtime/src/index.js";
 
 const acceptEveryUri: SubscriptionHandler<null> = {
   subscribe: () => ({ stream: null }),

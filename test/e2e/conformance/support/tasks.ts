@@ -5,7 +5,7 @@
  * error; `confirm_delete` and `multi_input` ask for input during the task; and
  * `test_tool_with_task` asks through an input round first, then becomes a task.
  */
-import { inputRequest, McpError, runAsTask, type Server, type TaskContext } from "../../../../templates/runtime/index.js";
+import { inputRequest, McpError, runAsTask, type Server, type TaskContext } from "../../../../packages/runtime/src/index.js";
 import { text } from "./everything.js";
 
 const confirm = (message: string) =>

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { connectRedisEventSource, RedisUnreachableError, type RedisEventSource } from "../../../../templates/event-sources/redis/redis-event-source.js";
-import type { EventSource } from "../../../../templates/runtime/index.js";
+import type { EventSource } from "../../../../packages/runtime/src/index.js";
 import { eventually } from "../../../support/eventually.js";
 import { freePort, startRedisServer, type RedisServer } from "../../../support/redis-server.js";
 

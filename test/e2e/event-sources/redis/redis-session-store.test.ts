@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { connectRedisSessionStore, type RedisSessionStore } from "../../../../templates/event-sources/redis/redis-session-store.js";
-import { createServer, type JsonRpcResponse, type LegacySessionStore, type SessionRecord } from "../../../../templates/runtime/index.js";
-import { serveHttp, type HttpServerHandle } from "../../../../templates/runtime/transports/http-server.js";
+import { createServer, type JsonRpcResponse, type LegacySessionStore, type SessionRecord } from "../../../../packages/runtime/src/index.js";
+import { serveHttp, type HttpServerHandle } from "../../../../packages/runtime/src/transports/http-server.js";
 import { LEGACY, openLegacySession, postLegacy } from "../../../support/legacy-peer.js";
 import { eventually } from "../../../support/eventually.js";
 import { SseReader } from "../../../support/sse-events.js";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { mcpRequestHeaders } from "../../../../templates/runtime/transports/http-request.js";
+import { mcpRequestHeaders } from "../../../../packages/runtime/src/transports/http-request.js";
 import { connectRedisTaskStore, TaskStoreFullError } from "../../../../templates/event-sources/redis/redis-task-store.js";
 import { waitForStdout } from "../../../support/child-output.js";
 import { startRedisServer, type RedisServer } from "../../../support/redis-server.js";

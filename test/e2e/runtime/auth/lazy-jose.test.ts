@@ -19,7 +19,7 @@ const HOOKS = `export async function resolve(specifier, context, next) {
 }
 `;
 
-const runtime = pathToFileURL(join(repoRoot, "templates", "runtime", "index.ts")).href;
+const runtime = pathToFileURL(join(repoRoot, "packages", "runtime", "src", "index.ts")).href;
 
 const SCRIPT = `
 import { createServer, createResourceServer, serveHttp } from ${JSON.stringify(runtime)};

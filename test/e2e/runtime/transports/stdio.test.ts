@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport as OfficialStdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { StdioClientTransport } from "../../../../templates/runtime/transports/index.js";
+import { StdioClientTransport } from "../../../../packages/runtime/src/transports/index.js";
 import { Peer, REQUEST_META, SUBSCRIPTION_ID } from "../../../support/runtime-peer.js";
 import { repoRoot } from "../../../support/schemas.js";
 

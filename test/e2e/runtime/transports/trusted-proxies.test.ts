@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import type { IncomingMessage } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { createServer } from "../../../../templates/runtime/index.js";
-import { serveHttp, type HttpServerHandle } from "../../../../templates/runtime/transports/http-server.js";
-import { trustProxies } from "../../../../templates/runtime/transports/trusted-proxies.js";
+import { createServer } from "../../../../packages/runtime/src/index.js";
+import { serveHttp, type HttpServerHandle } from "../../../../packages/runtime/src/transports/http-server.js";
+import { trustProxies } from "../../../../packages/runtime/src/transports/trusted-proxies.js";
 import { haproxyMissing, startBalancer, type Balancer } from "../../../support/haproxy.js";
 import { countingApp, initializeFrom, openListen, post, request } from "../../../runtime/transports/http-helpers.js";
 

@@ -5,7 +5,7 @@
  *
  *   EVENT_SOURCE=redis REDIS_URL=redis://127.0.0.1:6379 PORT=0 [MAX_STREAMS_PER_CLIENT=n] node --import tsx fanout-node.ts
  */
-import { InProcessEventSource, serveHttp, type EventSource } from "../../../../templates/runtime/index.js";
+import { InProcessEventSource, serveHttp, type EventSource } from "../../../../packages/runtime/src/index.js";
 import { connectRedisEventSource } from "../../../../templates/event-sources/redis/redis-event-source.js";
 import { createFanoutServer, type FanoutTopics } from "../../../support/fanout-app.js";
 

@@ -4,7 +4,7 @@
  * cancelled (then it records "aborted" in its result, which a cancelled task never shows);
  * `ask` asks a question during its task and answers with the reply.
  */
-import { createServer, inputRequest, runAsTask, serveHttp, type StoredTask, type TaskStore } from "../../../../../templates/runtime/index.js";
+import { createServer, inputRequest, runAsTask, serveHttp, type StoredTask, type TaskStore } from "../../../../../packages/runtime/src/index.js";
 import { connectRedisTaskStore } from "../../../../../templates/event-sources/redis/redis-task-store.js";
 
 export async function startTaskApp(url: string, name: string) {

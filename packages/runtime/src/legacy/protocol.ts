@@ -5,4 +5,4 @@
  * runtime it emits, bound to the sibling folder of the newest initialize-era revision the
  * project lists.
  */
-export * from "../../../generated/legacy-facts.js";
+export * from "../../../../generated/legacy-facts.js";

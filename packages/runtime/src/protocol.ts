@@ -5,4 +5,4 @@
  * writes beside the import point); `mcp-gen types` writes it anew beside every runtime it
  * emits, bound to the files generated next to that runtime.
  */
-export * from "../../generated/facts.js";
+export * from "../../../generated/facts.js";

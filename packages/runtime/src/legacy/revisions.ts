@@ -4,4 +4,4 @@
  * types` writes it anew beside every runtime it emits, bound to the sibling folders of the
  * initialize-era revisions the project lists.
  */
-export { LEGACY_REVISIONS } from "../../../generated/legacy-facts.js";
+export { LEGACY_REVISIONS } from "../../../../generated/legacy-facts.js";
