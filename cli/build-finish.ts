@@ -1,15 +1,16 @@
 /**
  * The steps of `npm run build` after tsc: every scaffold template stored as rendering
  * nodes in dist/templates.json (creating a project then never loads handlebars, see
- * scaffold/template.ts), then this package packed once into dist/package.tgz, the tarball
- * a project made from this checkout keeps in vendor/ (packing it at each create would cost
- * more than the rest of the create).
+ * scaffold/template.ts), then the runtime package (built before tsc) packed into
+ * dist/runtime.tgz and this package into dist/package.tgz: the tarballs a project made from
+ * this checkout keeps in vendor/ (packing them at each create would cost more than the rest
+ * of the create).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { listFiles } from "./toolbox/files.js";
 import { packageRoot } from "./toolbox/package.js";
-import { packTarball, PACKED_BUILD } from "./toolbox/tarball.js";
+import { packTarball, PACKED_BUILD, PACKED_RUNTIME } from "./toolbox/tarball.js";
 import { parseTemplate, PRECOMPILED_TEMPLATES, type PrecompiledTemplate } from "./scaffold/render.js";
 
 const root = packageRoot();
@@ -19,5 +20,7 @@ for (const path of listFiles(join(root, "templates"), "templates/").filter((file
   stored[path] = { source, nodes: await parseTemplate(source) };
 }
 writeFileSync(join(root, PRECOMPILED_TEMPLATES), `${JSON.stringify(stored)}\n`);
+// The runtime first: this package's tarball carries it.
+writeFileSync(join(root, PACKED_RUNTIME), packTarball(join(root, "packages", "runtime")));
 writeFileSync(join(root, PACKED_BUILD), packTarball(root));
-console.log(`stored ${Object.keys(stored).length} templates in ${PRECOMPILED_TEMPLATES}, packed ${PACKED_BUILD}`);
+console.log(`stored ${Object.keys(stored).length} templates in ${PRECOMPILED_TEMPLATES}, packed ${PACKED_RUNTIME} and ${PACKED_BUILD}`);

@@ -30,6 +30,8 @@ export interface RevisionEra {
   folder: string;
   /** `listen`: served statelessly with a runtime; `initialize`: the legacy facts; `unknown`: not generated yet. */
   era: "listen" | "initialize" | "unknown";
+  /** A `listen` revision whose runtime the project keeps elsewhere ("mcp-gen.runtime"), not beside it. */
+  runtimeKept: boolean;
 }
 
 /** The era of each listed revision (oldest first), read from the manifests under `outDir`. */
@@ -40,7 +42,7 @@ export function readEras(revisions: readonly string[], outDir: string): Revision
     const methods = manifest?.summary?.methods ?? [];
     const served = manifest !== undefined && (RUNTIME_ENTRY in manifest.outputs || manifest.inputs.runtimeKept === true);
     const era = !manifest ? "unknown" : served ? "listen" : methods.includes("initialize") ? "initialize" : "unknown";
-    return { revision, folder, era };
+    return { revision, folder, era, runtimeKept: served && manifest.inputs.runtimeKept === true };
   });
 }
 
@@ -56,23 +58,46 @@ export function legacyFoldersOf(revisions: readonly string[], outDir: string, ex
     .reverse();
 }
 
+/** The module specifiers of the runtime's three entries the import point re-exports, as written in index.ts. */
+export interface RuntimeEntries {
+  main: string;
+  transports: string;
+  testing: string;
+}
+
+/** The entries of a runtime kept in a folder (its path from the out folder, `./` or `../` first) or installed as a package. */
+export function runtimeEntriesAt(specifier: string, isFolder: boolean): RuntimeEntries {
+  if (isFolder) return { main: `${specifier}/index.js`, transports: `${specifier}/transports/index.js`, testing: `${specifier}/testing/index.js` };
+  return { main: specifier, transports: `${specifier}/transports`, testing: `${specifier}/testing` };
+}
+
 /**
  * The import point's files by name (index.ts and the facts modules); undefined when no listed
- * revision has a runtime. `keptRuntime`: the folder of the project's own runtime source,
- * relative to the out folder, which index.ts then re-exports instead of the copy beside the
- * newest revision.
+ * revision has a runtime. `keptRuntime`: where the project keeps its runtime, which index.ts
+ * then re-exports instead of the copy beside the newest revision.
  */
-export function renderImportPoint(eras: readonly RevisionEra[], keptRuntime?: string): Map<string, string> | undefined {
+export function renderImportPoint(eras: readonly RevisionEra[], keptRuntime?: RuntimeEntries): Map<string, string> | undefined {
   const served = eras.filter((entry) => entry.era === "listen").reverse();
   const newest = served[0];
   if (!newest) return undefined;
   const legacy = eras.filter((entry) => entry.era === "initialize").reverse();
   const files = new Map([
-    [IMPORT_POINT_FILE, renderIndex(newest, served, legacy[0], keptRuntime ?? `./${newest.folder}/runtime`)],
+    [IMPORT_POINT_FILE, renderIndex(newest, served, legacy[0], runtimeOf(newest, keptRuntime))],
     [FACTS_FILE, renderFacts(newest)],
   ]);
   if (legacy[0] !== undefined) files.set(LEGACY_FACTS_FILE, renderLegacyFacts(legacy));
   return files;
+}
+
+/** The runtime the newest revision is served by: the project's own, else the copy beside it. */
+function runtimeOf(newest: RevisionEra, keptRuntime: RuntimeEntries | undefined): RuntimeEntries {
+  if (!newest.runtimeKept) return runtimeEntriesAt(`./${newest.folder}/runtime`, true);
+  if (keptRuntime === undefined) {
+    throw new CliError(`${newest.folder}/ was generated for a project that keeps its runtime elsewhere, and "mcp-gen.runtime" names none`, {
+      hint: 'set "mcp-gen.runtime" in package.json, or regenerate with `mcp-gen types`',
+    });
+  }
+  return keptRuntime;
 }
 
 function renderFacts(newest: RevisionEra): string {
@@ -100,19 +125,19 @@ export const LEGACY_REVISIONS = [${legacy.map(name).join(", ")}];
 `;
 }
 
-function renderIndex(newest: RevisionEra, served: readonly RevisionEra[], legacy: RevisionEra | undefined, runtime: string): string {
+function renderIndex(newest: RevisionEra, served: readonly RevisionEra[], legacy: RevisionEra | undefined, runtime: RuntimeEntries): string {
   const from = (path: string) => JSON.stringify(`./${newest.folder}/${path}`);
-  const fromRuntime = (path: string) => JSON.stringify(`${runtime}/${path}`);
+  const fromRuntime = (entry: keyof RuntimeEntries) => JSON.stringify(runtime[entry]);
   return `${HEADER}/** The revision the application is built on: the newest listed one with a runtime (${newest.revision}). */
 export * from ${from("types.js")};
 export * from ${from("methods.js")};
 export * from ${from("capabilities.js")};
-export * from ${fromRuntime("index.js")};
-export * from ${fromRuntime("transports/index.js")};
+export * from ${fromRuntime("main")};
+export * from ${fromRuntime("transports")};
 // A name both export is the runtime's here, the type its API takes (RequestId is the same
 // in both; ResourceContents is the runtime's union of the schema's text and blob contents).
-export type { RequestId, ResourceContents } from ${fromRuntime("index.js")};
-export type { ListenStream, TestClient } from ${fromRuntime("testing/index.js")};
+export type { RequestId, ResourceContents } from ${fromRuntime("main")};
+export type { ListenStream, TestClient } from ${fromRuntime("testing")};
 
 /** Every listed revision served statelessly (request \`_meta\`), newest first: the server's \`supportedVersions\`. */
 export const SERVED_VERSIONS: readonly string[] = [${served.map((entry) => JSON.stringify(entry.revision)).join(", ")}];
@@ -124,7 +149,7 @@ export const LEGACY_VERSION: string | undefined = ${legacy ? JSON.stringify(lega
  * The runtime's testing entry: a typed test client and the transport contract suite. It
  * loads node:test, so it is imported on demand, by tests only, never by the server.
  */
-export const loadTesting = () => import(${fromRuntime("testing/index.js")});
+export const loadTesting = () => import(${fromRuntime("testing")});
 `;
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { CliError } from "../errors.js";
-import { readProjectConfig, withRevision, writeProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
+import { isRuntimeFolder, readProjectConfig, withRevision, writeProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
 import { generateTypes, pinnedOutputStale, readRunInputs, type TypesReport } from "./index.js";
 import { isUrl, loadSchema, type LoadedSchema } from "./load.js";
 import { describeChanges, readManifest } from "./manifest.js";
@@ -12,8 +12,11 @@ import {
   legacyFoldersOf as legacyFoldersIn,
   readEras,
   renderImportPoint,
+  runtimeEntriesAt,
   writeImportPoint,
+  type RuntimeEntries,
 } from "./import-point.js";
+import { packageRoot } from "./paths.js";
 import { identifySchema, versionFolder, type Lock } from "./verify.js";
 
 /** What `mcp-gen types` did in a project: one report per revision, and the import point. */
@@ -64,7 +67,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
     const manifestTells = check ? pinnedUrl : Object.hasOwn(lock.revisions, revision) && config.schemas[revision] === undefined;
     if (!manifestTells) continue;
     const legacyFolders = legacyFoldersOf(config, outDir, revision);
-    const stale = await pinnedOutputStale(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly, projectDir, config.runtime !== undefined);
+    const stale = await pinnedOutputStale(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly, projectDir, runtimeKeptFor(config, revision));
     // --check reports the stale files it names; a regeneration makes them.
     if (stale !== undefined && (check || stale.length === 0)) fresh.set(revision, stale);
   }
@@ -98,7 +101,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
           extensionsFrom: projectDir,
           legacyFolders: legacyFoldersOf(config, outDir, revision),
           typesOnly,
-          runtimeKept: config.runtime !== undefined,
+          runtimeKept: runtimeKeptFor(config, revision),
         },
         run,
       ),
@@ -165,7 +168,7 @@ export async function addRevision(
       extensionsFrom: projectDir,
       legacyFolders: legacyFoldersOf(config, outDir, named),
       typesOnly,
-      runtimeKept: config.runtime !== undefined,
+      runtimeKept: runtimeKeptFor(config, named),
     },
     run,
   );
@@ -199,9 +202,33 @@ function projectPath(projectDir: string, path: string): string {
   return inside.startsWith("..") || isAbsolute(inside) ? absolute : inside.split("\\").join("/");
 }
 
+/**
+ * Whether the runtime the project keeps ("mcp-gen.runtime") serves `revision`, so none is
+ * written beside it: a folder of runtime source always (it binds the project's facts); the
+ * runtime package only for a revision this package ships as the package is built on (its own
+ * generated/, kept, with the same extensions); any other gets a copy bound to its facts.
+ */
+export function runtimeKeptFor(config: ProjectConfig, revision: string): boolean {
+  if (config.runtime === undefined) return false;
+  if (isRuntimeFolder(config.runtime)) return true;
+  const own = readProjectConfig(packageRoot);
+  if (own === undefined || config.schemas[revision] !== undefined) return false;
+  const shipped = readManifest(join(packageRoot, own.out, versionFolder(revision)));
+  const sameExtensions = JSON.stringify(config.extensions[revision] ?? []) === JSON.stringify(own.extensions[revision] ?? []);
+  return shipped?.inputs.runtimeKept === true && sameExtensions;
+}
+
+/** The entries of the runtime the project keeps ("mcp-gen.runtime"), as the import point names them. */
+export function keptRuntimeEntries(config: ProjectConfig, projectDir: string): RuntimeEntries | undefined {
+  if (config.runtime === undefined) return undefined;
+  if (!isRuntimeFolder(config.runtime)) return runtimeEntriesAt(config.runtime, false);
+  const path = relative(resolve(projectDir, config.out), resolve(projectDir, config.runtime)).split("\\").join("/");
+  return runtimeEntriesAt(path.startsWith(".") ? path : `./${path}`, true);
+}
+
 /** Refuses, before anything is generated, a "mcp-gen.runtime" folder with no runtime in it. */
 function assertKeptRuntime(projectDir: string, config: ProjectConfig): void {
-  if (config.runtime === undefined || existsSync(join(projectDir, config.runtime, "index.ts"))) return;
+  if (config.runtime === undefined || !isRuntimeFolder(config.runtime) || existsSync(join(projectDir, config.runtime, "index.ts"))) return;
   throw new CliError(`package.json: "mcp-gen.runtime" names ${config.runtime}, which holds no index.ts`, {
     hint: 'point it at the folder of the runtime\'s source, or remove the key to have the runtime written beside the revision',
   });
@@ -209,8 +236,7 @@ function assertKeptRuntime(projectDir: string, config: ProjectConfig): void {
 
 function finishImportPoint(config: ProjectConfig, projectDir: string, check: boolean): ProjectReport["importPoint"] {
   const outDir = resolve(projectDir, config.out);
-  const keptRuntime = config.runtime === undefined ? undefined : relative(outDir, resolve(projectDir, config.runtime)).split("\\").join("/");
-  const text = renderImportPoint(readEras(config.revisions, outDir), keptRuntime);
+  const text = renderImportPoint(readEras(config.revisions, outDir), keptRuntimeEntries(config, projectDir));
   if (text === undefined) return "none";
   if (check) return importPointUpToDate(outDir, text) ? "fresh" : "stale";
   return writeImportPoint(outDir, text) ? "written" : "fresh";

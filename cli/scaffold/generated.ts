@@ -6,12 +6,13 @@ import { noLegacyRevision, withEmittedRuntime } from "../generate/emit-runtime.j
 import { generateTypes, readRunInputs } from "../generate/index.js";
 import { readEras, renderImportPoint } from "../generate/import-point.js";
 import { readManifest, RUNTIME_ENTRY, type Manifest } from "../generate/manifest.js";
-import { legacyFoldersOf, schemaSource } from "../generate/project.js";
+import { keptRuntimeEntries, legacyFoldersOf, runtimeKeptFor, schemaSource } from "../generate/project.js";
 import { readLock, versionFolder } from "../generate/verify.js";
 import { listFiles } from "../toolbox/files.js";
 import { packageRoot } from "../toolbox/package.js";
 import { parseProjectConfig, readProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
 import { writeFilesAtomically, type PlannedFile } from "../toolbox/write.js";
+import { runtimePackage } from "./package-root.js";
 
 /** This package's own revision list (its package.json "mcp-gen"): what its generated/ holds. */
 function packageConfig(): ProjectConfig {
@@ -28,7 +29,7 @@ export const DEFAULT_REVISIONS: readonly string[] = packageConfig().revisions;
  * with each revision one the lock pins (a project adds others later with `mcp-gen types`).
  */
 export function projectConfigFor(revisions: readonly string[], out: string): ProjectConfig {
-  const config = parseProjectConfig({ out, revisions: [...revisions] }, "--revisions");
+  const config = parseProjectConfig({ out, revisions: [...revisions], runtime: runtimePackage().name }, "--revisions");
   // The extensions this package's own generated/ was made with, for the revisions listed.
   const shipped = packageConfig().extensions;
   for (const revision of config.revisions) if (shipped[revision]) config.extensions[revision] = [...shipped[revision]];
@@ -68,7 +69,7 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
       const legacyFolders = legacyFoldersOf(config, work, revision);
       const manifest = readManifest(join(work, folder));
       if (manifest !== undefined && needsRuntime(manifest) && legacyFolders.length === 0) throw noLegacyRevision(revision);
-      if (manifest?.inputs.runtimeKept === true) {
+      if (manifest?.inputs.runtimeKept === true && !runtimeKeptFor(config, revision)) {
         addRuntime(join(work, folder), manifest, legacyFolders);
         continue;
       }
@@ -89,7 +90,7 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
  */
 function usableAsIs(config: ProjectConfig, dir: string, revision: string): boolean {
   const manifest = readManifest(join(dir, versionFolder(revision)));
-  if (manifest === undefined || manifest.inputs.runtimeKept === true) return false;
+  if (manifest === undefined || (manifest.inputs.runtimeKept === true) !== runtimeKeptFor(config, revision)) return false;
   return !(RUNTIME_ENTRY in manifest.outputs) || sameList(manifest.inputs.legacyFolders, legacyFoldersOf(config, dir, revision));
 }
 
@@ -107,7 +108,7 @@ function addRuntime(folder: string, manifest: Manifest, legacyFolders: readonly 
 
 /** The listed revisions' folders in `dir`, and the import point over them, as the project's files. */
 function plannedFrom(dir: string, config: ProjectConfig): PlannedFile[] {
-  const index = renderImportPoint(readEras(config.revisions, dir));
+  const index = renderImportPoint(readEras(config.revisions, dir), keptRuntimeEntries(config, dir));
   if (index === undefined) {
     throw new CliError(`--revisions ${config.revisions.join(",")} lists no revision with a runtime`, {
       hint: `add ${DEFAULT_REVISIONS.at(-1)}`,

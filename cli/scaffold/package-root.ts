@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
 import { CliError } from "../errors.js";
 import { packageRoot, readPackageJson } from "../toolbox/package.js";
-import { PACKED_BUILD, packTarball } from "../toolbox/tarball.js";
+import { PACKED_BUILD, PACKED_RUNTIME, packTarball } from "../toolbox/tarball.js";
 
 export interface PackageInfo {
   name: string;
@@ -38,10 +38,7 @@ export interface GeneratorDependency {
  */
 export function generatorDependency(root = packageRoot()): GeneratorDependency {
   const { name, version } = packageInfo(root);
-  const vendored = (bytes: () => Buffer): GeneratorDependency => {
-    const path = `${VENDOR_FOLDER}/${name.replace(/^@/, "").replace("/", "-")}-${version}.tgz`;
-    return { spec: `file:${path}`, vendored: { path, bytes } };
-  };
+  const vendored = (bytes: () => Buffer) => vendoredAs({ name, version }, bytes);
   const marker = `${sep}node_modules${sep}`;
   const at = root.lastIndexOf(marker);
   if (at < 0) return existsSync(join(root, "dist", "cli", "main.js")) ? vendored(() => packedBuild(root)) : { spec: `file:${root}` };
@@ -55,6 +52,45 @@ export function generatorDependency(root = packageRoot()): GeneratorDependency {
     }
   }
   return { spec: `^${version}` };
+}
+
+/** A dependency on a tarball kept in the project: `vendor/<name>-<version>.tgz`. */
+function vendoredAs({ name, version }: PackageInfo, bytes: () => Buffer): GeneratorDependency {
+  const path = `${VENDOR_FOLDER}/${name.replace(/^@/, "").replace("/", "-")}-${version}.tgz`;
+  return { spec: `file:${path}`, vendored: { path, bytes } };
+}
+
+/** The runtime package's folder in this package: its package.json, src/ and, in a built checkout, dist/. */
+export function runtimePackageRoot(root = packageRoot()): string {
+  return join(root, "packages", "runtime");
+}
+
+/** The runtime package's name and version, which a new project depends on. */
+export function runtimePackage(root = packageRoot()): PackageInfo {
+  return packageInfo(runtimePackageRoot(root));
+}
+
+/**
+ * How a new project depends on the runtime package: as it depends on this generator, from
+ * the registry a caret range on its version; otherwise a tarball kept in vendor/ beside
+ * the generator's, packed from the checkout's build of it, else the one this package carries
+ * (dist/runtime.tgz, which `npm run build` writes and a packed mcp-gen includes).
+ */
+export function runtimeDependency(root = packageRoot()): GeneratorDependency {
+  const runtime = runtimePackage(root);
+  const generator = generatorDependency(root);
+  if (!generator.spec.startsWith("file:")) return { spec: `^${runtime.version}` };
+  return vendoredAs(runtime, () => runtimeTarball(root));
+}
+
+function runtimeTarball(root: string): Buffer {
+  const folder = runtimePackageRoot(root);
+  if (existsSync(join(folder, "dist", "index.js"))) return packTarball(folder);
+  const carried = join(root, PACKED_RUNTIME);
+  if (existsSync(carried)) return readFileSync(carried);
+  throw new CliError(`the runtime package in ${folder} is not built, so a project cannot depend on it`, {
+    hint: "run `npm run build` in mcp-gen's folder first",
+  });
 }
 
 /** The tarball `npm run build` left in a checkout, else the checkout packed now (a build by bare tsc). */

@@ -12,7 +12,7 @@ import type { PlannedFile } from "../toolbox/write.js";
 import { validateName, type NameForms } from "./names.js";
 import { handlerClassName, handlerLandings, parseNotifications, refuseCollisions, renderHandler, type ProjectReader } from "./handler.js";
 import { PACKAGE_KINDS } from "./notification-kinds.js";
-import { generatorDependency, packageInfo } from "./package-root.js";
+import { generatorDependency, packageInfo, runtimeDependency, runtimePackage } from "./package-root.js";
 import { renderPrimitive } from "./primitive.js";
 import { parsePromptArguments, promptView, resourceView, type PrimitiveKind, type PrimitiveView } from "./primitive-views.js";
 import { renderTemplateTree } from "./render.js";
@@ -71,6 +71,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   const root = packageRoot();
   const generator = packageInfo(root);
   const dependency = generatorDependency(root);
+  const runtime = { ...runtimePackage(root), ...runtimeDependency(root) };
   const listed = projectConfigFor(options.revisions ?? DEFAULT_REVISIONS, GENERATED_FOLDER);
   // Planned first: the README names each generated folder and which one holds the runtime.
   const generated = await planGenerated(root, listed);
@@ -90,6 +91,9 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     generatorVersion: generator.version,
     generatorSpec: dependencySpecFor(options.pm, dependency.spec),
     vendored: dependency.vendored?.path,
+    runtimeName: runtime.name,
+    runtimeSpec: dependencySpecFor(options.pm, runtime.spec),
+    runtimeVendored: runtime.vendored?.path,
     revisions: listed.revisions,
     revisionList: listed.revisions.join(", "),
     generatedFolders,
@@ -125,7 +129,9 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     const changes = await eventSourceChanges(options.dir, "redis", (path) => planned.get(path)!.content);
     for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);
   }
-  if (dependency.vendored !== undefined) planned.set(dependency.vendored.path, { path: dependency.vendored.path, content: "", bytes: dependency.vendored.bytes() });
+  for (const { vendored } of [dependency, runtime]) {
+    if (vendored !== undefined) planned.set(vendored.path, { path: vendored.path, content: "", bytes: vendored.bytes() });
+  }
   return sortedBy(planned.values(), (file) => file.path);
 }
 

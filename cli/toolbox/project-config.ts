@@ -13,9 +13,10 @@ import { writeFilesAtomically } from "./write.js";
  * `revisions` are generated side by side under `out`; `extensions` are passed to the
  * generator for that revision; `schemas` says where a revision the lock does not pin is read
  * from (a path relative to the project, or an http(s) URL), and `mcp-gen types` records it
- * when it adds such a revision. `runtime`, when given, is a folder of the project holding the
- * runtime's source (its index.ts): the generator then writes no copy of the runtime beside
- * the revision it serves, and the import point re-exports that folder instead.
+ * when it adds such a revision. `runtime`, when given, says where the application's runtime
+ * comes from instead of a copy written beside the revision it serves: a package name
+ * (`@mcp-gen/runtime`, a dependency of the project) or a folder of the project holding the
+ * runtime's source, written as a relative import (`./packages/runtime/src`).
  */
 export interface ProjectConfig {
   out: string;
@@ -61,8 +62,8 @@ export function parseProjectConfig(value: unknown, where = "package.json"): Proj
   const out = config.out ?? "generated";
   if (!isInsideFolder(out)) bad("out", 'must be a folder inside the project, such as "generated"', "give a relative path without ..");
   const runtime = config.runtime;
-  if (runtime !== undefined && !isInsideFolder(runtime)) {
-    bad("runtime", "must be a folder inside the project holding the runtime's index.ts", "give a relative path without .., or remove the key");
+  if (runtime !== undefined && !isRuntimeSpecifier(runtime)) {
+    bad("runtime", `must be a package name or a folder inside the project, not ${JSON.stringify(runtime)}`, 'e.g. "@mcp-gen/runtime" or "./runtime"');
   }
   const revisions = config.revisions;
   if (!Array.isArray(revisions) || revisions.length === 0) bad("revisions", "must be a non-empty list", 'e.g. ["2025-11-25", "2026-07-28"]');
@@ -76,8 +77,21 @@ export function parseProjectConfig(value: unknown, where = "package.json"): Proj
   const extensions = listsByRevision(config.extensions, "extensions", listed, bad);
   const schemas = stringsByRevision(config.schemas, "schemas", listed, bad);
   const parsed: ProjectConfig = { out: normalize(out as string), revisions: sortRevisions(listed), extensions, schemas };
-  if (runtime !== undefined) parsed.runtime = normalize(runtime as string);
+  if (runtime !== undefined) parsed.runtime = runtime as string;
   return parsed;
+}
+
+/** An npm package name, optionally scoped. */
+const PACKAGE_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
+
+/** Whether a `runtime` value names a folder of the project (a relative import) rather than a package. */
+export function isRuntimeFolder(runtime: string): boolean {
+  return runtime.startsWith("./");
+}
+
+function isRuntimeSpecifier(value: unknown): value is string {
+  if (typeof value !== "string") return false;
+  return isRuntimeFolder(value) ? isInsideFolder(value) && normalize(value) !== "." : PACKAGE_NAME.test(value);
 }
 
 function isInsideFolder(path: unknown): path is string {

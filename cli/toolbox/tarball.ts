@@ -15,6 +15,8 @@ const BLOCK = 512;
 const NPM_EPOCH_SECONDS = 499162500;
 /** Where `npm run build` leaves this package packed (cli/build-finish.ts); package.json's `files` leaves it out (`!dist/package.tgz`). */
 export const PACKED_BUILD = "dist/package.tgz";
+/** The runtime package, packed by `npm run build` from its build (packages/runtime/dist/); a packed mcp-gen carries it. */
+export const PACKED_RUNTIME = "dist/runtime.tgz";
 const ALWAYS_INCLUDED = /^(package\.json|readme(\.[^/]*)?|licen[cs]e(\.[^/]*)?|notice(\.[^/]*)?)$/i;
 
 /** The paths a packed `root` holds, relative to it: `package.json` and its `files` entries (folders whole, `!path` left out). */

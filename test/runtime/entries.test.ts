@@ -4,17 +4,27 @@
  * type-only exports count as much as values.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { repoRoot } from "../support/schemas.js";
 
-const ENTRIES = ["runtime/index.ts", "runtime/transports/index.ts", "runtime/testing/index.ts", "runtime/modern.ts"];
+const RUNTIME = join(repoRoot, "packages", "runtime");
+const manifest = JSON.parse(readFileSync(join(RUNTIME, "package.json"), "utf8")) as { name: string; exports: Record<string, unknown> };
+
+/** Each entry of the runtime package: the name a project imports, and the source module its declarations are made from. */
+const ENTRIES = Object.entries(manifest.exports)
+  .filter(([subpath]) => subpath !== "./package.json")
+  .map(([subpath, target]) => {
+    const { types } = target as { types: string };
+    const source = types.replace("./dist/types/", "").replace(/\.d\.ts$/, ".ts");
+    return { name: subpath === "." ? manifest.name : `${manifest.name}/${subpath.slice(2)}`, source };
+  });
 
 /** The names an entry exports: every `export { ... } from` and `export type { ... } from` of the file. */
-function exportedNames(entry: string): string[] {
-  const text = readFileSync(join(repoRoot, "templates", entry), "utf8");
-  assert.doesNotMatch(text, /^export \*/m, `${entry} re-exports a whole module: list its names`);
+function exportedNames(entry: { name: string; source: string }): string[] {
+  const text = readFileSync(join(repoRoot, entry.source), "utf8");
+  assert.doesNotMatch(text, /^export \*/m, `${entry.source} re-exports a whole module: list its names`);
   const names: string[] = [];
   for (const match of text.matchAll(/^export (?:type )?\{([^}]*)\}/gm)) {
     for (const part of match[1]!.split(",")) {
@@ -40,10 +50,18 @@ function documentedNames(entry: string): string[] {
   return bullets.flatMap((line) => [...line.matchAll(/`([A-Za-z_$][\w$]*)`/g)].map((match) => match[1]!)).sort();
 }
 
+test("the package's entries are its exports, each made from a source module", () => {
+  assert.deepEqual(
+    ENTRIES.map((entry) => entry.name),
+    ["@mcp-gen/runtime", "@mcp-gen/runtime/transports", "@mcp-gen/runtime/testing", "@mcp-gen/runtime/client", "@mcp-gen/runtime/modern"],
+  );
+  for (const entry of ENTRIES) assert.ok(existsSync(join(repoRoot, entry.source)), entry.source);
+});
+
 for (const entry of ENTRIES) {
-  test(`${entry} exports exactly the names README.md documents for it`, () => {
+  test(`${entry.name} exports exactly the names README.md documents for it`, () => {
     const exported = exportedNames(entry);
-    const documented = documentedNames(entry);
+    const documented = documentedNames(entry.name);
     assert.equal(new Set(documented).size, documented.length, "each name is listed once");
     assert.deepEqual(
       { undocumented: exported.filter((name) => !documented.includes(name)), missing: documented.filter((name) => !exported.includes(name)) },

@@ -29,7 +29,9 @@ test("a config lists its revisions oldest first, out defaults to generated, the 
 describe("a bad config is one line naming the bad key", () => {
   const cases: Array<[string, unknown, RegExp]> = [
     ["not an object", ["2026-07-28"], /"mcp-gen" must be an object/],
-    ["an unknown key", { revisions: ["2026-07-28"], revision: [] }, /"mcp-gen\.revision" is not a known key \(use out, revisions, extensions, schemas\)/],
+    ["an unknown key", { revisions: ["2026-07-28"], revision: [] }, /"mcp-gen\.revision" is not a known key \(use out, revisions, extensions, schemas, runtime\)/],
+    ["a runtime outside the project", { revisions: ["2026-07-28"], runtime: "./../runtime" }, /"mcp-gen\.runtime" must be a package name or a folder inside the project/],
+    ["a runtime that is neither", { revisions: ["2026-07-28"], runtime: "Not A Name" }, /"mcp-gen\.runtime" must be a package name or a folder inside the project/],
     ["no revisions", { out: "generated" }, /"mcp-gen\.revisions" must be a non-empty list/],
     ["a revision of the wrong shape", { revisions: ["2026-07-28", "latest"] }, /"mcp-gen\.revisions\[1\]" must be a revision name, not "latest"/],
     ["a repeated revision", { revisions: ["2026-07-28", "2026-07-28"] }, /"mcp-gen\.revisions\[1\]" repeats 2026-07-28/],
