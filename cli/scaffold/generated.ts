@@ -108,7 +108,11 @@ function addRuntime(folder: string, manifest: Manifest, legacyFolders: readonly 
 
 /** The listed revisions' folders in `dir`, and the import point over them, as the project's files. */
 function plannedFrom(dir: string, config: ProjectConfig): PlannedFile[] {
-  const index = renderImportPoint(readEras(config.revisions, dir), keptRuntimeEntries(config, dir));
+  const eras = readEras(config.revisions, dir);
+  // The runtime answers `initialize` clients with the facts of an initialize-era revision the project lists.
+  const newest = eras.filter((entry) => entry.era === "listen").at(-1);
+  if (newest !== undefined && !eras.some((entry) => entry.era === "initialize")) throw noLegacyRevision(newest.revision);
+  const index = renderImportPoint(eras, keptRuntimeEntries(config, dir));
   if (index === undefined) {
     throw new CliError(`--revisions ${config.revisions.join(",")} lists no revision with a runtime`, {
       hint: `add ${DEFAULT_REVISIONS.at(-1)}`,

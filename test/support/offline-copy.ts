@@ -31,7 +31,7 @@ async function closedPort(): Promise<number> {
 
 export async function offlineCopy(dir: string, leftOut: readonly string[] = []): Promise<OfflineCopy> {
   const root = join(dir, "mcp-gen");
-  for (const entry of ["package.json", "cli", "generated", "templates", "schemas"]) cpSync(join(repoRoot, entry), join(root, entry), { recursive: true });
+  for (const entry of ["package.json", "cli", "generated", "templates", "schemas", "packages"]) cpSync(join(repoRoot, entry), join(root, entry), { recursive: true });
   const unreachable = `http://127.0.0.1:${await closedPort()}/`;
   const lockPath = join(root, "schemas", "lock.json");
   const lock = JSON.parse(readFileSync(lockPath, "utf8")) as { revisions: Record<string, { url: string }> };

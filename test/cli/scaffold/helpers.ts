@@ -166,7 +166,7 @@ export function startProcess(command: string, args: string[], options: { cwd: st
  */
 export function builtCopy(dir: string): string {
   const source = join(dir, "source");
-  for (const entry of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "cli", "generated", "templates", "schemas"]) {
+  for (const entry of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "cli", "generated", "templates", "schemas", "packages"]) {
     cpSync(join(repoRoot, entry), join(source, entry), { recursive: true });
   }
   symlinkSync(join(repoRoot, "node_modules"), join(source, "node_modules"));
