@@ -2,14 +2,15 @@
  * `mcp-gen client`: writes one client file. In a project it goes to `<out>/client.ts` (the
  * project's generated folder) and binds the project's own tools; outside one, `--out` names
  * the file and `--generated` the folder `mcp-gen types` wrote. The file imports the client
- * entry of the newest revision folder there with a runtime, so it compiles with the
- * project. It is written only where no file is, or over one this command wrote.
+ * entry of the runtime that serves the newest revision folder there (the project's runtime
+ * package, or a copy beside the folder), so it compiles with the project. It is written only where no file is, or over one this command wrote.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { CliError } from "../errors.js";
 import { findProject } from "../scaffold/apply.js";
-import { readProjectConfig } from "../toolbox/project-config.js";
+import { readManifest } from "../generate/manifest.js";
+import { isRuntimeFolder, readProjectConfig } from "../toolbox/project-config.js";
 import { writeFilesAtomically } from "../toolbox/write.js";
 import { CLIENT_HEADER_START, emitClientFile } from "./emit.js";
 import type { LeftOut } from "./tool-schema.js";
@@ -38,7 +39,7 @@ export interface ClientFileReport {
 export async function generateClient(options: ClientCommandOptions): Promise<ClientFileReport> {
   const project = projectAt(options.cwd);
   const place = placeOf(project, options);
-  const entry = runtimeEntry(place.generated);
+  const entry = runtimeEntry(place.generated, project);
   refuseForeignFile(place.file);
   const source: ToolSource =
     options.fromUrl !== undefined
@@ -46,7 +47,7 @@ export async function generateClient(options: ClientCommandOptions): Promise<Cli
       : project !== undefined
         ? await toolsFromProject(project)
         : { tools: [], origin: "no tools" };
-  const runtimeImport = specifier(dirname(place.file), join(place.generated, entry.folder, "runtime", "client", "index.js"));
+  const runtimeImport = entry.kept === undefined ? specifier(dirname(place.file), join(place.generated, entry.folder, "runtime", "client", "index.js")) : keptClientImport(entry.kept, project!, place.file);
   const { content, leftOut, duplicates } = await emitClientFile({
     tools: source.tools,
     origin: source.origin,
@@ -84,10 +85,16 @@ function placeOf(project: string | undefined, options: ClientCommandOptions): { 
   return { file, generated: options.generated !== undefined ? resolve(options.cwd, options.generated) : dirname(file) };
 }
 
-/** The newest `v<yymm>` folder under `generated` whose runtime has the client entry, and its revision. */
-function runtimeEntry(generated: string): { folder: string; revision: string } {
+/**
+ * The newest `v<yymm>` folder under `generated` served by a runtime with the client entry, and
+ * its revision: a copy beside it, or the runtime the project keeps (`kept`, its
+ * "mcp-gen.runtime": the runtime package, or a folder of runtime source).
+ */
+function runtimeEntry(generated: string, project: string | undefined): { folder: string; revision: string; kept?: string } {
   const folders = existsSync(generated) ? readdirSync(generated).filter((name) => /^v\d{4}$/.test(name)) : [];
-  const withClient = folders.filter((name) => existsSync(join(generated, name, "runtime", "client", "index.ts"))).sort();
+  const kept = project === undefined ? undefined : readProjectConfig(project)?.runtime;
+  const keptHere = (name: string) => kept !== undefined && readManifest(join(generated, name))?.inputs.runtimeKept === true;
+  const withClient = folders.filter((name) => existsSync(join(generated, name, "runtime", "client", "index.ts")) || keptHere(name)).sort();
   const folder = withClient.at(-1);
   if (folder === undefined) {
     const why = folders.length === 0 ? "no revision folder" : `no runtime with a client in ${folders.join(", ")}`;
@@ -97,7 +104,12 @@ function runtimeEntry(generated: string): { folder: string; revision: string } {
   }
   const capabilities = readFileSync(join(generated, folder, "capabilities.ts"), "utf8");
   const revision = /PROTOCOL_VERSION\b[^"]*"([^"]+)"/.exec(capabilities)?.[1] ?? folder;
-  return { folder, revision };
+  return existsSync(join(generated, folder, "runtime")) ? { folder, revision } : { folder, revision, kept: kept! };
+}
+
+/** The client entry of the runtime a project keeps, as the client file imports it. */
+function keptClientImport(kept: string, project: string, file: string): string {
+  return isRuntimeFolder(kept) ? specifier(dirname(file), join(project, kept, "client", "index.js")) : `${kept}/client`;
 }
 
 function refuseForeignFile(file: string): void {

@@ -202,12 +202,12 @@ function rangeOf(name: string): string {
 /**
  * The project's newest revision with a runtime, regenerated with the extension when its list
  * lacks it: the app's files read `EXTENSIONS` from there. Each schema is found as
- * `mcp-gen types` finds it ($MCP_SCHEMAS_DIR, or the pinned URL).
+ * `mcp-gen types` finds it ($MCP_SCHEMAS_DIR, or the pinned URL). The runtime package is
+ * built without the extension, so that revision then gets a runtime copy bound to it.
  */
 async function withAppsExtension(root: string, config: ProjectConfig): Promise<void> {
-  const { versionFolder } = await import("../generate/verify.js");
-  const out = resolve(root, config.out);
-  const revision = [...config.revisions].reverse().find((listed) => existsSync(join(out, versionFolder(listed), "runtime")));
+  const { readEras } = await import("../generate/import-point.js");
+  const revision = readEras(config.revisions, resolve(root, config.out)).findLast((entry) => entry.era === "listen")?.revision;
   if (revision === undefined) throw new CliError(`no revision the project lists has a runtime under ${config.out}/`, { hint: "run `npx mcp-gen types` first" });
   const listed = config.extensions[revision] ?? [];
   if (listed.includes(APPS_PACKAGE)) return;

@@ -29,8 +29,7 @@ export function packedPaths(root: string): string[] {
     .filter((entry) => !entry.startsWith("!"))
     .flatMap((entry) => {
       const clean = entry.replace(/\/+$/, "");
-      const folderFiles = listFiles(join(root, clean), `${clean}/`);
-      return folderFiles.length > 0 ? folderFiles : [clean];
+      return isFile(join(root, clean)) ? [clean] : listFiles(join(root, clean), `${clean}/`);
     });
   const kept = new Set(
     [...top, ...listed].filter((path) => !excluded.has(path) && !path.split("/").includes("node_modules") && isFile(join(root, path))),

@@ -17,6 +17,16 @@ test("a packed checkout holds the files npm pack would pack", { timeout: 60_000 
   assert.deepEqual(packedPaths(repoRoot), listed);
 });
 
+test("a packed runtime package holds the files npm pack would pack: its build, no source", { timeout: 60_000 }, () => {
+  const runtime = join(repoRoot, "packages", "runtime");
+  const npm = runIn(runtime, "npm", ["pack", "--dry-run", "--json", "--ignore-scripts"]);
+  assert.equal(npm.status, 0, explain(npm));
+  const listed = (JSON.parse(npm.stdout) as Array<{ files: Array<{ path: string }> }>)[0]!.files.map((file) => file.path).sort();
+  assert.deepEqual(packedPaths(runtime), listed);
+  assert.ok(listed.includes("dist/index.js") && listed.includes("dist/types/packages/runtime/src/index.d.ts"), "the bundle and its declarations");
+  assert.ok(!listed.some((path) => path.startsWith("src/")), "no source: the bundles' maps hold it");
+});
+
 test("tar reads a packed tarball back: every file under package/, byte for byte, a long path and an executable included", () => {
   const root = join(temp.dir, "pkg");
   const deep = `lib/${"nested-folder/".repeat(8)}file-with-a-long-name.js`;
