@@ -1,6 +1,6 @@
 import type { CommandModule } from "yargs";
 
-export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client";
+export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -60,6 +60,11 @@ export const commandLoaders: ReadonlyArray<{
     name: "listen",
     describe: "Watch a server live: discover, open a listen stream, print each notification",
     load: async () => (await import("./listen.js")).default,
+  },
+  {
+    name: "diff",
+    describe: "Compare two protocol revisions, and where the project uses what the newer one changed",
+    load: async () => (await import("./diff.js")).default,
   },
   {
     name: "client",
