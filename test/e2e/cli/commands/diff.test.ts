@@ -4,7 +4,7 @@
  * revision that only adds a list-changed kind, which it uses none of.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { explain, runCreate, runMcpGen, schemasDir, tempFolder, type Run } from "../../../cli/scaffold/helpers.js";
@@ -65,4 +65,17 @@ test("against the derived revision it names the new list-changed kind and the ha
   assert.match(run.stdout, /^ {4}handler ToolChangesHandler \(src\/handlers\/tool-changes\.ts:\d+\)$/m);
   assert.match(run.stdout, /the project uses nothing that changed/);
   assert.equal(run.stderr, "");
+});
+
+test("mcp-gen types --schema adding a revision ends with the diff summary against the newest one listed before it", SLOW, () => {
+  // On a copy, so that the project the other tests read keeps its list.
+  const copy = join(temp.dir, "added");
+  cpSync(app, copy, { recursive: true });
+  mkdirSync(join(copy, "schemas"));
+  writeFileSync(join(copy, "schemas", "next.json"), futureSchemaText());
+  const run = runMcpGen(["types", "--schema", "schemas/next.json", "--protocol-version", FUTURE_REVISION], copy, { MCP_SCHEMAS_DIR: schemasDir() });
+  assert.equal(run.status, 0, explain(run));
+  const lines = run.stdout.trimEnd().split("\n");
+  assert.match(lines.at(-2)!, new RegExp(`^diff: ${FUTURE_REVISION} against 2026-07-28: methods 1 added; .*subscription kinds 1 added; .*the project uses nothing that changed, and could declare 1 new thing$`));
+  assert.equal(lines.at(-1), `  (the whole report: mcp-gen diff 2026-07-28 ${FUTURE_REVISION})`);
 });
