@@ -1,6 +1,6 @@
 import type { CommandModule } from "yargs";
 
-export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff";
+export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -70,6 +70,11 @@ export const commandLoaders: ReadonlyArray<{
     name: "client",
     describe: "Generate a typed client: every request of the method maps, and the tools of the project or a running server",
     load: async () => (await import("./client.js")).default,
+  },
+  {
+    name: "server-json",
+    describe: "Write the project's MCP Registry server.json, derived from package.json and its source; --check fails if it drifted",
+    load: async () => (await import("./server-json.js")).default,
   },
 ];
 

@@ -92,6 +92,8 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     vendored: dependency.vendored?.path,
     revisions: listed.revisions,
     revisionList: listed.revisions.join(", "),
+    // package.json's description, which the MCP Registry takes at most 100 characters of: a range, not the list.
+    revisionRange: listed.revisions.length === 1 ? listed.revisions[0] : `${listed.revisions[0]} to ${listed.revisions.at(-1)}`,
     generatedFolders,
     extensions: Object.entries(listed.extensions).map(([revision, names]) => ({ revision, names })),
     pm: options.pm,
