@@ -1,6 +1,6 @@
 import type { CommandModule } from "yargs";
 
-export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client";
+export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "install";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -65,6 +65,12 @@ export const commandLoaders: ReadonlyArray<{
     name: "client",
     describe: "Generate a typed client: every request of the method maps, and the tools of the project or a running server",
     load: async () => (await import("./client.js")).default,
+  },
+  {
+    name: "install",
+    describe: "Add the project's server to a client's configuration: Claude Desktop, Claude Code, Cursor, VS Code, Gemini CLI or Codex",
+    example: "claude-desktop",
+    load: async () => (await import("./install.js")).default,
   },
 ];
 

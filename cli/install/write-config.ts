@@ -63,7 +63,7 @@ function mergedText(file: string, text: string, format: ConfigFormat, table: rea
     if (!(error instanceof JsonSyntaxError) && !(error instanceof TomlSyntaxError)) throw error;
     const { line, column } = positionOf(text, error.offset);
     throw new CliError(`cannot read ${file}: ${error.reason} at line ${line}, column ${column}; nothing was changed`, {
-      hint: `fix the file, or add the entry by hand (mcp-gen install --print shows it)`,
+      hint: "fix the file, or add the entry by hand: mcp-gen install --print shows it",
       cause: error,
     });
   }
@@ -94,7 +94,7 @@ function readConfig(file: string): { text: string; mode: number } | undefined {
     throw fsFailure(error, `cannot read ${file}`);
   }
   if (!stats.isFile()) throw new CliError(`${file} is not a regular file`, { hint: "move it away, or pass another --scope" });
-  if (stats.size > MAX_CONFIG_BYTES) throw new CliError(`${file} is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB; nothing was changed`, { hint: "add the entry by hand (mcp-gen install --print shows it)" });
+  if (stats.size > MAX_CONFIG_BYTES) throw new CliError(`${file} is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB; nothing was changed`, { hint: "add the entry by hand: mcp-gen install --print shows it" });
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -105,7 +105,7 @@ function readConfig(file: string): { text: string; mode: number } | undefined {
     // Fatal: text decoded with replacement characters would be written back changed.
     return { text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes), mode: stats.mode & 0o7777 };
   } catch {
-    throw new CliError(`cannot read ${file}: it is not UTF-8 text; nothing was changed`, { hint: "add the entry by hand (mcp-gen install --print shows it)" });
+    throw new CliError(`cannot read ${file}: it is not UTF-8 text; nothing was changed`, { hint: "add the entry by hand: mcp-gen install --print shows it" });
   }
 }
 
