@@ -3,12 +3,12 @@
  * write at all when nothing changes, a file it cannot read left exactly as it was.
  */
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, test } from "node:test";
 import { CliError } from "../../../cli/errors.js";
 import { clientNamed } from "../../../cli/install/clients.js";
-import { BACKUP_SUFFIX, writeConfigEntry } from "../../../cli/install/write-config.js";
+import { BACKUP_SUFFIX, MAX_CONFIG_BYTES, writeConfigEntry } from "../../../cli/install/write-config.js";
 import { tempFolder } from "../scaffold/helpers.js";
 
 let temp: ReturnType<typeof tempFolder>;
@@ -82,4 +82,14 @@ test("a file in a folder that does not exist yet is created with its folders", (
   const file = join(temp.dir, "home", ".gemini", "settings.json");
   assert.equal(writeConfigEntry({ file, table: ["mcpServers"] }, clientNamed("gemini").format, "app", ENTRY).change, "added");
   assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), { mcpServers: { app: ENTRY } });
+});
+
+test(`a configuration file larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB is refused before it is read`, () => {
+  const file = join(temp.dir, ".claude.json");
+  writeFileSync(file, "");
+  // Sparse: the size is what is checked, and no disk is spent on it.
+  truncateSync(file, MAX_CONFIG_BYTES + 1);
+  assert.throws(() => writeConfigEntry({ file, table: ["mcpServers"] }, clientNamed("claude-code").format, "app", ENTRY), /is larger than 64 MiB; nothing was changed/);
+  assert.equal(statSync(file).size, MAX_CONFIG_BYTES + 1);
+  assert.deepEqual(readdirSync(temp.dir), [".claude.json"]);
 });
