@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { CliError } from "../errors.js";
-import { CLIENT_IDS, CLIENTS, clientNamed, type ClientSpec, type Launch, type Scope } from "../install/clients.js";
+import { CLIENT_IDS, CLIENTS, clientNamed, serverKey, type ClientSpec, type Launch, type Scope } from "../install/clients.js";
 import { DEFAULT_URL, ENTRY_POINT, httpLaunch, readProjectServer, stdioLaunch, type ProjectServer } from "../install/project-server.js";
 import { fileSnippet } from "../install/snippets.js";
 import { writeConfigEntry } from "../install/write-config.js";
@@ -61,8 +61,7 @@ const command: CommandModule<object, InstallArgs> = {
     const scope = scopeOf(client, args.scope === undefined ? undefined : oneOf("--scope", args.scope, SCOPES));
     const location = scope.location({ project: project.dir, platform: process.platform, env: process.env });
     const entry = entryOf(client, launchOf(args, transport, project, client, scope.scope));
-    const key = args.name ?? project.name;
-    if (key.trim() === "") throw new CliError("--name must not be empty", { hint: "give the name the client should list, e.g. --name my-server", exitCode: 2 });
+    const key = serverKey(client, project.name, args.name);
     if (args.print) {
       process.stdout.write(`${fileSnippet(client, location.table, key, entry).text}\n`);
       process.stderr.write(`note: ${terminalText(`${client.name} reads this from ${location.file}; nothing was written`)}\n`);

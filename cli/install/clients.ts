@@ -6,6 +6,7 @@
  */
 import { homedir } from "node:os";
 import { posix, win32 } from "node:path";
+import { CliError } from "../errors.js";
 import type { JsonDialect } from "./jsonc.js";
 
 export type ClientId = "claude-desktop" | "claude-code" | "cursor" | "vscode" | "gemini" | "codex";
@@ -41,6 +42,8 @@ export interface ClientSpec {
   httpRefusal?: string;
   /** How the client names the project folder inside its project-scope file, where it has a variable for it. */
   projectVariable?: string;
+  /** The server names the client accepts, where it refuses others. */
+  keyPattern?: RegExp;
 }
 
 const PLAIN_JSON: ConfigFormat = { kind: "json", dialect: { comments: false, trailingCommas: false } };
@@ -120,12 +123,34 @@ export const CLIENTS: readonly ClientSpec[] = [
       { scope: "user", location: (around) => ({ file: joinFor(around, codexHome(around), "config.toml"), table: ["mcp_servers"] }), readme: "~/.codex/config.toml" },
       { scope: "project", location: (around) => ({ file: joinFor(around, around.project, ".codex", "config.toml"), table: ["mcp_servers"] }), readme: ".codex/config.toml" },
     ],
+    // Codex refuses to start a server whose name is not of these characters.
+    keyPattern: /^[A-Za-z0-9_-]+$/,
     // Codex sends `http_headers` as they are; it ignores a `headers` key.
     entry: (launch) => commandEntry(launch) ?? (launch.transport === "http" ? { url: launch.url, ...withHeaders("http_headers", launch.headers) } : undefined),
   },
 ];
 
 export const CLIENT_IDS = CLIENTS.map((client) => client.id);
+
+/**
+ * The name the client lists the server under: `given` as it is (refused when the client
+ * would refuse it), else the package name with each character the client refuses in a
+ * name replaced by `_` (`my.server` is `my_server` for Codex).
+ */
+export function serverKey(client: ClientSpec, packageName: string, given?: string): string {
+  if (given !== undefined) {
+    if (given.trim() === "") throw new CliError("--name must not be empty", { hint: "give the name the client should list, e.g. --name my-server", exitCode: 2 });
+    if (client.keyPattern !== undefined && !client.keyPattern.test(given)) {
+      throw new CliError(`${client.name} refuses the server name ${JSON.stringify(given)}`, { hint: `use letters, digits, - and _ only, e.g. --name ${safeKey(given)}`, exitCode: 2 });
+    }
+    return given;
+  }
+  return client.keyPattern === undefined || client.keyPattern.test(packageName) ? packageName : safeKey(packageName);
+}
+
+function safeKey(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]/g, "_");
+}
 
 export function clientNamed(id: ClientId): ClientSpec {
   return CLIENTS.find((client) => client.id === id)!;

@@ -3,7 +3,7 @@
  * shows, and the scaffold README's "Connect a client" section (its JSON and TOML blocks,
  * Claude Code's command lines and the HTTP table), so both say what install writes.
  */
-import { CLIENTS, type ClientSpec, type Launch } from "./clients.js";
+import { CLIENTS, serverKey, type ClientSpec, type Launch } from "./clients.js";
 import { inlineJson, renderJson } from "./json-merge.js";
 import { DEFAULT_URL, httpLaunch, stdioLaunch } from "./project-server.js";
 import { renderTomlTable, type TomlEntry } from "./toml-merge.js";
@@ -38,7 +38,7 @@ export function connectView(key: string, serves: { stdio: boolean; http: boolean
   const groups = new Map<string, { clients: ClientSpec[]; snippet: Snippet }>();
   for (const client of CLIENTS) {
     const root = client.projectVariable !== undefined && client.scopes[0]!.scope === "project" ? client.projectVariable : PROJECT_PLACEHOLDER;
-    const snippet = fileSnippet(client, tableOf(client), key, client.entry(stdioLaunch(`${root}/dist/src/main.js`, both))!);
+    const snippet = fileSnippet(client, tableOf(client), serverKey(client, key), client.entry(stdioLaunch(`${root}/dist/src/main.js`, both))!);
     const group = groups.get(snippet.text) ?? { clients: [], snippet };
     group.clients.push(client);
     groups.set(snippet.text, group);

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CLIENTS, clientNamed, type ClientId, type Scope, type Surroundings } from "../../../cli/install/clients.js";
+import { CliError } from "../../../cli/errors.js";
+import { CLIENTS, clientNamed, serverKey, type ClientId, type Scope, type Surroundings } from "../../../cli/install/clients.js";
 
 function fileOf(id: ClientId, scope: Scope, around: Partial<Surroundings> & { env: NodeJS.ProcessEnv }): string {
   const entry = clientNamed(id).scopes.find((candidate) => candidate.scope === scope)!;
@@ -63,4 +64,17 @@ test("each client reads a stdio server as a command and args, and an HTTP server
     gemini: [{ command: "node", args: ["main.js"] }, { httpUrl: http.url }, { httpUrl: http.url, headers: withHeader.headers }],
     codex: [{ command: "node", args: ["main.js"] }, { url: http.url }, { url: http.url, http_headers: withHeader.headers }],
   });
+});
+
+test("Codex lists the server under the package name with what it refuses in a name replaced, and a --name it would refuse is refused", () => {
+  const codex = clientNamed("codex");
+  assert.equal(serverKey(codex, "my.server~2"), "my_server_2");
+  assert.equal(serverKey(codex, "my-server_2"), "my-server_2");
+  assert.equal(serverKey(clientNamed("cursor"), "my.server~2"), "my.server~2");
+  assert.equal(serverKey(codex, "my.server", "mine"), "mine");
+  assert.throws(
+    () => serverKey(codex, "app", "my server"),
+    (error) => error instanceof CliError && error.message === 'Codex refuses the server name "my server"' && error.hint === "use letters, digits, - and _ only, e.g. --name my_server",
+  );
+  assert.throws(() => serverKey(clientNamed("vscode"), "app", " "), /--name must not be empty/);
 });
