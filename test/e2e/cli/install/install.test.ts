@@ -202,3 +202,12 @@ test("a client file that cannot be read is refused in one line naming it, and le
   assert.equal(run.stderr, `error: cannot read ${file}: a trailing comma (this client does not read them) at line 1, column 50; nothing was changed (fix the file, or add the entry by hand: mcp-gen install --print shows it)\n`);
   assert.equal(readFileSync(file, "utf8"), broken);
 });
+
+test("the backup of a project-scope client file is ignored by the project's git", E2E, () => {
+  assert.equal(runIn(app, "git", ["init", "-q"]).status, 0);
+  for (const id of ["claude-code", "cursor", "vscode", "gemini", "codex"] as const) {
+    const backup = `${locationOf(id, "project").file.slice(app.length + 1)}.mcp-gen.bak`;
+    const check = runIn(app, "git", ["check-ignore", "-q", backup]);
+    assert.equal(check.status, 0, `${backup}: ${explain(check)}`);
+  }
+});
