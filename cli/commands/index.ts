@@ -1,6 +1,6 @@
 import type { CommandModule } from "yargs";
 
-export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client";
+export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json" | "install";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -62,9 +62,25 @@ export const commandLoaders: ReadonlyArray<{
     load: async () => (await import("./listen.js")).default,
   },
   {
+    name: "diff",
+    describe: "Compare two protocol revisions, and where the project uses what the newer one changed",
+    load: async () => (await import("./diff.js")).default,
+  },
+  {
     name: "client",
     describe: "Generate a typed client: every request of the method maps, and the tools of the project or a running server",
     load: async () => (await import("./client.js")).default,
+  },
+  {
+    name: "server-json",
+    describe: "Write the project's MCP Registry server.json, derived from package.json and its source; --check fails if it drifted",
+    load: async () => (await import("./server-json.js")).default,
+  },
+  {
+    name: "install",
+    describe: "Add the project's server to a client's configuration: Claude Desktop, Claude Code, Cursor, VS Code, Gemini CLI or Codex",
+    example: "claude-desktop",
+    load: async () => (await import("./install.js")).default,
   },
 ];
 

@@ -100,7 +100,13 @@ async function runTypes(args: TypesArgs): Promise<void> {
       schema === undefined
         ? await regenerateProject(dir, project, args.check, args["types-only"])
         : await addRevision(dir, project, schema, args["protocol-version"], args.check, args.extension, args["types-only"]);
-    return printProjectReport(report, args.check);
+    printProjectReport(report, args.check);
+    const added = report.added;
+    if (schema !== undefined && !args.check && added?.comparedWith !== undefined) {
+      // A pinned schema is known by its bytes wherever it is; an unpinned one by the name the list now records it under.
+      await printDiffSummary(dir, added.comparedWith, added.revision, report.reports[0]?.identity.pinned ? schema : added.revision);
+    }
+    return;
   }
   const { generateTypes, shippedLegacyFolders } = await import("../generate/index.js");
   const report = await generateTypes(toTypesOptions(args));
@@ -150,6 +156,26 @@ function printProjectReport(project: ProjectReport, check: boolean): void {
   if (project.importPoint === "written") process.stdout.write(`wrote the import point ${project.importPointPath}\n`);
   if (project.importPoint === "fresh") process.stdout.write(`the import point ${project.importPointPath} is up to date\n`);
   if (project.importPoint === "none") process.stdout.write("no import point: no listed revision has a runtime\n");
+}
+
+/**
+ * After `--schema` added a revision: the one-line summary of `mcp-gen diff` against the newest
+ * one listed before it, and the project's uses. The output is written by then, so a side
+ * that cannot be read (a pinned schema out of reach) is a note, never a failure.
+ */
+async function printDiffSummary(dir: string, from: string, revision: string, to: string): Promise<void> {
+  const { diffRevisions } = await import("../diff/index.js");
+  const { summaryLine } = await import("../diff/render.js");
+  try {
+    const report = await diffRevisions(dir, from, to);
+    process.stdout.write(`diff: ${summaryLine(report)}
+  (the whole report: mcp-gen diff ${from} ${revision})
+`);
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    process.stdout.write(`note: no diff summary against ${from}: ${error.message}
+`);
+  }
 }
 
 function plural(count: number, noun: string): string {

@@ -34,7 +34,7 @@ interface KindFacts {
 const NAMED_WORDS: Readonly<Record<string, string>> = { resourceSubscriptions: "resource-updates" };
 
 /** `toolsListChanged` -> `tools`, `resourceTemplatesListChanged` -> `resource-templates`. */
-function wordFor(filterKey: string): string {
+export function wordFor(filterKey: string): string {
   return NAMED_WORDS[filterKey] ?? filterKey.replace(/ListChanged$/, "").replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 

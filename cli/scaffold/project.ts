@@ -17,6 +17,7 @@ import { renderPrimitive } from "./primitive.js";
 import { parsePromptArguments, promptView, resourceView, type PrimitiveKind, type PrimitiveView } from "./primitive-views.js";
 import { renderTemplateTree } from "./render.js";
 import { DEFAULT_REVISIONS, planGenerated, projectConfigFor } from "./generated.js";
+import { connectView } from "../install/snippets.js";
 import { zodDependencySpec, type SchemaLibrary } from "./schema-library.js";
 
 export type TransportChoice = "stdio" | "http" | "both";
@@ -61,11 +62,6 @@ export function projectPackageName(dir: string): string {
   return name;
 }
 
-/** A package name as a TOML key: bare where TOML allows it, else quoted (a name may hold `.` or `~`). */
-function tomlKey(name: string): string {
-  return /^[A-Za-z0-9_-]+$/.test(name) ? name : JSON.stringify(name);
-}
-
 /** Every file of a new project, rendered and formatted, paths relative to the project. */
 export async function planProject(options: ProjectOptions): Promise<PlannedFile[]> {
   const root = packageRoot();
@@ -96,6 +92,8 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     runtimeVendored: runtime.vendored?.path,
     revisions: listed.revisions,
     revisionList: listed.revisions.join(", "),
+    // package.json's description, which the MCP Registry takes at most 100 characters of: a range, not the list.
+    revisionRange: listed.revisions.length === 1 ? listed.revisions[0] : `${listed.revisions[0]} to ${listed.revisions.at(-1)}`,
     generatedFolders,
     extensions: Object.entries(listed.extensions).map(([revision, names]) => ({ revision, names })),
     pm: options.pm,
@@ -103,7 +101,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     zod: options.schemaLibrary === "zod",
     zodSpec: options.schemaLibrary === "zod" ? zodDependencySpec(root) : undefined,
     oauth: options.auth === "oauth",
-    tomlKey: tomlKey(projectPackageName(options.dir)),
+    connect: connectView(projectPackageName(options.dir), { stdio: options.transport !== "http", http: options.transport !== "stdio" }),
     run: options.pm === "npm" ? "npm run" : options.pm,
   };
   const rendered = await renderTemplateTree(join(root, "templates", "project"), view, {

@@ -10,6 +10,8 @@ export interface PlannedFile {
   content: string;
   /** A binary file's bytes (a packed tarball), written instead of `content`, which is then empty. */
   bytes?: Uint8Array;
+  /** The permission bits to create it with (a configuration file holding secrets keeps its 0600); else the umask's default. */
+  mode?: number;
 }
 
 interface Staged {
@@ -40,7 +42,7 @@ export function writeFilesAtomically(root: string, files: readonly PlannedFile[]
       makeDirs(dirname(targets[index]!), madeDirs);
       const entry: Staged = { path: file.path, temp: `${targets[index]}${stamp}.tmp`, target: targets[index]! };
       staged.push(entry);
-      writeFileSync(entry.temp, file.bytes ?? file.content, { flag: "wx" });
+      writeFileSync(entry.temp, file.bytes ?? file.content, { flag: "wx", mode: file.mode });
     });
     for (const entry of staged) {
       current = entry.path;

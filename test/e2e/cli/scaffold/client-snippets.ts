@@ -113,8 +113,8 @@ function readTableRow(row: string, snippets: Snippets): void {
     return;
   }
   const parsed = JSON.parse(code) as Record<string, unknown>;
-  const field = { "VS Code": "url", Cursor: "url", "Gemini CLI": "httpUrl" }[client];
+  const field = { "Claude Code": "url", "VS Code": "url", Cursor: "url", "Gemini CLI": "httpUrl" }[client];
   if (field === undefined || typeof parsed[field] !== "string") throw new Error(`no ${field ?? "known client"} URL in ${row}`);
-  if (client === "VS Code" && parsed.type !== "http") throw new Error(`VS Code's HTTP entry lacks "type": "http": ${row}`);
+  if ((client === "VS Code" || client === "Claude Code") && parsed.type !== "http") throw new Error(`${client}'s HTTP entry lacks "type": "http": ${row}`);
   snippets.http.push({ client, key: "<key>", url: parsed[field] as string });
 }

@@ -65,12 +65,12 @@ for (const transport of TRANSPORTS) {
   test(`a ${transport} project's README names every client, with its config file, and keys each entry by the package name`, E2E, () => {
     const { section, stdio: started, http: connected } = snippetsOf(transport);
     for (const client of CLIENTS) assert.ok(section.includes(client), `${client} in:\n${section}`);
-    for (const file of ["claude_desktop_config.json", ".vscode/mcp.json", ".cursor/mcp.json", ".gemini/settings.json", "~/.codex/config.toml"]) {
+    for (const file of ["claude_desktop_config.json", ".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json", ".gemini/settings.json", "~/.codex/config.toml"]) {
       assert.ok(section.includes(file), `${file} in:\n${section}`);
     }
-    // stdio: the mcpServers entry (Claude Desktop, Cursor, Gemini CLI), VS Code, Claude Code, Codex.
-    assert.deepEqual(started.map((snippet) => snippet.client), stdio ? ["mcpServers", "VS Code", "Claude Code", "Codex"] : []);
-    assert.deepEqual(connected.map((snippet) => snippet.client), http ? ["Claude Code", "VS Code", "Cursor", "Gemini CLI", "Codex"] : []);
+    // stdio: the mcpServers entry (Claude Desktop, Claude Code, Cursor, Gemini CLI), VS Code, Codex, and Claude Code's command.
+    assert.deepEqual(started.map((snippet) => snippet.client), stdio ? ["mcpServers", "VS Code", "Codex", "Claude Code"] : []);
+    assert.deepEqual(connected.map((snippet) => snippet.client), http ? ["Claude Code", "Claude Code", "Cursor", "VS Code", "Gemini CLI", "Codex"] : []);
     const name = `readme-${transport}`;
     for (const snippet of [...started, ...connected]) assert.ok(snippet.key === name || snippet.key === "<key>", JSON.stringify(snippet));
   });
@@ -79,7 +79,7 @@ for (const transport of TRANSPORTS) {
     test(`each stdio snippet in a ${transport} project's README starts a server the official client initializes`, E2E, async () => {
       const app = apps[transport];
       const snippets = snippetsOf(transport).stdio;
-      assert.equal(snippets.length, 4, "the mcpServers entry, VS Code's, Claude Code's and Codex's");
+      assert.equal(snippets.length, 4, "the mcpServers entry, VS Code's, Codex's and Claude Code's command");
       for (const snippet of snippets) {
         // VS Code starts it in the workspace folder, which it puts for ${workspaceFolder};
         // the others from wherever they were started, here a folder outside the project.
@@ -96,7 +96,7 @@ for (const transport of TRANSPORTS) {
     test(`each HTTP snippet in a ${transport} project's README names the URL npm start serves, where the official client initializes`, E2E, async () => {
       const app = apps[transport];
       const snippets = snippetsOf(transport).http;
-      assert.equal(snippets.length, 5, "Claude Code's, and VS Code's, Cursor's, Gemini CLI's and Codex's entries");
+      assert.equal(snippets.length, 6, "Claude Code's command, and Claude Code's, Cursor's, VS Code's, Gemini CLI's and Codex's entries");
       // Started as the README says, on a port the kernel picks rather than 3000, which another
       // process on this machine may hold; every other part of the URL must be the snippet's.
       const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: "0" } });

@@ -64,10 +64,20 @@ test("generate:check passes on the new project and fails, naming the file, once 
   // The script's command, run from this checkout (the project's own bin link exists only
   // where the checkout it links was built).
   const script = JSON.parse(readFileSync(join(app, "package.json"), "utf8")).scripts["generate:check"] as string;
-  assert.equal(script, "mcp-gen types --check");
-  const check = () => runMcpGen(script.split(" ").slice(1), app);
+  assert.equal(script, "mcp-gen types --check && mcp-gen server-json --check");
+  // Each command of the chain in turn, stopping at the first that fails, as the shell does.
+  const check = () => {
+    const runs = [];
+    for (const command of script.split(" && ")) {
+      runs.push(runMcpGen(command.split(" ").slice(1), app));
+      if (runs.at(-1)!.status !== 0) break;
+    }
+    return { status: runs.at(-1)!.status, stdout: runs.map((run) => run.stdout).join(""), stderr: runs.map((run) => run.stderr).join("") };
+  };
   const fresh = check();
   assert.equal(fresh.status, 0, explain(fresh));
+  // A new project names no registry server yet: server.json has nothing to check.
+  assert.match(fresh.stdout, /not published, nothing to check/);
   const types = join(app, "generated", "v2607", "types.ts");
   const original = readFileSync(types, "utf8");
   writeFileSync(types, `${original}\n// an edit by hand\n`);
