@@ -47,7 +47,10 @@ export async function generateClient(options: ClientCommandOptions): Promise<Cli
       : project !== undefined
         ? await toolsFromProject(project)
         : { tools: [], origin: "no tools" };
-  const runtimeImport = entry.kept === undefined ? specifier(dirname(place.file), join(place.generated, entry.folder, "runtime", "client", "index.js")) : keptClientImport(entry.kept, project!, place.file);
+  const runtimeImport =
+    entry.kept === undefined
+      ? specifier(dirname(place.file), join(place.generated, entry.folder, "runtime", "client", "index.js"))
+      : keptClientImport(entry.kept, project!, place.file);
   const { content, leftOut, duplicates } = await emitClientFile({
     tools: source.tools,
     origin: source.origin,

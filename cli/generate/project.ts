@@ -67,7 +67,16 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
     const manifestTells = check ? pinnedUrl : Object.hasOwn(lock.revisions, revision) && config.schemas[revision] === undefined;
     if (!manifestTells) continue;
     const legacyFolders = legacyFoldersOf(config, outDir, revision);
-    const stale = await pinnedOutputStale(outDir, revision, legacyFolders, config.extensions[revision], run, typesOnly, projectDir, runtimeKeptFor(config, revision));
+    const stale = await pinnedOutputStale(
+      outDir,
+      revision,
+      legacyFolders,
+      config.extensions[revision],
+      run,
+      typesOnly,
+      projectDir,
+      runtimeKeptFor(config, revision),
+    );
     // --check reports the stale files it names; a regeneration makes them.
     if (stale !== undefined && (check || stale.length === 0)) fresh.set(revision, stale);
   }
@@ -230,7 +239,7 @@ export function keptRuntimeEntries(config: ProjectConfig, projectDir: string): R
 function assertKeptRuntime(projectDir: string, config: ProjectConfig): void {
   if (config.runtime === undefined || !isRuntimeFolder(config.runtime) || existsSync(join(projectDir, config.runtime, "index.ts"))) return;
   throw new CliError(`package.json: "mcp-gen.runtime" names ${config.runtime}, which holds no index.ts`, {
-    hint: 'point it at the folder of the runtime\'s source, or remove the key to have the runtime written beside the revision',
+    hint: "point it at the folder of the runtime's source, or remove the key to have the runtime written beside the revision",
   });
 }
 

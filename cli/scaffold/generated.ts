@@ -103,7 +103,10 @@ function addRuntime(folder: string, manifest: Manifest, legacyFolders: readonly 
   const output = new Map(listFiles(folder).map((path) => [path, readFileSync(join(folder, path), "utf8")]));
   const run = readRunInputs();
   const files = withEmittedRuntime(output, manifest, { source: run.runtimeSource, sha256: run.runtimeSourceSha256 }, legacyFolders);
-  writeFilesAtomically(folder, [...files].map(([path, content]) => ({ path, content })));
+  writeFilesAtomically(
+    folder,
+    [...files].map(([path, content]) => ({ path, content })),
+  );
 }
 
 /** The listed revisions' folders in `dir`, and the import point over them, as the project's files. */
