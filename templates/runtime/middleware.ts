@@ -78,19 +78,7 @@ export class MiddlewareChain {
   run(method: string, params: object, context: RequestContext, handler: Handler): Promise<object> {
     const chain = this.#chainOf(method);
     if (chain.length === 0) return Promise.resolve(handler(params, context));
-    const principal = context.meta[PRINCIPAL_KEY];
-    const step = async (index: number, given: object): Promise<object> => {
-      if (index === chain.length) return handler(given, context);
-      let called = false;
-      const next = (replaced?: object): Promise<object> => {
-        if (called) return Promise.reject(new TypeError(`middleware of ${method} called next() twice`));
-        called = true;
-        if (replaced !== undefined && !isObject(replaced)) return Promise.reject(new TypeError(`middleware of ${method} gave next() params that are not an object`));
-        return untilCancelled(step(index + 1, replaced ?? given), context.signal, method);
-      };
-      return chain[index]!(new MiddlewareCall(method as MiddlewareMethod, given, principal, context), next);
-    };
-    return untilCancelled(step(0, params), context.signal, method);
+    return new ChainRun(chain, method, context, handler).step(0, params);
   }
 
   #chainOf(method: string): readonly Step[] {
@@ -104,21 +92,71 @@ export class MiddlewareChain {
 }
 
 /**
- * A step that never calls `next` nor answers would hold its request (and its connection's
- * slot for it) forever: each step's promise settles once the request is cancelled or its
- * connection is gone, which the connection then answers with nothing.
+ * One request going through its chain. A step that never calls `next` nor answers would hold
+ * its request (and its connection's slot for it) forever: every step races one promise that
+ * rejects once the request is cancelled or its connection is gone, so each `next()` settles
+ * then, and the connection answers with nothing. Methods and inline arrows only: under a
+ * keepNames transform (tsx) a named closure is renamed each time it is made.
  */
-function untilCancelled(work: Promise<object>, signal: AbortSignal, method: string): Promise<object> {
-  if (signal.aborted) return Promise.reject(cancelled(method));
-  return new Promise<object>((resolve, reject) => {
-    const onAbort = (): void => reject(cancelled(method));
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(
-      (result) => (signal.removeEventListener("abort", onAbort), resolve(result)),
-      (error: unknown) => (signal.removeEventListener("abort", onAbort), reject(error)),
-    );
-  });
+class ChainRun {
+  #cancelled: Promise<never> | undefined;
+
+  constructor(
+    readonly chain: readonly Step[],
+    readonly method: string,
+    readonly context: RequestContext,
+    readonly handler: Handler,
+  ) {}
+
+  /** Step `index` with these params (the handler after the last), raced against cancellation; its failure never unhandled. */
+  step(index: number, params: object): Promise<object> {
+    let work: Promise<object>;
+    try {
+      work = Promise.resolve(index === this.chain.length ? this.handler(params, this.context) : this.#middleware(index, params));
+    } catch (error) {
+      work = Promise.reject(error);
+    }
+    const raced = Promise.race([work, this.#whenCancelled()]);
+    // A `next()` whose failure the middleware never reads (it answered without awaiting it) must not end the process.
+    raced.catch(ignore);
+    return raced;
+  }
+
+  #middleware(index: number, params: object): Awaitable<object> {
+    let called = false;
+    const call = new MiddlewareCall(this.method as MiddlewareMethod, params, this.context);
+    return this.chain[index]!(call, (replaced?: object) => {
+      if (called) return unread(new TypeError(`middleware of ${this.method} called next() twice`));
+      called = true;
+      if (replaced !== undefined && !isObject(replaced)) return unread(new TypeError(`middleware of ${this.method} gave next() params that are not an object`));
+      return this.step(index + 1, replaced ?? params);
+    });
+  }
+
+  /** Made once per request, on the first step: the scope's own abort hook, which costs no AbortController. */
+  #whenCancelled(): Promise<never> {
+    this.#cancelled ??= new Promise<never>((_resolve, reject) => {
+      const scope = this.context as RequestContext & Partial<AbortHook>;
+      if (scope.aborted === true || (scope.onAbort === undefined && this.context.signal.aborted)) return reject(cancelled(this.method));
+      if (scope.onAbort !== undefined) scope.onAbort(() => reject(cancelled(this.method)));
+      else this.context.signal.addEventListener("abort", () => reject(cancelled(this.method)), { once: true });
+    });
+    return this.#cancelled;
+  }
 }
+
+/** What the scope a connection serves a request in offers (request-notifications.ts `RequestScope`); a context made elsewhere is watched through its signal. */
+interface AbortHook {
+  readonly aborted: boolean;
+  onAbort(listener: () => void): void;
+}
+
+function unread(error: Error): Promise<never> {
+  const failed = Promise.reject(error);
+  failed.catch(ignore);
+  return failed;
+}
+function ignore(): void {}
 
 /** An McpError, so it is not reported as a handler's failure; no client reads it (a cancelled request gets no answer). */
 function cancelled(method: string): McpError {
@@ -133,11 +171,14 @@ class MiddlewareCall implements MiddlewareContext<MiddlewareMethod> {
   constructor(
     readonly method: MiddlewareMethod,
     readonly params: any,
-    readonly principal: unknown,
     context: RequestContext,
   ) {
     this.#context = context;
     if (context.client !== undefined) this.client = context.client;
+  }
+
+  get principal(): unknown {
+    return this.#context.meta[PRINCIPAL_KEY];
   }
 
   get requestId(): RequestId {

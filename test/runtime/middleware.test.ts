@@ -106,6 +106,9 @@ describe("middleware around every request, in both eras", () => {
       handled.push(args);
       return { content: [{ type: "text", text: `echo ${String(args.text)}` }] };
     });
+    server.addTool({ name: "abandoned", inputSchema: { type: "object" } }, () => {
+      throw new McpError(-32602, "the handler refused");
+    });
     for (const name of ["rewritten", "refused", "answered", "changed", "ordered", "failing", "stuck"]) {
       server.addTool({ name, inputSchema: { type: "object" } }, (args) => (handled.push({ name, ...args }), { content: [{ type: "text", text: name }] }));
     }
@@ -140,6 +143,10 @@ describe("middleware around every request, in both eras", () => {
           return next({ ...ctx.params, arguments: { changedBy: "middleware" } });
         case "failing":
           throw new Error("the middleware broke");
+        case "abandoned":
+          void next(); // its refusal is never read
+          void next(); // nor is this one's error
+          return { content: [{ type: "text", text: "answered without waiting" }] };
         case "stuck":
           return new Promise(() => {}); // never calls next, never answers
         case "ordered":
@@ -234,6 +241,19 @@ describe("middleware around every request, in both eras", () => {
         assert.doesNotMatch(refused.message, /the middleware broke/, "the cause stays on the server");
         const reported = events.find((event) => event.type === "handler-error" && String((event as { error?: unknown }).error).includes("the middleware broke"));
         assert.ok(reported, "onEvent got the cause");
+      });
+
+      it("a middleware that leaves next()'s failure unread answers as it chose, and the process goes on", SLOW, async () => {
+        const unhandled: unknown[] = [];
+        const record = (reason: unknown) => void unhandled.push(reason);
+        process.on("unhandledRejection", record); // without a listener, Node ends the process on one
+        try {
+          assert.equal(await client.call("abandoned"), "answered without waiting");
+          assert.equal(await client.call("echo", { text: "still here" }), "echo still here"); // a round trip: any rejection has surfaced
+        } finally {
+          process.off("unhandledRejection", record);
+        }
+        assert.deepEqual(unhandled.map(String), []);
       });
 
       it("a middleware that never calls next nor answers ends when the client cancels the request", SLOW, async () => {
