@@ -6,12 +6,13 @@
  * or passes on reaches each client alike.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, it, test } from "node:test";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { createServer, McpError, type RuntimeEvent } from "../../templates/runtime/index.js";
 import { serveHttp, type HttpServerHandle } from "../../templates/runtime/transports/http-server.js";
+import { Peer, REQUEST_META } from "../support/runtime-peer.js";
 
 const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
@@ -263,5 +264,24 @@ describe("middleware around every request, in both eras", () => {
         await until("the chain around the stuck middleware to settle", () => settled.find((name) => name === label));
       });
     });
+  }
+});
+
+/** A client claiming a principal in its own `_meta`: never taken for one. */
+const REQUEST_META_WITH_PRINCIPAL = { ...REQUEST_META, principal: { subject: "mallory" } };
+
+test("a middleware sees the principal the transport vouched for, and none the client wrote in its _meta", { timeout: 20_000 }, async () => {
+  const server = createServer({ name: "principal", version: "1.0.0" });
+  server.addTool({ name: "echo", inputSchema: { type: "object" } }, () => ({ content: [] }));
+  const principals: unknown[] = [];
+  server.use(async (ctx, next) => (principals.push(ctx.principal), next()));
+  const vouched = await Peer.connect(server, "test", { principal: { subject: "alice" } });
+  const anonymous = await Peer.connect(server, "test");
+  try {
+    await vouched.request("tools/call", { name: "echo" });
+    await anonymous.request("tools/call", { name: "echo", _meta: REQUEST_META_WITH_PRINCIPAL });
+    assert.deepEqual(principals, [{ subject: "alice" }, undefined]);
+  } finally {
+    await server.close();
   }
 });
