@@ -15,8 +15,10 @@
  * Reports min and median over every sample of every round, the ratios to the SDK and to
  * bare, and the load average before and after (the machine may be shared).
  *
- *   node --import tsx bench/legacy/run.ts [--rounds 3] [--calls 500] [--sessions 1000] [--fanouts 20] [--protocol-version 2025-11-25] [--redis] [--busy]
+ *   node --import tsx bench/legacy/run.ts [--rounds 3] [--calls 500] [--sessions 1000] [--fanouts 20] [--protocol-version 2025-11-25] [--redis] [--middleware] [--busy]
  *
+ * --middleware adds `middleware`: the runtime with one pass-through `server.use` middleware,
+ * reported against `runtime` (what the chain costs a request).
  * --redis adds `redis`: the runtime with its sessions in the Redis session store (a real
  * redis-server on loopback, started here), reported against `runtime` (sessions in process).
  * --busy keeps the other core busy (a spinning child process) while it runs.
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     // An older initialize-era revision measures what trimming answers to its schema costs (legacy/codec.ts).
     "protocol-version": { type: "string", default: "2025-11-25" },
     redis: { type: "boolean", default: false },
+    middleware: { type: "boolean", default: false },
     busy: { type: "boolean", default: false },
   },
 });
@@ -52,7 +55,7 @@ const WARM_UP_CALLS = 100;
 const WARM_UP_FANOUTS = 3;
 const OPEN_CONCURRENCY = 16;
 const WAIT_MS = 60_000;
-const KINDS: readonly Kind[] = values.redis ? ["runtime", "redis", "sdk", "bare"] : ["runtime", "sdk", "bare"];
+const KINDS: readonly Kind[] = ["runtime", ...(values.redis ? ["redis" as const] : []), ...(values.middleware ? ["middleware" as const] : []), "sdk", "bare"];
 let redis: RedisServer | undefined;
 const VERSION = values["protocol-version"];
 const postAgent = new Agent({ keepAlive: true, maxSockets: OPEN_CONCURRENCY });
@@ -264,7 +267,7 @@ function report(results: Results, loadBefore: number[]): void {
         kind === "bare"
           ? ""
           : ` (${(mid / of("bare").median).toFixed(2)}x bare${kind === "runtime" ? `, ${(mid / of("sdk").median).toFixed(2)}x sdk` : ""}${
-              kind === "redis" ? `, ${(mid / of("runtime").median).toFixed(2)}x runtime (min ${(min / of("runtime").min).toFixed(2)}x)` : ""
+              kind === "redis" || kind === "middleware" ? `, ${(mid / of("runtime").median).toFixed(3)}x runtime (min ${(min / of("runtime").min).toFixed(3)}x)` : ""
             })`;
       return `${kind} min ${min.toFixed(digits)} / median ${mid.toFixed(digits)}${ratios}`;
     });

@@ -7,6 +7,7 @@
  * - `runtime`: createServer (Ajv 2020 validator, one subscription handler on an in-process
  *   event source) behind serveHttp, legacy sessions on by default;
  * - `redis`: the same with its sessions in a Redis session store (REDIS_URL; run.ts --redis);
+ * - `middleware`: `runtime` with one pass-through middleware on every method (run.ts --middleware);
  * - `sdk`: the official SDK v2, one McpServer + WebStandardStreamableHTTPServerTransport
  *   per session (the SDK's stateful 2025 transport) with the same JSON Schemas through its
  *   fromJsonSchema, behind the node:http adapter the other benches use;
@@ -25,12 +26,12 @@ import { toolsListChangedHandler, type ToolEvents } from "../http/list-changed.j
 import { serveFetch } from "../http/serve-fetch.js";
 import { answer, INPUT_SCHEMA, OUTPUT_SCHEMA, TOOL_NAME } from "../tools-call/tool.js";
 
-export type Kind = "runtime" | "redis" | "sdk" | "bare";
+export type Kind = "runtime" | "redis" | "middleware" | "sdk" | "bare";
 type Started = { port: number; fire: () => void };
 const MAX_SESSIONS = 10_000;
 
-/** `store`: the sessions in Redis (`redis`, REDIS_URL), else in this process (`runtime`). */
-async function startRuntime(store?: LegacySessionStore): Promise<Started> {
+/** `store`: the sessions in Redis (`redis`, REDIS_URL), else in this process (`runtime`); `passThrough`: one middleware that only calls next. */
+async function startRuntime(store?: LegacySessionStore, passThrough = false): Promise<Started> {
   const events = new InProcessEventSource<ToolEvents>();
   const server = createServer({
     name: "bench-runtime",
@@ -42,6 +43,7 @@ async function startRuntime(store?: LegacySessionStore): Promise<Started> {
   });
   server.addTool({ name: TOOL_NAME, inputSchema: INPUT_SCHEMA, outputSchema: OUTPUT_SCHEMA }, (args) => answer(args));
   server.addSubscriptionHandler(toolsListChangedHandler(events));
+  if (passThrough) server.use((_ctx, next) => next());
   // The slow-consumer policy is lifted (the SDK and bare buffer without bound), as in bench/http.
   const handle = await serveHttp(server, { port: 0, keepAliveMs: 0, maxTotalBufferedBytes: Number.MAX_SAFE_INTEGER, maxStalledMs: 0 });
   return { port: handle.port, fire: () => void events.publish("tools", {}) };
@@ -123,7 +125,13 @@ async function startRedis(): Promise<Started> {
   return startRuntime(store);
 }
 
-const starters: Record<Kind, () => Promise<Started>> = { runtime: () => startRuntime(), redis: startRedis, sdk: startSdk, bare: startBare };
+const starters: Record<Kind, () => Promise<Started>> = {
+  runtime: () => startRuntime(),
+  redis: startRedis,
+  middleware: () => startRuntime(undefined, true),
+  sdk: startSdk,
+  bare: startBare,
+};
 const { port, fire } = await starters[process.argv[2] as Kind]();
 process.on("message", (command: { fire?: boolean; cpu?: boolean }) => {
   if (command.fire) {

@@ -5,9 +5,10 @@
  * process per round, all over Streamable HTTP on 127.0.0.1 with the same load (this process:
  * `--concurrency` keep-alive connections, `--calls` calls per round, after a warm-up). Every
  * answer is checked (structured content present, no error), so a fast wrong answer cannot
- * count. Then the cost of validation alone, in process: the runtime over the in-process
- * transport pair, validated against unvalidated, alternating rounds, and the two compiled
- * checks alone in a tight loop. Reports min and median.
+ * count. `runtime-middleware` is `runtime` with one pass-through middleware. Then the cost of
+ * validation alone, in process: the runtime over the in-process transport pair, validated
+ * against unvalidated (and validated with the pass-through middleware), alternating rounds,
+ * and the two compiled checks alone in a tight loop. Reports min and median.
  *
  *   node --import tsx bench/tools-call/run.ts [--rounds 3] [--calls 5000] [--concurrency 16]
  *
@@ -31,7 +32,7 @@ const ROUNDS = Number(values.rounds);
 const CALLS = Number(values.calls);
 const CONCURRENCY = Number(values.concurrency);
 const WARM_UP = 500;
-const KINDS: readonly Kind[] = ["runtime", "runtime-unvalidated", "sdk"];
+const KINDS: readonly Kind[] = ["runtime", "runtime-unvalidated", "runtime-middleware", "sdk"];
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
@@ -109,10 +110,11 @@ async function httpRound(kind: Kind): Promise<number> {
   }
 }
 
-/** The runtime alone, over the in-process pair: what validation adds to one call. */
-async function inProcessRound(validated: boolean): Promise<number> {
+/** The runtime alone, over the in-process pair: what validation (or a pass-through middleware) adds to one call. */
+async function inProcessRound(validated: boolean, passThrough = false): Promise<number> {
   const server = createServer({ name: "bench", version: "1", validator: validated ? ajvSchemaValidator(new Ajv2020({ strict: false })) : undefined });
   server.addTool({ name: TOOL_NAME, inputSchema: INPUT_SCHEMA, outputSchema: OUTPUT_SCHEMA }, (args) => answer(args));
+  if (passThrough) server.use((_ctx, next) => next());
   const pair = createInProcessTransportPair();
   await server.connect(pair.server);
   const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
@@ -161,13 +163,14 @@ const summary = (samples: number[]) => {
 };
 const fmt = (rate: number) => `${Math.round(rate).toLocaleString("en-US")}/s`.padStart(10);
 
-const http: Record<Kind, number[]> = { runtime: [], "runtime-unvalidated": [], sdk: [] };
+const http: Record<Kind, number[]> = { runtime: [], "runtime-unvalidated": [], "runtime-middleware": [], sdk: [] };
 for (let round = 0; round < ROUNDS; round++) for (const kind of KINDS) http[kind].push(await httpRound(kind));
-const local = { validated: [] as number[], unvalidated: [] as number[] };
+const local = { validated: [] as number[], unvalidated: [] as number[], "validated+middleware": [] as number[] };
 const checks: number[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   local.validated.push(await inProcessRound(true));
   local.unvalidated.push(await inProcessRound(false));
+  local["validated+middleware"].push(await inProcessRound(true, true));
   checks.push(checksOnly());
 }
 
@@ -178,6 +181,7 @@ for (const kind of KINDS) {
 }
 const ratio = summary(http.runtime).median / summary(http.sdk).median;
 console.log(`  runtime (validated) / sdk, medians: ${ratio.toFixed(2)}x`);
+console.log(`  runtime-middleware / runtime, medians: ${(summary(http["runtime-middleware"]).median / summary(http.runtime).median).toFixed(3)}x`);
 console.log(`in process (runtime over the in-process pair), ${CALLS * 4} calls x ${ROUNDS} rounds:`);
 for (const [name, samples] of Object.entries(local)) {
   const { min, median } = summary(samples);
@@ -185,5 +189,7 @@ for (const [name, samples] of Object.entries(local)) {
 }
 const perCall = 1e6 / summary(local.validated).median - 1e6 / summary(local.unvalidated).median;
 console.log(`  validation adds ${perCall.toFixed(2)} µs per call (difference of medians; noisy on a loaded machine)`);
+const chainCost = 1e6 / summary(local["validated+middleware"]).median - 1e6 / summary(local.validated).median;
+console.log(`  a pass-through middleware adds ${chainCost.toFixed(2)} µs per call (same caveat)`);
 const alone = summary(checks);
 console.log(`  the checks alone (input + output, ${CALLS * 20} calls): ${alone.min.toFixed(3)} / ${alone.median.toFixed(3)} µs per call (min / median)`);

@@ -115,6 +115,8 @@ export class RequestScope implements RequestContext {
   #finished = false;
   #aborted = false;
   #controller: AbortController | undefined;
+  /** Told once when the request is aborted (see onAbort). */
+  #abortListeners: Array<() => void> | undefined;
   #lastProgress = -Infinity;
 
   constructor(
@@ -149,6 +151,19 @@ export class RequestScope implements RequestContext {
     if (this.#aborted) return;
     this.#aborted = true;
     this.#controller?.abort();
+    const listeners = this.#abortListeners;
+    this.#abortListeners = undefined;
+    if (listeners !== undefined) for (const listener of listeners) listener();
+  }
+
+  /**
+   * Calls `listener` once, when the request is aborted (not when it already was: read
+   * `aborted` first); kept until then or until the scope is dropped with its request. For
+   * the runtime's own waits (middleware.ts): an AbortController costs more than a whole
+   * request served without one, so such a wait must not make the signal.
+   */
+  onAbort(listener: () => void): void {
+    if (!this.#aborted) (this.#abortListeners ??= []).push(listener);
   }
 
   /** From now on every send is refused: the result goes next, and nothing after it. */

@@ -35,6 +35,7 @@ import {
   type CoreServerOptions,
 } from "./server-options.js";
 import { TASKS_AVAILABLE, TASKS_EXTENSION, taskMethod } from "./tasks/shapes.js";
+import { MiddlewareChain, type AnyMethodMiddleware, type Middleware, type MiddlewareMethod } from "./middleware.js";
 
 /** Absent from schemas whose results carry no server info; then nothing is added. */
 const SERVER_INFO_KEY: string | undefined = (META_KEYS as Readonly<Record<string, string | undefined>>)["serverInfo"];
@@ -48,6 +49,7 @@ export class Server<E extends Era = Era> {
   /** Methods the runtime serves itself (the tasks verbs): they fold no capability, not even logging. */
   readonly #ownMethods = new Set<string>();
   readonly #subscriptionHandlers: HandlerEntry[] = [];
+  readonly #middleware = new MiddlewareChain();
   readonly #connections = new Set<Connection>();
   readonly #tasks: TaskService;
   #stateSealer: RequestStateSealer | undefined;
@@ -97,6 +99,20 @@ export class Server<E extends Era = Era> {
     }
     this.#handlers.set(method, handler as AnyHandler);
     this.#ownMethods.delete(method);
+    return this;
+  }
+
+  /**
+   * Adds a middleware around every request a handler answers (`use(middleware)`), or around
+   * one method's (`use(method, middleware)`, typed from that method's params and result), in
+   * both eras; the first added runs outermost. See middleware.ts.
+   */
+  use(middleware: AnyMethodMiddleware): this;
+  // NoInfer: the method alone fixes M, so a middleware's literals are checked against that method's result.
+  use<M extends MiddlewareMethod>(method: M, middleware: NoInfer<Middleware<M>>): this;
+  use(first: unknown, second?: unknown): this {
+    if (typeof first === "string") this.#middleware.add(first, second);
+    else this.#middleware.add(undefined, first);
     return this;
   }
 
@@ -293,7 +309,8 @@ export class Server<E extends Era = Era> {
   async #dispatch(request: JsonRpcRequest, context: RequestContext, asReturned = false): Promise<JsonRpcResponse> {
     try {
       const handler = request.method === DISCOVER_METHOD ? () => this.#discover(context) : this.#handlers.get(request.method)!;
-      const result = await handler(request.params ?? {}, context);
+      const params = request.params ?? {};
+      const result = await (this.#middleware.empty ? handler(params, context) : this.#middleware.run(request.method, params, context, handler));
       if (!isObject(result) || Array.isArray(result)) throw new TypeError(`the ${request.method} handler returned no result object`);
       return { jsonrpc: "2.0", id: request.id, result: asReturned ? (result as JsonObject) : this.#finishResult(result as JsonObject) };
     } catch (error) {
