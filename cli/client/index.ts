@@ -39,7 +39,8 @@ export interface ClientFileReport {
 export async function generateClient(options: ClientCommandOptions): Promise<ClientFileReport> {
   const project = projectAt(options.cwd);
   const place = placeOf(project, options);
-  const entry = runtimeEntry(place.generated, project);
+  const owner = project ?? ownerOf(place.generated);
+  const entry = runtimeEntry(place.generated, owner);
   refuseForeignFile(place.file);
   const source: ToolSource =
     options.fromUrl !== undefined
@@ -50,7 +51,7 @@ export async function generateClient(options: ClientCommandOptions): Promise<Cli
   const runtimeImport =
     entry.kept === undefined
       ? specifier(dirname(place.file), join(place.generated, entry.folder, "runtime", "client", "index.js"))
-      : keptClientImport(entry.kept, project!, place.file);
+      : keptClientImport(entry.kept, owner!, place.file);
   const { content, leftOut, duplicates } = await emitClientFile({
     tools: source.tools,
     origin: source.origin,
@@ -108,6 +109,13 @@ function runtimeEntry(generated: string, project: string | undefined): { folder:
   const capabilities = readFileSync(join(generated, folder, "capabilities.ts"), "utf8");
   const revision = /PROTOCOL_VERSION\b[^"]*"([^"]+)"/.exec(capabilities)?.[1] ?? folder;
   return existsSync(join(generated, folder, "runtime")) ? { folder, revision } : { folder, revision, kept: kept! };
+}
+
+/** Outside a project, the project whose "mcp-gen.out" the generated folder is (its runtime may be kept elsewhere). */
+function ownerOf(generated: string): string | undefined {
+  const above = dirname(generated);
+  const config = readProjectConfig(above);
+  return config !== undefined && resolve(above, config.out) === generated ? above : undefined;
 }
 
 /** The client entry of the runtime a project keeps, as the client file imports it. */

@@ -1,6 +1,7 @@
 import type { CommandModule } from "yargs";
 
-export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json" | "install";
+export type CommandName =
+  "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json" | "install" | "eject";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -81,6 +82,11 @@ export const commandLoaders: ReadonlyArray<{
     describe: "Add the project's server to a client's configuration: Claude Desktop, Claude Code, Cursor, VS Code, Gemini CLI or Codex",
     example: "claude-desktop",
     load: async () => (await import("./install.js")).default,
+  },
+  {
+    name: "eject",
+    describe: "Copy the runtime's source into the project (src/runtime/) instead of depending on the runtime package",
+    load: async () => (await import("./eject.js")).default,
   },
 ];
 

@@ -81,7 +81,7 @@ test("a program on the generated client type-checks, and calls the scaffold over
   const remote = runMcpGen(["client", "--from-url", url.href, "--out", "src/remote-client.ts"], app);
   assert.equal(remote.status, 0, explain(remote));
   assert.match(remote.stdout, /3 tools \(toggle_greet, ask_name, weather\) from --from-url http:\/\/127\.0\.0\.1:\d+\/mcp/);
-  assert.match(readFileSync(join(app, "src", "remote-client.ts"), "utf8"), /"\.\.\/generated\/v2607\/runtime\/client\/index\.js"/);
+  assert.match(readFileSync(join(app, "src", "remote-client.ts"), "utf8"), /^} from "@mcp-gen\/runtime\/client";$/m);
   assert.equal(await server.stop("SIGTERM"), 0, server.stderr);
 });
 
