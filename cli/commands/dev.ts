@@ -1,10 +1,11 @@
 import type { CommandModule } from "yargs";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import { describeCommand } from "./index.js";
 
 interface DevArgs {
+  dir: string;
   entry: string;
   project: string;
   "--"?: Array<string | number>;
@@ -12,6 +13,7 @@ interface DevArgs {
 
 /** The options of `dev`: yargs reads its flags and usage from here. */
 const devOptions = {
+  dir: { type: "string", default: ".", describe: "the project folder, for a client that starts the command elsewhere" },
   entry: { type: "string", default: join("dist", "src", "main.js"), describe: "the built server the build writes, started with node" },
   project: { type: "string", alias: "p", default: "tsconfig.json", describe: "the tsconfig tsc --watch builds" },
 } as const;
@@ -35,7 +37,7 @@ const command: CommandModule<object, DevArgs> = {
       .example("$0 dev", "in the project folder: the command line to give Claude Code, the Inspector, ...")
       .example("$0 dev -- --stdio", "a project serving both transports: start its server with --stdio"),
   handler: async (args) => {
-    const projectDir = process.cwd();
+    const projectDir = resolve(args.dir);
     if (!existsSync(join(projectDir, args.project))) {
       throw new CliError(`no ${args.project} here`, { hint: "run mcp-gen dev in the project folder, or name its tsconfig with --project", exitCode: 2 });
     }
