@@ -21,12 +21,17 @@ export interface DevOptions {
   /** The built server's entry, relative to the project. */
   entry: string;
   serverArgs: string[];
-  /** Builds finishing closer together than this start one restart, at the end of the interval. */
-  minRestartIntervalMs?: number;
+  /** How long after the last successful build a restart waits: builds closer together make one. */
+  restartQuietMs?: number;
 }
 
-/** Restarts at most this often: one save often ends two builds (an editor writes twice). */
-export const MIN_RESTART_INTERVAL_MS = 250;
+/**
+ * A restart waits this long after the last successful build, so builds closer together make
+ * one restart: one save often ends two builds (a file written in two steps), and a second
+ * restart would cut the requests the client sent on hearing of the first. So restarts come at
+ * most this often.
+ */
+export const RESTART_QUIET_MS = 250;
 /** How long a replaced child has to exit once its input ended, before it is killed. */
 const STOP_GRACE_MS = 2_000;
 
@@ -40,10 +45,9 @@ export async function runDev(options: DevOptions): Promise<void> {
   const log = (message: string) => process.stderr.write(`${message}\n`);
   const relay = new DevRelay({ toClient: (line) => writeToClient(line), log });
   let current: RunningChild | undefined;
-  let lastStart = 0;
   let restartTimer: NodeJS.Timeout | undefined;
   let closing = false;
-  const minInterval = options.minRestartIntervalMs ?? MIN_RESTART_INTERVAL_MS;
+  const quietMs = options.restartQuietMs ?? RESTART_QUIET_MS;
 
   const writeToClient = (line: string) => {
     // A client that stops reading stops the servers' output too, so nothing piles up here.
@@ -64,7 +68,6 @@ export async function runDev(options: DevOptions): Promise<void> {
       relay.detach("the server was reloaded (mcp-gen dev)", true);
       stopChild(previous.process);
     }
-    lastStart = Date.now();
     current = startChild(options, relay, (child, code, signal) => {
       if (current?.process !== child || closing) return;
       current = undefined;
@@ -77,8 +80,8 @@ export async function runDev(options: DevOptions): Promise<void> {
 
   const onBuilt = (errors: number) => {
     if (errors > 0) return log(`mcp-gen dev: the build has ${errors} error${errors === 1 ? "" : "s"}; the running server keeps serving the last good build`);
-    if (restartTimer !== undefined) return; // one restart is already due
-    restartTimer = setTimeout(start, Math.max(0, lastStart + minInterval - Date.now()));
+    clearTimeout(restartTimer);
+    restartTimer = setTimeout(start, quietMs);
   };
 
   const build = watchBuild(options.projectDir, options.tsconfig, onBuilt, (code) => {
