@@ -64,7 +64,9 @@ test("npm run dev never clears the screen and restarts the server only on code t
     );
     assert.match(dev, /node --enable-source-maps --watch --watch-preserve-output dist\/src\/main\.js/, `${transport}: node keeps the screen on restart, its stacks in src/`);
     // An HTTP server drains SHUTDOWN_DELAY_MS (5 s) for a balancer on SIGTERM, which node --watch sends at each restart.
-    assert.match(dev, /& SHUTDOWN_DELAY_MS=0 node /, `${transport}: a restart in dev skips the drain`);
+    assert.match(dev, /& SHUTDOWN_DELAY_MS=0 /, `${transport}: a restart in dev skips the drain`);
+    // 2025-11-25 sessions are kept in a file (src/serve/dev-sessions.ts), so a client's session outlives each restart.
+    assert.match(dev, / MCP_DEV_SESSIONS=\.dev\/sessions\.json node /, `${transport}: sessions outlive a restart in dev`);
   }
 });
 
