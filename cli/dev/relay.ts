@@ -28,7 +28,7 @@ export interface RelayOutput {
 }
 
 export interface RelayLimits {
-  /** Client requests a server may hold unanswered; more are refused at once. */
+  /** Client requests a server may hold unanswered (listen streams among them); more are refused at once. Also bounds the server's requests awaiting the client. */
   maxInFlight: number;
   /** Client messages held while no server takes them (starting, reloading). */
   maxQueued: number;
@@ -186,7 +186,7 @@ export class DevRelay {
     const id = message["id"];
     if (typeof message["method"] !== "string" || !isRequestId(id)) return;
     // A listen stream is opened once a server runs again; anything else cannot wait for a build.
-    if (message["method"] === LISTEN_METHOD) {
+    if (message["method"] === LISTEN_METHOD && this.memory.listens.size < this.limits.maxInFlight) {
       this.memory.listens.set(JSON.stringify(id), { line, honored: undefined });
       return;
     }
@@ -231,9 +231,15 @@ export class DevRelay {
   }
 
   #fromChildMessage(message: JsonObject, line: string): void {
-    if (isRequestId(message["id"])) this.#serverRequests.add(JSON.stringify(message["id"]));
+    if (isRequestId(message["id"])) this.#serverAsked(JSON.stringify(message["id"]));
     else if (message["method"] === ACK_METHOD && !this.#firstAck(message)) return;
     this.output.toClient(line);
+  }
+
+  /** A request the server sent the client; a server that never hears back cannot grow the set past the bound. */
+  #serverAsked(idJson: string): void {
+    if (this.#serverRequests.size >= this.limits.maxInFlight) this.#serverRequests.delete(this.#serverRequests.values().next().value!);
+    this.#serverRequests.add(idJson);
   }
 
   /** Records a listen stream's acknowledgement; false for a replayed stream's, which the client already has. */
