@@ -1,10 +1,10 @@
 /**
  * `mcp-gen dev` under a real client: a stdio scaffold, the official 1.x client
  * (@modelcontextprotocol/sdk) and the 2.x client (@modelcontextprotocol/client, default
- * options, a 2025-11-25 session) each spawn the command, list tools, and keep their one
- * connection while a tool's source is edited: the client is told the tool list changed and
- * lists the new description; an edit that does not type-check leaves the old server
- * answering, its error on stderr. Everything the command wrote to stdout parsed as
+ * options, a 2025-11-25 session; pinned to 2026-07-28, with a listen stream open) each spawn
+ * the command, list tools, and keep their one connection while a tool's source is edited:
+ * the client is told the tool list changed and lists the new description; an edit that does
+ * not type-check leaves the old server answering, its error on stderr. Everything the command wrote to stdout parsed as
  * JSON-RPC (each client reports a line that does not through `onerror`).
  */
 import assert from "node:assert/strict";
@@ -85,15 +85,21 @@ async function legacyClient(): Promise<DevClient> {
   };
 }
 
-async function currentClient(): Promise<DevClient> {
+/** The 2.x client; `pinned`, it speaks 2026-07-28 and hears list changes on a listen stream it opens. */
+async function currentClient(pinned = false): Promise<DevClient> {
   const transport = new StdioClientTransport({ ...devCommand, cwd: project.dir, stderr: "pipe" });
   const stderr = collectStderr(transport.stderr);
-  const client = new Client({ name: "dev-e2e", version: "0.0.0" });
+  const options = pinned ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {};
+  const client = new Client({ name: "dev-e2e", version: "0.0.0" }, options);
   const errors: unknown[] = [];
   client.onerror = (error) => errors.push(error);
   let wake: (() => void) | undefined;
   client.setNotificationHandler("notifications/tools/list_changed", () => wake?.());
   await client.connect(transport);
+  if (pinned) {
+    assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+    assert.deepEqual((await client.listen({ toolsListChanged: true })).honoredFilter, { toolsListChanged: true });
+  }
   return {
     description: async () => (await client.listTools()).tools.find((tool) => tool.name === "ask_name")?.description,
     nextListChanged: () => new Promise<void>((resolve) => (wake = resolve)),
@@ -109,7 +115,8 @@ function editTool(text: string): void {
 
 for (const [name, open] of [
   ["the official 1.x client", legacyClient],
-  ["the 2.x client with its default options", currentClient],
+  ["the 2.x client with its default options", () => currentClient()],
+  ["the 2.x client pinned to 2026-07-28, on its listen stream,", () => currentClient(true)],
 ] as const) {
   test(`${name} keeps its connection to mcp-gen dev across an edit, is told the tool list changed, and is never served a build that fails to type-check`, E2E, async () => {
     editTool(original);
