@@ -1,6 +1,7 @@
 import type { CommandModule } from "yargs";
 
-export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json" | "install";
+export type CommandName =
+  "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json" | "install" | "dev";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -60,6 +61,11 @@ export const commandLoaders: ReadonlyArray<{
     name: "listen",
     describe: "Watch a server live: discover, open a listen stream, print each notification",
     load: async () => (await import("./listen.js")).default,
+  },
+  {
+    name: "dev",
+    describe: "Serve a stdio client from the project while you edit it: rebuild on save, restart the server, keep the client",
+    load: async () => (await import("./dev.js")).default,
   },
   {
     name: "diff",
