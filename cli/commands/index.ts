@@ -1,6 +1,6 @@
 import type { CommandModule } from "yargs";
 
-export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json";
+export type CommandName = "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json" | "lint";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -75,6 +75,11 @@ export const commandLoaders: ReadonlyArray<{
     name: "server-json",
     describe: "Write the project's MCP Registry server.json, derived from package.json and its source; --check fails if it drifted",
     load: async () => (await import("./server-json.js")).default,
+  },
+  {
+    name: "lint",
+    describe: "Check every tool's schemas against what Gemini, OpenAI strict mode and Anthropic accept; --strict fails on any finding",
+    load: async () => (await import("./lint.js")).default,
   },
 ];
 
