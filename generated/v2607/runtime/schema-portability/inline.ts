@@ -62,17 +62,28 @@ function expand(node: Json, root: Json, following: readonly string[], state: { n
     return { ...besides, allOf: [inlined] };
   }
   const copy: Record<string, Json> = {};
-  for (const [key, value] of Object.entries(node)) copy[key] = isSchemaValued(key) ? expand(value, root, following, state) : value;
+  for (const [keyword, value] of Object.entries(node)) {
+    if (NOT_SCHEMAS.has(keyword)) copy[keyword] = value;
+    else if (SCHEMA_MAPS.has(keyword) && isObject(value)) copy[keyword] = expandMap(value, root, following, state);
+    else copy[keyword] = expand(value, root, following, state);
+  }
+  return copy;
+}
+
+/** A map of schemas (`properties`, ...): its member names are names, never keywords. */
+function expandMap(map: Record<string, Json>, root: Json, following: readonly string[], state: { nodes: number }): Record<string, Json> {
+  const copy: Record<string, Json> = {};
+  for (const [name, schema] of Object.entries(map)) copy[name] = expand(schema, root, following, state);
   return copy;
 }
 
 /**
- * Keywords whose value is not a schema (or a map or list of them) are copied as they are:
- * an `enum` or `const` value, a `default`, `examples`, may well hold a member named `$ref`.
+ * Keywords whose value is not a schema are copied as they are: an `enum` or `const` value, a
+ * `default`, `examples`, may well hold a member named `$ref`.
  */
-function isSchemaValued(keyword: string): boolean {
-  return !["enum", "const", "default", "examples", "example", "required"].includes(keyword);
-}
+const NOT_SCHEMAS = new Set(["enum", "const", "default", "examples", "example", "required"]);
+/** Keywords whose value maps names to schemas. */
+const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
 
 /** What a local JSON pointer reference (`#/$defs/Name`) points at; anything else is left as given. */
 function resolve(root: Json, reference: string): Json {
@@ -94,13 +105,17 @@ function withoutDefinitions(schema: Json): Json {
   return rest;
 }
 
-/** Whether a `$ref` appears anywhere in a schema position (bounded like the expansion). */
+/** Whether a `$ref` appears anywhere in a schema position (bounded like the expansion's depth). */
 function holdsReference(node: Json, depth: number): boolean {
   if (depth > MAX_INLINED_NODES) return false;
   if (Array.isArray(node)) return node.some((item) => holdsReference(item, depth + 1));
   if (!isObject(node)) return false;
   if (typeof node["$ref"] === "string") return true;
-  return Object.entries(node).some(([key, value]) => isSchemaValued(key) && holdsReference(value, depth + 1));
+  return Object.entries(node).some(([keyword, value]) => {
+    if (NOT_SCHEMAS.has(keyword)) return false;
+    if (SCHEMA_MAPS.has(keyword) && isObject(value)) return Object.values(value).some((schema) => holdsReference(schema, depth + 1));
+    return holdsReference(value, depth + 1);
+  });
 }
 
 function isObject(value: Json): value is Record<string, Json> {
