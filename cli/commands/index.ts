@@ -1,7 +1,7 @@
 import type { CommandModule } from "yargs";
 
 export type CommandName =
-  "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json" | "install" | "dev";
+  "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json" | "install" | "dev" | "lint";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -87,6 +87,11 @@ export const commandLoaders: ReadonlyArray<{
     describe: "Add the project's server to a client's configuration: Claude Desktop, Claude Code, Cursor, VS Code, Gemini CLI or Codex",
     example: "claude-desktop",
     load: async () => (await import("./install.js")).default,
+  },
+  {
+    name: "lint",
+    describe: "Check every tool's schemas against what Gemini, OpenAI strict mode and Anthropic accept; --strict fails on any finding",
+    load: async () => (await import("./lint.js")).default,
   },
 ];
 
