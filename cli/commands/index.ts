@@ -1,7 +1,21 @@
 import type { CommandModule } from "yargs";
 
 export type CommandName =
-  "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json" | "install" | "eject";
+  | "types"
+  | "handler"
+  | "tool"
+  | "resource"
+  | "prompt"
+  | "app"
+  | "transport"
+  | "listen"
+  | "client"
+  | "diff"
+  | "server-json"
+  | "install"
+  | "dev"
+  | "lint"
+  | "eject";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -63,6 +77,11 @@ export const commandLoaders: ReadonlyArray<{
     load: async () => (await import("./listen.js")).default,
   },
   {
+    name: "dev",
+    describe: "Serve a stdio client from the project while you edit it: rebuild on save, restart the server, keep the client",
+    load: async () => (await import("./dev.js")).default,
+  },
+  {
     name: "diff",
     describe: "Compare two protocol revisions, and where the project uses what the newer one changed",
     load: async () => (await import("./diff.js")).default,
@@ -82,6 +101,11 @@ export const commandLoaders: ReadonlyArray<{
     describe: "Add the project's server to a client's configuration: Claude Desktop, Claude Code, Cursor, VS Code, Gemini CLI or Codex",
     example: "claude-desktop",
     load: async () => (await import("./install.js")).default,
+  },
+  {
+    name: "lint",
+    describe: "Check every tool's schemas against what Gemini, OpenAI strict mode and Anthropic accept; --strict fails on any finding",
+    load: async () => (await import("./lint.js")).default,
   },
   {
     name: "eject",

@@ -107,7 +107,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   const rendered = await renderTemplateTree(join(root, "templates", "project"), view, {
     fileName: options.handler.kebab,
     include: (path) =>
-      (view.http || !(path.endsWith("http.ts") || path === "src/fetch.ts" || path === "src/serve/limits.ts")) &&
+      (view.http || !(path.endsWith("http.ts") || path === "src/fetch.ts" || path === "src/serve/limits.ts" || path === "src/serve/dev-sessions.ts")) &&
       (view.stdio || !path.endsWith("stdio.ts")) &&
       (view.oauth || !OAUTH_ONLY.has(path)),
   });

@@ -19,6 +19,9 @@ export { MAX_INPUT_ROUNDS } from "./legacy/input-rounds.js";
 export { ToolOutputError } from "./tools.js";
 export type { ToolAnswer, ToolArguments, ToolDefinition, ToolInputSchema, ToolOutputSchema, ToolResult, ToolRunner, ToolStructured } from "./tool-schemas.js";
 export type { FromJsonSchema, JsonSchemaConverter, JsonSchemaObject, StandardSchema } from "./schema.js";
+// A tool's schemas with their references inlined (createServer({ toolSchemas: "portable" })).
+export { MAX_INLINE_DEPTH, MAX_INLINED_NODES, portableSchema } from "./schema-portability/inline.js";
+export type { ToolSchemaForm } from "./schema-portability/inline.js";
 export { inputRequest } from "./input-required.js";
 export type { ToolOptions } from "./tools.js";
 export type { InputMethod, InputRequiredAnswer, InputResultOf, InputRound } from "./input-required.js";

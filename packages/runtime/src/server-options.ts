@@ -12,6 +12,7 @@ import type { ListsOptions } from "./primitives/pagination.js";
 import type { SchemaValidator } from "./validation.js";
 import type { InputRequiredAnswer } from "./input-required.js";
 import type { TasksOptions } from "./tasks/service.js";
+import type { ToolSchemaForm } from "./schema-portability/inline.js";
 
 /**
  * One client's default share of listen slots. Sized with the HTTP transport's defaults so
@@ -73,6 +74,13 @@ export interface CoreServerOptions {
   validator?: SchemaValidator;
   /** Lists a Standard Schema that does not convert itself to JSON Schema (valibot: `toJsonSchema` from @valibot/to-json-schema). */
   toJsonSchema?: JsonSchemaConverter;
+  /**
+   * How `tools/list` shows each tool's schemas: as given (the default), or "portable", with
+   * local `$ref`s inlined and `$defs` dropped, for clients whose models take no references
+   * (schema-portability/inline.ts; a recursive schema is listed as given). Arguments are
+   * checked against the schema as given either way.
+   */
+  toolSchemas?: ToolSchemaForm;
   /** The key that seals input-required request state; default MCP_STATE_KEY, else one per process. */
   stateKey?: string | Uint8Array;
   /** Page size and cache hints per list (tools, resources, resourceTemplates, prompts). */

@@ -22,6 +22,7 @@ import { TaskStart, type TaskOutcome, type TaskService } from "./tasks/service.j
 import { claimingExtension, offeredTo } from "./extensions.js";
 import { toolSide, type ToolDefinition, type ToolInputSchema, type ToolOutputSchema, type ToolSide } from "./tool-schemas.js";
 import { checkedScopes, NO_SCOPES } from "./scopes.js";
+import { portableSchema, type ToolSchemaForm } from "./schema-portability/inline.js";
 
 /** The methods a tool registry serves, pinned to the generated map: a renamed method fails to compile here. */
 export const TOOLS_LIST = "tools/list" satisfies ClientRequestMethod;
@@ -49,6 +50,8 @@ export interface RegistrySettings {
   readonly tasks?: TaskService;
   /** Where a task's result that breaks its tool's outputSchema is reported. */
   readonly onEvent?: EventHook;
+  /** How `tools/list` shows the schemas (see server-options.ts). */
+  readonly toolSchemas?: ToolSchemaForm;
 }
 
 /** A tool's handler as the registry holds it: its argument and result types were checked at `addTool`. */
@@ -111,8 +114,10 @@ export class ToolRegistry {
     const input = toolSide(name, "inputSchema", definition.inputSchema, settings);
     const output = definition.outputSchema === undefined ? undefined : toolSide(name, "outputSchema", definition.outputSchema, settings);
     const { outputSchema: _given, ...fields } = definition;
-    const tool: Tool = { ...fields, inputSchema: { ...input.json, type: "object" }, ...(output === undefined ? {} : { outputSchema: output.json }) };
-    const paramHeaders = readParamHeaders(name, tool.inputSchema);
+    const given: Tool = { ...fields, inputSchema: { ...input.json, type: "object" }, ...(output === undefined ? {} : { outputSchema: output.json }) };
+    const paramHeaders = readParamHeaders(name, given.inputSchema);
+    // Listed in the portable form if asked; arguments are still checked against the schema given.
+    const tool = settings.toolSchemas === "portable" ? portableTool(given) : given;
     // The handler's parameter type is what the input check yields, so it is called only with checked arguments.
     const scopes = checkedScopes(`addTool ${name}`, options.scopes);
     const addedAt = new Error(`tool ${name} was added here`);
@@ -218,6 +223,12 @@ async function checkedOutput<R extends TaskOutcome>(entry: ToolEntry, result: R)
     result?.structuredContent === undefined ? { valid: false as const, errors: ["structuredContent is missing"] } : await check(result.structuredContent);
   if (!output.valid) throw new ToolOutputError(entry.tool.name, output.errors, { cause: entry.addedAt });
   return output.value === result.structuredContent ? result : { ...result, structuredContent: output.value };
+}
+
+/** The tool with both schemas in their portable form (references inlined). */
+function portableTool(tool: Tool): Tool {
+  const { inputSchema, outputSchema } = tool;
+  return { ...tool, inputSchema: portableSchema(inputSchema), ...(outputSchema === undefined ? {} : { outputSchema: portableSchema(outputSchema) }) };
 }
 
 function failure(text: string) {

@@ -53,7 +53,7 @@ test("--yes takes the defaults and ends with the exact next commands", SLOW, () 
 });
 
 test("npm run dev never clears the screen and restarts the server only on code that type-checks", SLOW, () => {
-  for (const transport of ["both", "stdio"]) {
+  for (const transport of ["both", "http"]) {
     const run = runCreate([`dev-${transport}`, "--yes", ...quick, "--transport", transport], temp.dir);
     assert.equal(run.status, 0, explain(run));
     const dev: string = JSON.parse(readFileSync(join(temp.dir, `dev-${transport}`, "package.json"), "utf8")).scripts.dev;
@@ -64,8 +64,21 @@ test("npm run dev never clears the screen and restarts the server only on code t
     );
     assert.match(dev, /node --enable-source-maps --watch --watch-preserve-output dist\/src\/main\.js/, `${transport}: node keeps the screen on restart, its stacks in src/`);
     // An HTTP server drains SHUTDOWN_DELAY_MS (5 s) for a balancer on SIGTERM, which node --watch sends at each restart.
-    const drainless = /& SHUTDOWN_DELAY_MS=0 node /.test(dev);
-    assert.equal(drainless, transport !== "stdio", `${transport}: a restart in dev ${transport === "stdio" ? "has no drain to skip" : "skips the drain"}`);
+    assert.match(dev, /& SHUTDOWN_DELAY_MS=0 /, `${transport}: a restart in dev skips the drain`);
+    // 2025-11-25 sessions are kept in a file (src/serve/dev-sessions.ts), so a client's session outlives each restart.
+    assert.match(dev, / MCP_DEV_SESSIONS=\.dev\/sessions\.json node /, `${transport}: sessions outlive a restart in dev`);
+  }
+});
+
+test("a stdio server's dev script is mcp-gen dev, which keeps the client that spawned it across restarts", SLOW, () => {
+  for (const [transport, script, command] of [
+    ["stdio", "dev", "mcp-gen dev"],
+    ["both", "dev:stdio", "mcp-gen dev -- --stdio"],
+  ] as const) {
+    const run = runCreate([`dev-${transport}`, "--yes", ...quick, "--transport", transport], temp.dir);
+    assert.equal(run.status, 0, explain(run));
+    const scripts: Record<string, string> = JSON.parse(readFileSync(join(temp.dir, `dev-${transport}`, "package.json"), "utf8")).scripts;
+    assert.equal(scripts[script], command, transport);
   }
 });
 

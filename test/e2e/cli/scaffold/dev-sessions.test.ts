@@ -1,0 +1,103 @@
+/**
+ * `npm run dev` of an HTTP scaffold keeps a 2025-11-25 session across the restart a saved
+ * edit makes (src/serve/dev-sessions.ts, the file MCP_DEV_SESSIONS names): the official 1.x
+ * client goes on with the same session id and lists the edited tool, no new initialize.
+ */
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
+import { npmEnv, startProcess } from "../../../cli/scaffold/helpers.js";
+
+const E2E = { timeout: 180_000 };
+const WAIT_MS = 60_000;
+const TOOL_FILE = join("src", "tools", "ask-name.ts");
+const DESCRIPTION = "Asks for your name, then greets you by it.";
+
+let project: ScaffoldedProject;
+before(() => void (project = scaffoldProject(["--transport", "http"])), E2E);
+after(async () => {
+  // tsc --watch may still be writing dist/ a moment after its group was signalled.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return project?.remove();
+    } catch (error) {
+      if (attempt === 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+});
+
+/** A port free now: the dev server must come back on the same one after each restart. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** `npm run dev`'s two outputs: tsc and node --watch write to stdout, the server to stderr. */
+function devRun(port: number) {
+  const dev = startProcess("npm", ["run", "dev"], { cwd: project.dir, env: { ...npmEnv, PORT: String(port) } });
+  let stdout = "";
+  dev.child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  const count = (text: string, pattern: RegExp) => text.match(pattern)?.length ?? 0;
+  const state = () => ({
+    builds: count(stdout, /Found 0 errors\. Watching for file changes/g),
+    restarts: count(stdout, /Restarting 'dist\/src\/main\.js'/g),
+  });
+  return { dev, state, output: () => `${stdout}\n${dev.stderr}` };
+}
+
+/**
+ * Runs `call` until it succeeds, or `done(result)` holds, bounded. Only a refused connection
+ * (no server listens for the moment a restart takes) is tried again: any answer the server
+ * gives, an unknown session's 404 among them, fails the test.
+ */
+async function whenServed<T>(call: () => Promise<T>, done: (result: T) => boolean, output: () => string): Promise<T> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    try {
+      const result = await call();
+      if (done(result)) return result;
+    } catch (error) {
+      const refused = error instanceof TypeError && /fetch failed/.test(error.message);
+      if (!refused) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`not served as expected within ${WAIT_MS} ms:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+test("a 2025-11-25 session of the official 1.x client answers under the same id after npm run dev restarts the server on a saved edit", E2E, async () => {
+  const port = await freePort();
+  const { dev, state, output } = devRun(port);
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
+  const client = new Client({ name: "dev-sessions-e2e", version: "0.0.0" });
+  try {
+    await dev.waitFor(/serving MCP on http:/, WAIT_MS);
+    // node --watch restarts the server as tsc --watch's first build rewrites dist/: the session outlives those too.
+    await whenServed(() => client.connect(transport), () => true, output);
+    const sessionId = transport.sessionId;
+    assert.ok(sessionId, "a 2025-11-25 session");
+    const describe = async () => (await client.listTools()).tools.find((tool) => tool.name === "ask_name")?.description;
+    await whenServed(describe, () => state().builds >= 1, output);
+    assert.equal(await whenServed(describe, () => true, output), DESCRIPTION);
+
+    const original = readFileSync(join(project.dir, TOOL_FILE), "utf8");
+    const edited = `${DESCRIPTION} (edited)`;
+    const before = state();
+    writeFileSync(join(project.dir, TOOL_FILE), original.replace(DESCRIPTION, edited));
+    assert.equal(await whenServed(describe, (description) => description === edited, output), edited, "the restarted server serves the session");
+    assert.ok(state().restarts > before.restarts, "the edit restarted the server");
+    assert.equal(transport.sessionId, sessionId, "the same session, not a new one");
+  } finally {
+    await client.close().catch(() => {});
+    await dev.stop("SIGTERM");
+  }
+});
