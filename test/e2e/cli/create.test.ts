@@ -48,7 +48,9 @@ test("--yes takes the defaults and ends with the exact next commands", SLOW, () 
   assert.equal(manifest.scripts["start:stdio"], "tsc -p tsconfig.json && node --enable-source-maps dist/src/main.js --stdio");
   assert.equal(manifest.scripts.prepare, undefined, "no install script: start and test build");
   assert.ok(existsSync(join(temp.dir, "app", ".gitignore")));
-  assert.ok(existsSync(join(temp.dir, "app", "generated", versionFolder(PROTOCOL_VERSION), "runtime", "index.ts")));
+  assert.ok(existsSync(join(temp.dir, "app", "generated", versionFolder(PROTOCOL_VERSION), "types.ts")));
+  assert.ok(!existsSync(join(temp.dir, "app", "generated", versionFolder(PROTOCOL_VERSION), "runtime")), "the runtime is a dependency, not generated");
+  assert.match(manifest.dependencies["@mcp-gen/runtime"], /^file:vendor\/mcp-gen-runtime-.*\.tgz$/);
   assert.ok(!existsSync(join(temp.dir, "app", ".git")), "--no-git");
 });
 
@@ -62,7 +64,11 @@ test("npm run dev never clears the screen and restarts the server only on code t
       /tsc -p tsconfig\.json --watch --preserveWatchOutput --noEmitOnError &/,
       `${transport}: tsc emits (so node restarts) only without errors, keeping its output`,
     );
-    assert.match(dev, /node --enable-source-maps --watch --watch-preserve-output dist\/src\/main\.js/, `${transport}: node keeps the screen on restart, its stacks in src/`);
+    assert.match(
+      dev,
+      /node --enable-source-maps --watch --watch-preserve-output dist\/src\/main\.js/,
+      `${transport}: node keeps the screen on restart, its stacks in src/`,
+    );
     // An HTTP server drains SHUTDOWN_DELAY_MS (5 s) for a balancer on SIGTERM, which node --watch sends at each restart.
     assert.match(dev, /& SHUTDOWN_DELAY_MS=0 /, `${transport}: a restart in dev skips the drain`);
     // 2025-11-25 sessions are kept in a file (src/serve/dev-sessions.ts), so a client's session outlives each restart.
@@ -210,19 +216,15 @@ test(
     assert.equal(manifest.scripts.generate, "mcp-gen types");
     // The extensions this package's own generated/ was made with, so `npm run generate` makes the same.
     const own = readProjectConfig(repoRoot)!;
-    assert.deepEqual(manifest["mcp-gen"], { out: "generated", revisions: own.revisions, extensions: own.extensions });
+    assert.deepEqual(manifest["mcp-gen"], { out: "generated", revisions: own.revisions, extensions: own.extensions, runtime: "@mcp-gen/runtime" });
     rmSync(generated, { recursive: true });
     // The script's own arguments, each schema from $MCP_SCHEMAS_DIR instead of its pinned URL.
     const regenerate = runMcpGen(manifest.scripts.generate.split(" ").slice(1), app, { MCP_SCHEMAS_DIR: schemasDir() });
     assert.equal(regenerate.status, 0, explain(regenerate));
     const after = snapshotOf(generated);
     assert.deepEqual([...after.keys()], [...before.keys()], "the same files, in the folders the project imports from");
-    // The schema-derived files and the import point match exactly; the runtime follows
-    // packages/runtime/src, which the repository's own generation test keeps equal to the copy.
-    const folders = own.revisions.map((revision) => versionFolder(revision));
-    for (const file of ["index.ts", ...["types.ts", "methods.ts", "capabilities.ts"].flatMap((name) => folders.map((folder) => `${folder}/${name}`))]) {
-      assert.equal(after.get(file), before.get(file), file);
-    }
+    // Every file matches exactly, manifests included: none of them is a copy of the runtime.
+    for (const [file, text] of before) assert.equal(after.get(file), text, file);
   },
 );
 

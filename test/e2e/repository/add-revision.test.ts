@@ -79,7 +79,9 @@ test("mcp-gen types writes the new revision's folder and moves the import point 
   const folder = versionFolder(FUTURE_REVISION);
   assert.match(types.stdout, new RegExp(`^wrote .*generated/${folder} from MCP ${FUTURE_REVISION} \\(pinned`, "m"));
   const index = readFileSync(join(copy, "generated", "index.ts"), "utf8");
-  assert.match(index, new RegExp(`^export \\* from "\\./${folder}/runtime/index\\.js";$`, "m"));
+  assert.match(index, new RegExp(`^export \\* from "\\./${folder}/types\\.js";$`, "m"));
+  // This repository keeps its runtime in packages/runtime/src ("mcp-gen.runtime"), which serves the new revision too.
+  assert.match(index, /^export \* from "\.\.\/packages\/runtime\/src\/index\.js";$/m);
   for (const path of tracked.filter((path) => !path.startsWith("generated/") && !EDITED.includes(path))) {
     assert.ok(readFileSync(join(copy, path)).equals(readFileSync(join(repoRoot, path))), `${path} is unchanged`);
   }

@@ -23,8 +23,9 @@ describe("without @opentelemetry/api", () => {
   after(() => rmSync(folder, { recursive: true, force: true }));
 
   it("a server where @opentelemetry/api cannot be resolved serves requests untraced", T, async () => {
-    // The emitted runtime copied where no node_modules is above it, as in a project that does not install the API.
+    // The runtime and the import point copied where no node_modules is above them, as in a project that does not install the API.
     cpSync(join(repoRoot, "generated"), join(folder, "generated"), { recursive: true });
+    cpSync(join(repoRoot, "packages", "runtime", "src"), join(folder, "packages", "runtime", "src"), { recursive: true });
     writeFileSync(join(folder, "package.json"), JSON.stringify({ type: "module" }));
     const script = join(folder, "serve.ts");
     writeFileSync(

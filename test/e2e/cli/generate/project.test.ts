@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { readEras, renderImportPoint } from "../../../../cli/generate/import-point.js";
 import { pinnedOutputStale, shippedLegacyFolders } from "../../../../cli/generate/index.js";
-import { schemaSource } from "../../../../cli/generate/project.js";
+import { keptRuntimeEntries, schemaSource } from "../../../../cli/generate/project.js";
 import { readLock } from "../../../../cli/generate/verify.js";
 import { listFiles } from "../../../../cli/toolbox/files.js";
 import { parseProjectConfig, readProjectConfig } from "../../../../cli/toolbox/project-config.js";
@@ -19,9 +19,12 @@ const SLOW = { timeout: 180_000 };
 // Every child reads the pinned schemas from disk, never from the network.
 process.env.MCP_SCHEMAS_DIR = schemasDir();
 
+/** A project with `config`; one that keeps its runtime in a folder, as this repository does, gets a copy of this repository's. */
 function project(dir: string, config: unknown): string {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "p", private: true, "mcp-gen": config }, null, 2)}\n`);
+  const runtime = (config as { runtime?: string } | undefined)?.runtime;
+  if (runtime?.startsWith("./")) cpSync(join(repoRoot, runtime), join(dir, runtime), { recursive: true });
   return dir;
 }
 
@@ -89,8 +92,13 @@ describe("a project with a revision list", () => {
       // The added revision keeps the extension the newest one before it was made with.
       extensions: { "2026-07-28": ["io.modelcontextprotocol/tasks"], [FUTURE_REVISION]: ["io.modelcontextprotocol/tasks"] },
       schemas: { [FUTURE_REVISION]: "schemas/next.json" },
+      runtime: "./packages/runtime/src",
     });
-    assert.match(readFileSync(join(app, "generated", "index.ts"), "utf8"), /^export \* from "\.\/v2701\/runtime\/index\.js";$/m);
+    // The runtime the project keeps in a folder serves the new revision too: no copy beside it.
+    const index = readFileSync(join(app, "generated", "index.ts"), "utf8");
+    assert.match(index, /^export \* from "\.\/v2701\/types\.js";$/m);
+    assert.match(index, /^export \* from "\.\.\/packages\/runtime\/src\/index\.js";$/m);
+    assert.equal(existsSync(join(app, "generated", "v2701", "runtime")), false);
   });
 
   test("--schema for a listed revision replaces it and reports what changed against its previous output", SLOW, async () => {
@@ -156,7 +164,7 @@ test("a schema is read from the config's location, else $MCP_SCHEMAS_DIR, else t
 test("the committed generated/index.ts and facts modules are the import point this repository's list gives", () => {
   const config = readProjectConfig(repoRoot)!;
   const out = join(repoRoot, config.out);
-  const files = renderImportPoint(readEras(config.revisions, out))!;
+  const files = renderImportPoint(readEras(config.revisions, out), keptRuntimeEntries(config, repoRoot))!;
   assert.deepEqual([...files.keys()].sort(), ["facts.ts", "index.ts", "legacy-facts.ts"]);
   for (const [path, text] of files) assert.equal(readFileSync(join(out, path), "utf8"), text, path);
 });
@@ -168,9 +176,10 @@ test("--check of pinned revisions reads no schema: the lock's sha256 stands for 
     cpSync(join(repoRoot, "generated"), join(app, "generated"), { recursive: true });
     const tasks = ["io.modelcontextprotocol/tasks"];
     const out = join(app, "generated");
-    assert.deepEqual(await pinnedOutputStale(out, "2026-07-28", LEGACY_FOLDERS, tasks), []);
-    assert.equal(await pinnedOutputStale(out, "2026-07-28", ["v2511"], tasks), undefined, "another legacy binding: only a regeneration tells");
-    assert.equal(await pinnedOutputStale(out, "2026-07-28", LEGACY_FOLDERS), undefined, "without the extension it was made with");
+    const kept = (extensions?: string[]) => pinnedOutputStale(out, "2026-07-28", [], extensions, undefined, false, undefined, true);
+    assert.deepEqual(await kept(tasks), []);
+    assert.equal(await pinnedOutputStale(out, "2026-07-28", LEGACY_FOLDERS, tasks), undefined, "a project without a kept runtime: only a regeneration tells");
+    assert.equal(await kept(), undefined, "without the extension it was made with");
     // Without $MCP_SCHEMAS_DIR the sources are the pinned URLs, which this run cannot reach.
     const { MCP_SCHEMAS_DIR: _unset, ...env } = process.env;
     const check = () =>
@@ -180,7 +189,7 @@ test("--check of pinned revisions reads no schema: the lock's sha256 stands for 
     writeFileSync(join(out, "v2607", "methods.ts"), "// edited\n");
     writeFileSync(join(out, "v2607", "notes.md"), "mine\n");
     rmSync(join(out, "v2607", "capabilities.ts"));
-    assert.deepEqual(await pinnedOutputStale(out, "2026-07-28", LEGACY_FOLDERS, tasks), ["capabilities.ts", "methods.ts", "notes.md"]);
+    assert.deepEqual(await kept(tasks), ["capabilities.ts", "methods.ts", "notes.md"]);
     const edited = check();
     assert.equal(edited.status, 1, "an edited tree is stale, told with no schema and no network");
     assert.match(edited.stderr, /stale: .*generated\/v2607: capabilities\.ts, methods\.ts, notes\.md/);

@@ -68,7 +68,7 @@ test(
     try {
       await watch.until(WATCHING, 1);
       assert.equal(watch.count(WROTE_NEXT), 1, "the first run at start");
-      assert.match(watch.stdout, /^watching .*next\.json, .*templates\/runtime, .*package\.json$/m);
+      assert.match(watch.stdout, /^watching .*next\.json, .*packages\/runtime\/src, .*package\.json$/m);
 
       writeFileSync(join(app, "next.json"), futureSchemaText("Gadget"));
       await watch.until(WATCHING, 2);
@@ -112,7 +112,7 @@ test(
       writeConfig(grown);
       await watch.until(WATCHING, 2);
       assert.equal(watch.count(WROTE_NEXT), 1, "the listed revision is generated");
-      assert.match(watch.stdout, /^watching .*templates\/runtime, .*package\.json, .*next\.json$/m);
+      assert.match(watch.stdout, /^watching .*packages\/runtime\/src, .*package\.json, .*next\.json$/m);
 
       writeConfig(grown, { description: "an edit outside mcp-gen's config" });
       // A run for that edit would start within its settle time (150 ms) and end before the next one.

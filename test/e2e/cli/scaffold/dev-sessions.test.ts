@@ -77,12 +77,17 @@ async function whenServed<T>(call: () => Promise<T>, done: (result: T) => boolea
 test("a 2025-11-25 session of the official 1.x client answers under the same id after npm run dev restarts the server on a saved edit", E2E, async () => {
   const port = await freePort();
   const { dev, state, output } = devRun(port);
-  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
+  let transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
   const client = new Client({ name: "dev-sessions-e2e", version: "0.0.0" });
   try {
     await dev.waitFor(/serving MCP on http:/, WAIT_MS);
     // node --watch restarts the server as tsc --watch's first build rewrites dist/: the session outlives those too.
-    await whenServed(() => client.connect(transport), () => true, output);
+    // A transport starts once: a connection refused mid-restart is tried again on a fresh one.
+    const connect = async () => {
+      transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
+      await client.connect(transport);
+    };
+    await whenServed(connect, () => true, output);
     const sessionId = transport.sessionId;
     assert.ok(sessionId, "a 2025-11-25 session");
     const describe = async () => (await client.listTools()).tools.find((tool) => tool.name === "ask_name")?.description;

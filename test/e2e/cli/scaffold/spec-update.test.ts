@@ -68,7 +68,9 @@ test(
       revisions: [...DEFAULT_REVISIONS, FUTURE_REVISION],
       extensions: { "2026-07-28": tasks, [FUTURE_REVISION]: tasks },
       schemas: { [FUTURE_REVISION]: SCHEMA },
+      runtime: "@mcp-gen/runtime",
     });
+    // The runtime package is not built on the new revision: a copy beside it serves it, and the import point takes it.
     const index = readFileSync(join(app, "generated", "index.ts"), "utf8");
     assert.match(index, /^export \* from "\.\/v2701\/runtime\/index\.js";$/m);
     assert.match(index, new RegExp(`^export const SERVED_VERSIONS: readonly string\\[\\] = \\["${FUTURE_REVISION}", "2026-07-28"\\];$`, "m"));
