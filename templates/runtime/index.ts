@@ -21,6 +21,7 @@ export type { ToolAnswer, ToolArguments, ToolDefinition, ToolInputSchema, ToolOu
 export type { FromJsonSchema, JsonSchemaConverter, JsonSchemaObject, StandardSchema } from "./schema.js";
 export { inputRequest } from "./input-required.js";
 export type { ToolOptions } from "./tools.js";
+export type { Visibility, VisibilityPredicate } from "./visibility.js";
 export type { InputMethod, InputRequiredAnswer, InputResultOf, InputRound } from "./input-required.js";
 export { ajvSchemaValidator, cfworkerSchemaValidator } from "./validation.js";
 export type { AjvLike, AjvValidateFunction, CfworkerValidatorClass, CompiledSchema, SchemaValidator, ValidationResult } from "./validation.js";
