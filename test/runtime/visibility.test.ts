@@ -10,11 +10,11 @@ import { after, before, describe, test } from "node:test";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ClientV2, InMemoryResponseCacheStore, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
-import { createServer, oauthHttpOptions, serveHttp, type HttpServerHandle } from "../../templates/runtime/index.js";
+import { createServer, oauthHttpOptions, serveHttp, toFetchHandler, type FetchHandler, type HttpServerHandle } from "../../templates/runtime/index.js";
 import { TokenPrincipal } from "../../templates/runtime/auth/principal.js";
 import { freePort } from "../support/redis-server.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../support/oidc-provider.js";
-import { post, request } from "./transports/http-helpers.js";
+import { mcpHeaders, post, request } from "./transports/http-helpers.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
 const ADMIN: TestClient = { clientId: "admin", clientSecret: "admin-secret", scope: "mcp:read mcp:admin" };
@@ -31,6 +31,8 @@ const text = (value: string) => ({ content: [{ type: "text" as const, text: valu
 let as: AuthorizationServer;
 let http: HttpServerHandle;
 let resource: string;
+/** The same server behind the fetch handler (Bun, Deno, Workers), called in process. */
+let fetchHandler: FetchHandler;
 const ran: string[] = [];
 
 before(async () => {
@@ -63,6 +65,7 @@ before(async () => {
     complete: { id: () => (ran.push("id"), ["7"]) },
   });
   http = await serveHttp(server, { port, ...oauthHttpOptions(server, { resource, issuers: as.issuer }) });
+  fetchHandler = toFetchHandler(server, oauthHttpOptions(server, { resource, issuers: as.issuer }));
 });
 
 after(async () => {
@@ -243,6 +246,31 @@ describe("visibility: each list holds what its principal may see", () => {
     assert.equal(read.body.result.contents[0].text, "balance");
     const completed = await post(http.url, complete({ type: "ref/prompt", name: "alpha_brief" }, "topic"), alpha);
     assert.deepEqual(completed.body.result.completion.values, ["budget"]);
+  });
+
+  test("over the fetch handler, a 2026-07-28 request lists what its principal may see and a hidden tool is called as an unknown one", SLOW, async () => {
+    ran.length = 0;
+    const send = async (message: object, token: string) => {
+      const headers = { ...mcpHeaders(message), ...bearer(token) };
+      const response = await fetchHandler(new Request(resource, { method: "POST", headers, body: JSON.stringify(message) }));
+      return { status: response.status, text: await response.text() };
+    };
+    const reader = await tokenOf(READER);
+    const listed = JSON.parse((await send(request(1, "prompts/list"), reader)).text);
+    assert.deepEqual(
+      listed.result.prompts.map((prompt: { name: string }) => prompt.name),
+      ["hello"],
+    );
+    const hidden = await send(request(2, "tools/call", { name: "admin_reset", arguments: {} }), reader);
+    const unknown = await send(request(2, "tools/call", { name: "no_such", arguments: {} }), reader);
+    assert.equal(hidden.status, unknown.status);
+    assert.equal(hidden.text.replaceAll("admin_reset", "<name>"), unknown.text.replaceAll("no_such", "<name>"));
+    assert.deepEqual(ran, []);
+    const alpha = JSON.parse((await send(request(3, "prompts/list"), await tokenOf(ALPHA))).text);
+    assert.deepEqual(
+      alpha.result.prompts.map((prompt: { name: string }) => prompt.name),
+      ["hello", "alpha_brief"],
+    );
   });
 
   test("pagination over a filtered list pages through what the principal sees, each item once", SLOW, async () => {
