@@ -60,6 +60,11 @@ export function viewerOf(handlerMeta: Readonly<Record<string, unknown>>): Viewer
   return { principal: handlerMeta[PRINCIPAL_KEY] };
 }
 
+/** Whether a registration with this rule is shown to the request being served; nothing is made for one without a rule (a call's hot path). */
+export function shownToRequest(rule: VisibilityRule | undefined, handlerMeta: Readonly<Record<string, unknown>>): boolean {
+  return rule === undefined || rule(handlerMeta[PRINCIPAL_KEY]);
+}
+
 /** Whether a registration with this rule is shown to `viewer` (always, when no viewer is given). */
 export function shownTo(rule: VisibilityRule | undefined, viewer: Viewer | undefined): boolean {
   return rule === undefined || viewer === undefined || rule(viewer.principal);

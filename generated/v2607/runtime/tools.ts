@@ -23,7 +23,7 @@ import { TaskStart, type TaskOutcome, type TaskService } from "./tasks/service.j
 import { claimingExtension, offeredTo } from "./extensions.js";
 import { toolSide, type ToolDefinition, type ToolInputSchema, type ToolOutputSchema, type ToolSide } from "./tool-schemas.js";
 import { checkedScopes, NO_SCOPES } from "./scopes.js";
-import { listHints, shownTo, viewerOf, visibilityRule, type Viewer, type VisibilityOption, type VisibilityRule } from "./visibility.js";
+import { listHints, shownTo, shownToRequest, viewerOf, visibilityRule, type Viewer, type VisibilityOption, type VisibilityRule } from "./visibility.js";
 
 /** The methods a tool registry serves, pinned to the generated map: a renamed method fails to compile here. */
 export const TOOLS_LIST = "tools/list" satisfies ClientRequestMethod;
@@ -168,7 +168,7 @@ export class ToolRegistry {
   async call(params: { name?: unknown; arguments?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
     const found = typeof params.name === "string" ? this.#tools.get(params.name) : undefined;
     // A tool of an extension the client did not declare, or hidden from its principal, is one it does not know.
-    const shown = found !== undefined && offeredTo(found.extension, context.meta) && shownTo(found.visible, viewerOf(context.meta));
+    const shown = found !== undefined && offeredTo(found.extension, context.meta) && shownToRequest(found.visible, context.meta);
     const entry = shown ? found : undefined;
     if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown tool: ${String(params.name)}`);
     const args = (params.arguments ?? {}) as Record<string, unknown>;
