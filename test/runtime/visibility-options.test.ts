@@ -19,7 +19,8 @@ interface HeaderPrincipal {
 let http: HttpServerHandle;
 
 before(async () => {
-  const server = createServer({ name: "visibility-options", version: "1.0.0" });
+  const server = createServer({ name: "visibility-options", version: "1.0.0", lists: { resources: { cacheScope: "public" } } });
+  server.addResource({ uri: "doc://open", name: "open" }, () => "hello");
   server.addTool({ name: "open", inputSchema: { type: "object" } }, () => ({ content: [] }));
   server.addTool({ name: "wipe", inputSchema: { type: "object" } }, () => ({ content: [] }), { scopes: ["ops:wipe"], visibility: { byScopes: true } });
   server.addTool({ name: "broken", inputSchema: { type: "object" } }, () => ({ content: [] }), {
@@ -56,6 +57,11 @@ describe("the visibility option", () => {
     assert.deepEqual(await toolNames({ "x-tenant": "globex" }), ["open"]);
     assert.deepEqual(await toolNames({ "x-tenant": "globex", "x-scopes": "ops:wipe" }), ["open", "wipe"]);
     assert.deepEqual(await toolNames({ "x-tenant": "acme" }), ["open", "acme_only"]);
+  });
+
+  test("a list nothing is hidden from keeps the server's cache hints", async () => {
+    const answer = await post(http.url, request(3, "resources/list"), { "x-tenant": "acme" });
+    assert.equal(answer.body.result.cacheScope, "public");
   });
 
   test("a predicate that throws hides its entry; the list is still served", async () => {

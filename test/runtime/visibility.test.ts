@@ -14,7 +14,8 @@ import { createServer, oauthHttpOptions, serveHttp, toFetchHandler, type FetchHa
 import { TokenPrincipal } from "../../templates/runtime/auth/principal.js";
 import { freePort } from "../support/redis-server.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../support/oidc-provider.js";
-import { mcpHeaders, post, request } from "./transports/http-helpers.js";
+import { recordingHandler } from "../support/recording-handler.js";
+import { mcpHeaders, openListen, post, request } from "./transports/http-helpers.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
 const ADMIN: TestClient = { clientId: "admin", clientSecret: "admin-secret", scope: "mcp:read mcp:admin" };
@@ -43,7 +44,7 @@ before(async () => {
     name: "visibility-test",
     version: "1.0.0",
     // Public hints on purpose: the tools list is filtered, so its answers must say "private" anyway.
-    lists: { tools: { pageSize: TOOLS_PAGE_SIZE, cacheScope: "public", ttlMs: 60_000 }, resources: { cacheScope: "public" } },
+    lists: { tools: { pageSize: TOOLS_PAGE_SIZE, cacheScope: "public", ttlMs: 60_000 } },
   });
   server.addTool({ name: "greet", inputSchema: { type: "object" } }, () => text("hello"));
   server.addTool({ name: "admin_reset", inputSchema: { type: "object" } }, () => (ran.push("admin_reset"), text("reset")), {
@@ -60,6 +61,8 @@ before(async () => {
     complete: { topic: () => (ran.push("topic"), ["budget"]) },
   });
   server.addResource({ uri: "doc://public", name: "public" }, () => "hello");
+  server.addResource({ uri: "vault://gold", name: "gold" }, () => (ran.push("vault"), "bars"), { scopes: ["mcp:admin"], visibility: { byScopes: true } });
+  server.addSubscriptionHandler(recordingHandler().handler);
   server.addResourceTemplate({ uriTemplate: "ledger://{id}", name: "ledger" }, () => (ran.push("ledger"), "balance"), {
     visibility: { when: isAlpha },
     complete: { id: () => (ran.push("id"), ["7"]) },
@@ -273,6 +276,28 @@ describe("visibility: each list holds what its principal may see", () => {
     );
   });
 
+  test("a listen filter or a legacy subscription naming a hidden resource is answered as for an unknown URI, never 403", SLOW, async () => {
+    ran.length = 0;
+    const reader = await tokenOf(READER);
+    const read = await post(http.url, request(1, "resources/read", { uri: "vault://gold" }), bearer(reader));
+    assert.match(JSON.stringify(read.body.error), /Resource not found: vault:\/\/gold/);
+    const listens = [await openListen(http.url, 2, { resourceSubscriptions: ["vault://gold"] }, bearer(reader))];
+    listens.push(await openListen(http.url, 3, { resourceSubscriptions: ["nowhere://gold"] }, bearer(reader)));
+    assert.deepEqual(
+      listens.map((listen) => listen.status),
+      [200, 200],
+    );
+    listens.forEach((listen) => listen.close());
+    const inSession = await legacySession(reader);
+    const subscribe = async (id: number, uri: string) => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id, method: "resources/subscribe", params: { uri } });
+      const answer = await fetch(http.url, { method: "POST", headers: inSession, body });
+      return `${answer.status} ${(await answer.text()).replaceAll(uri, "<uri>")}`;
+    };
+    assert.equal(await subscribe(4, "vault://gold"), await subscribe(4, "nowhere://gold"));
+    assert.deepEqual(ran, []);
+  });
+
   test("pagination over a filtered list pages through what the principal sees, each item once", SLOW, async () => {
     for (const [client, expected] of [
       [READER, EVERYONES_TOOLS],
@@ -319,8 +344,6 @@ describe("visibility: each list holds what its principal may see", () => {
     const headers = bearer(await tokenOf(READER));
     const tools = await post(http.url, request(1, "tools/list"), headers);
     assert.equal(tools.body.result.cacheScope, "private");
-    const resources = await post(http.url, request(2, "resources/list"), headers);
-    assert.equal(resources.body.result.cacheScope, "public", "a list nothing is hidden from keeps the server's hints");
     const store = new InMemoryResponseCacheStore();
     const admin = await v2Client(await tokenOf(ADMIN), true, { store, partition: "admin" });
     const reader = await v2Client(await tokenOf(READER), true, { store, partition: "reader" });
