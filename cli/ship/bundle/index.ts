@@ -18,7 +18,7 @@ import { readEnvironmentReads } from "../server-json/source-reads.js";
 import { collectBundleFiles, DEFAULT_BUNDLE_BOUNDS, type BundleBounds } from "./files.js";
 import { deriveManifest, ENTRY_POINT } from "./manifest.js";
 import { stageProductionDependencies } from "./stage.js";
-import { writeZip } from "./zip.js";
+import { writeZip, type ZipEntry } from "./zip.js";
 
 export interface BundleOptions {
   readonly projectDir: string;
@@ -63,7 +63,7 @@ export async function runBundle(options: BundleOptions): Promise<BundleReport> {
   try {
     const manifestBytes = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
     const collected = collectBundleFiles(projectDir, join(staging.dir, "node_modules"), manifestBytes, options.bounds ?? DEFAULT_BUNDLE_BOUNDS);
-    const written = writeZip(path, collected.entries);
+    const written = zipped(path, collected.entries);
     const user = (manifest.user_config ?? {}) as Record<string, { title: string }>;
     return {
       path,
@@ -77,6 +77,16 @@ export async function runBundle(options: BundleOptions): Promise<BundleReport> {
     };
   } finally {
     staging.remove();
+  }
+}
+
+/** The zip, or one error line naming the bound the format sets (zip64 is not written). */
+function zipped(path: string, entries: readonly ZipEntry[]): { bytes: number; entries: number } {
+  try {
+    return writeZip(path, entries);
+  } catch (error) {
+    if (error instanceof RangeError) throw new CliError(`cannot write ${path}: ${error.message}`, { hint: "bundle fewer or smaller files" });
+    throw error;
   }
 }
 
