@@ -4,16 +4,18 @@
  * `@anthropic-ai/mcpb` CLI, fetched by npx); unzipped into an empty folder, the server the
  * manifest's mcp_config starts with plain `node` answers the official SDK client's
  * `tools/list` with the tools the manifest names. The zip holds the production dependencies
- * only, the same project makes the same bytes, and a bound refuses an oversized bundle.
+ * only, the same project makes the same bytes, and a bound refuses an oversized bundle;
+ * server-json lists the bundle as an mcpb package with its sha256.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { explain, runCreate, runIn, startMcpGen, tempFolder, within } from "../../../cli/scaffold/helpers.js";
+import { explain, runCreate, runIn, runMcpGen, startMcpGen, tempFolder, within } from "../../../cli/scaffold/helpers.js";
 import { repoRoot } from "../../../support/schemas.js";
 
 const E2E = { timeout: 300_000 };
@@ -107,4 +109,26 @@ test("a bundle past --max-files is refused, naming the bound, and no file is wri
   assert.match(run.stderr, /--max-files raises the bound/);
   assert.equal(existsSync(join(app, "bounded.mcpb")), false);
   assert.equal(existsSync(join(app, "bounded.mcpb.partial")), false);
+});
+
+test("server-json lists the bundle as an mcpb package with its sha256, keeps the entry on later runs, and --check names a rebuilt bundle's sha256", E2E, async () => {
+  const env = { MCP_REGISTRY_SCHEMA_DIR: join(repoRoot, "..", "shared", "registry") };
+  const url = "https://github.com/octocat/app/releases/download/v0.1.0/app-0.1.0.mcpb";
+  const sha256 = createHash("sha256").update(readFileSync(join(app, "app-0.1.0.mcpb"))).digest("hex");
+  const first = runMcpGen(["server-json", "--name", "io.github.octocat/app", "--bundle", "app-0.1.0.mcpb", "--bundle-url", url], app, env);
+  assert.equal(first.status, 0, explain(first));
+  const packages = () => (JSON.parse(readFileSync(join(app, "server.json"), "utf8")) as { packages: unknown[] }).packages;
+  const entry = { registryType: "mcpb", identifier: url, version: "0.1.0", fileSha256: sha256, transport: { type: "stdio" } };
+  assert.deepEqual(packages()[1], entry);
+
+  const again = runMcpGen(["server-json"], app, env);
+  assert.equal(again.status, 0, explain(again));
+  assert.deepEqual(packages()[1], entry, "kept without --bundle");
+  const check = runMcpGen(["server-json", "--check"], app, env);
+  assert.equal(check.status, 0, explain(check));
+
+  writeFileSync(join(app, "other.mcpb"), "a different bundle");
+  const drifted = runMcpGen(["server-json", "--check", "--bundle", "other.mcpb"], app, env);
+  assert.equal(drifted.status, 1, explain(drifted));
+  assert.match(drifted.stderr, /packages\[1\]\.fileSha256/);
 });
