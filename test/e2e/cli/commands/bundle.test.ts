@@ -47,6 +47,26 @@ function unzipped(archive: string, name: string): string {
   return dir;
 }
 
+/** Lists the tools of the server an unzipped bundle's manifest starts, as a client starts it, with the official client. */
+async function listedTools(dir: string, manifest: Manifest): Promise<string[]> {
+  const { args } = manifest.server.mcp_config;
+  // ${__dirname} is the folder the bundle was unpacked into; nothing of this checkout on the path.
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: args.map((arg) => arg.replace("${__dirname}", dir)),
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "" },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "bundle-test", version: "1.0.0" });
+  try {
+    await client.connect(transport);
+    return (await client.listTools()).tools.map((tool) => tool.name);
+  } finally {
+    await within(client.close(), 10_000, undefined);
+  }
+}
+
 test("the bundle passes mcpb validate, and unzipped, its entry point started with plain node lists the manifest's tools to the official client", E2E, async () => {
   const run = await startMcpGen(["bundle"], app);
   assert.equal(run.status, 0, explain(run));
@@ -58,28 +78,9 @@ test("the bundle passes mcpb validate, and unzipped, its entry point started wit
   assert.match(validated.stdout, /Manifest schema validation passes/);
 
   const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as Manifest;
-  const { command, args } = manifest.server.mcp_config;
-  assert.equal(command, "node");
-  // As a client starts it: ${__dirname} is the folder the bundle was unpacked into; nothing of this checkout on the path.
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: args.map((arg) => arg.replace("${__dirname}", dir)),
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "" },
-    stderr: "pipe",
-  });
-  const client = new Client({ name: "bundle-test", version: "1.0.0" });
-  try {
-    await client.connect(transport);
-    const { tools } = await client.listTools();
-    assert.deepEqual(
-      tools.map((tool) => tool.name),
-      manifest.tools.map((tool) => tool.name),
-    );
-    assert.ok(manifest.tools.length > 0);
-  } finally {
-    await within(client.close(), 10_000, undefined);
-  }
+  assert.equal(manifest.server.mcp_config.command, "node");
+  assert.ok(manifest.tools.length > 0);
+  assert.deepEqual(await listedTools(dir, manifest), manifest.tools.map((tool) => tool.name));
 });
 
 test("the bundle holds the built server and the production dependencies only: no tests, no dev tools, no .bin links", E2E, () => {
@@ -131,4 +132,20 @@ test("server-json lists the bundle as an mcpb package with its sha256, keeps the
   const drifted = runMcpGen(["server-json", "--check", "--bundle", "other.mcpb"], app, env);
   assert.equal(drifted.status, 1, explain(drifted));
   assert.match(drifted.stderr, /packages\[1\]\.fileSha256/);
+});
+
+test("a project serving stdio and HTTP is bundled started with --stdio, and unzipped it answers the official client over stdio", E2E, async () => {
+  const create = runCreate(["both", "--yes", "--no-install", "--no-git", "--transport", "both"], temp.dir);
+  assert.equal(create.status, 0, explain(create));
+  const both = join(temp.dir, "both");
+  symlinkSync(join(repoRoot, "node_modules"), join(both, "node_modules"));
+  const built = runIn(both, join(both, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"]);
+  assert.equal(built.status, 0, explain(built));
+  const run = await startMcpGen(["bundle"], both);
+  assert.equal(run.status, 0, explain(run));
+  const dir = unzipped(join(both, "both-0.1.0.mcpb"), "installed-both");
+  const manifest = JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) as Manifest & { user_config?: Record<string, unknown> };
+  assert.deepEqual(manifest.server.mcp_config.args, ["${__dirname}/dist/src/main.js", "--stdio"]);
+  assert.equal(manifest.user_config?.["port"], undefined, "PORT, read by the HTTP server only, is not asked for");
+  assert.deepEqual(await listedTools(dir, manifest), manifest.tools.map((tool) => tool.name));
 });
