@@ -1,7 +1,7 @@
 import type { CommandModule } from "yargs";
 
 export type CommandName =
-  "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json" | "install" | "dev" | "lint";
+  "types" | "handler" | "tool" | "resource" | "prompt" | "app" | "transport" | "listen" | "client" | "diff" | "server-json" | "bundle" | "install" | "dev" | "lint";
 
 /**
  * Every `mcp-gen` command, one module each. Modules are loaded lazily by `main` so that a
@@ -81,6 +81,11 @@ export const commandLoaders: ReadonlyArray<{
     name: "server-json",
     describe: "Write the project's MCP Registry server.json, derived from package.json and its source; --check fails if it drifted",
     load: async () => (await import("./server-json.js")).default,
+  },
+  {
+    name: "bundle",
+    describe: "Write the project as an MCPB bundle (.mcpb): its manifest derived from the built server and src/, with the production dependencies",
+    load: async () => (await import("./bundle.js")).default,
   },
   {
     name: "install",
