@@ -1,7 +1,7 @@
 /**
  * `mcp-gen bundle` on a scaffolded stdio project (sharing this checkout's installed packages,
  * built with its tsc): the manifest passes the official `mcpb validate` (the
- * `@anthropic-ai/mcpb` CLI, fetched by npx); unzipped into an empty folder, the server the
+ * `@anthropic-ai/mcpb` CLI, a dev dependency of this repository); unzipped into an empty folder, the server the
  * manifest's mcp_config starts with plain `node` answers the official SDK client's
  * `tools/list` with the tools the manifest names. The zip holds the production dependencies
  * only, the same project makes the same bytes, and a bound refuses an oversized bundle;
@@ -19,8 +19,8 @@ import { explain, runCreate, runIn, runMcpGen, startMcpGen, tempFolder, within }
 import { repoRoot } from "../../../support/schemas.js";
 
 const E2E = { timeout: 300_000 };
-/** The mcpb CLI version the manifest is checked with: the one whose `latest` schema is manifest 0.3. */
-const MCPB_CLI = "@anthropic-ai/mcpb@2.1.2";
+/** The mcpb CLI the manifest is checked with (2.1.x: its `latest` schema is manifest 0.3), installed with this repository's dev dependencies. */
+const MCPB_CLI = join(repoRoot, "node_modules", ".bin", "mcpb");
 let temp: ReturnType<typeof tempFolder>;
 let app: string;
 
@@ -73,7 +73,7 @@ test("the bundle passes mcpb validate, and unzipped, its entry point started wit
   assert.match(run.stdout, /^wrote app-0\.1\.0\.mcpb \(\d+ files, \d+ bytes; 2 tools, \d+ settings\)\nsha256 [0-9a-f]{64}\n$/);
   const dir = unzipped(join(app, "app-0.1.0.mcpb"), "installed");
 
-  const validated = runIn(dir, "npx", ["--yes", MCPB_CLI, "validate", join(dir, "manifest.json")]);
+  const validated = runIn(dir, MCPB_CLI, ["validate", join(dir, "manifest.json")]);
   assert.equal(validated.status, 0, explain(validated));
   assert.match(validated.stdout, /Manifest schema validation passes/);
 
