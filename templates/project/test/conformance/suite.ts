@@ -29,6 +29,8 @@ export interface Check {
 export interface SuiteRun {
   revision: string;
   code: number | null;
+  /** Killed at RUN_TIMEOUT_MS: the checks are those of the scenarios that finished. */
+  timedOut: boolean;
   output: string;
   checks: Check[];
 }
@@ -75,12 +77,16 @@ export function runSuite(url: string, revision: string): Promise<SuiteRun> {
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, RUN_TIMEOUT_MS);
     child.once("error", reject);
     child.once("close", (code) => {
       clearTimeout(timer);
       try {
-        resolve({ revision, code, output, checks: readChecks(outputDir) });
+        resolve({ revision, code, timedOut, output, checks: readChecks(outputDir) });
       } finally {
         rmSync(outputDir, { recursive: true, force: true });
       }
