@@ -10,9 +10,8 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const suiteDir = dirname(
-  createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json"),
-);
+/** The installed suite's folder; undefined when the dev dependency is not installed. */
+export const suiteDir = findSuite();
 /** One revision's run; the suite's own per-scenario timeout is 30 s. */
 export const RUN_TIMEOUT_MS = 120_000;
 /** The project folder: this file runs as dist/test/conformance/suite.js. */
@@ -35,8 +34,18 @@ export interface SuiteRun {
   checks: Check[];
 }
 
+function findSuite(): string | undefined {
+  const require = createRequire(import.meta.url);
+  try {
+    return dirname(require.resolve("@modelcontextprotocol/conformance/package.json"));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The revisions the installed suite has a requirement set for (its requirements/<revision>.yaml). */
 export function suiteRevisions(): string[] {
+  if (suiteDir === undefined) return [];
   return readdirSync(join(suiteDir, "requirements"))
     .filter((name) => name.endsWith(".yaml"))
     .map((name) => basename(name, ".yaml"))
@@ -67,7 +76,7 @@ export function runSuite(url: string, revision: string): Promise<SuiteRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [...nodeFlags(), join(suiteDir, "dist/index.js"), ...args],
+      [...nodeFlags(), join(suiteDir!, "dist/index.js"), ...args],
       {
         cwd: outputDir,
         env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
