@@ -12,6 +12,7 @@ export type CommandName =
   | "client"
   | "diff"
   | "server-json"
+  | "bundle"
   | "install"
   | "dev"
   | "lint"
@@ -95,6 +96,11 @@ export const commandLoaders: ReadonlyArray<{
     name: "server-json",
     describe: "Write the project's MCP Registry server.json, derived from package.json and its source; --check fails if it drifted",
     load: async () => (await import("./server-json.js")).default,
+  },
+  {
+    name: "bundle",
+    describe: "Write the project as an MCPB bundle (.mcpb): its manifest derived from the built server and src/, with the production dependencies",
+    load: async () => (await import("./bundle.js")).default,
   },
   {
     name: "install",

@@ -9,6 +9,8 @@ interface ServerJsonArgs {
   force: boolean;
   name?: string;
   "remote-url"?: string;
+  bundle?: string;
+  "bundle-url"?: string;
 }
 
 /** The options of `server-json`: yargs reads its flags and its usage from this one table. */
@@ -17,6 +19,8 @@ const serverJsonOptions = {
   force: { type: "boolean", default: false, describe: "replace a server.json mcp-gen did not write (fields it does not derive are kept)" },
   name: { type: "string", describe: 'the registry name, io.github.<user>/<server> or <reverse-dns>/<server>; kept in package.json "mcpName"' },
   "remote-url": { type: "string", describe: "the https URL the HTTP server is deployed at (default https://{host}/mcp, the host left to the installer); kept in server.json" },
+  bundle: { type: "string", describe: "a .mcpb mcp-gen bundle wrote: listed as an mcpb package with its sha256 (the entry is kept from then on)" },
+  "bundle-url": { type: "string", describe: "the https URL that bundle is downloaded from (a release asset); kept in server.json" },
 } as const;
 
 const command: CommandModule<object, ServerJsonArgs> = {
@@ -25,7 +29,7 @@ const command: CommandModule<object, ServerJsonArgs> = {
   builder: (yargs) =>
     yargs
       .usage(
-        "$0 server-json [--name <namespace/server>] [--remote-url <https url>] [--check] [--force]\n\n" +
+        "$0 server-json [--name <namespace/server>] [--remote-url <https url>] [--bundle <file.mcpb> --bundle-url <https url>] [--check] [--force]\n\n" +
           "Writes server.json for the MCP Registry from the project itself: name, version and description\n" +
           'from package.json (the name also written there as "mcpName", which the registry checks on npm),\n' +
           "an npm package entry (stdio, or the HTTP endpoint on localhost), a streamable-http remote for an\n" +
@@ -39,7 +43,7 @@ const command: CommandModule<object, ServerJsonArgs> = {
       .example("$0 server-json --name io.github.octocat/weather", "the first run: name the server")
       .example("$0 server-json --check", "exit 1 naming each drifted field (run by npm run generate:check)"),
   handler: async (args) => {
-    const report = await runServerJson({ projectDir: process.cwd(), check: args.check, force: args.force, name: args.name, remoteUrl: args["remote-url"] });
+    const report = await runServerJson({ projectDir: process.cwd(), check: args.check, force: args.force, name: args.name, remoteUrl: args["remote-url"], bundle: args.bundle, bundleUrl: args["bundle-url"] });
     printReport(report);
   },
 };

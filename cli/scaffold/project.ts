@@ -18,7 +18,7 @@ import { parsePromptArguments, promptView, resourceView, type PrimitiveKind, typ
 import { renderTemplateTree } from "./render.js";
 import { DEFAULT_REVISIONS, planGenerated, projectConfigFor } from "./generated.js";
 import { connectView } from "../install/snippets.js";
-import { zodDependencySpec, type SchemaLibrary } from "./schema-library.js";
+import { devDependencySpec, zodDependencySpec, type SchemaLibrary } from "./schema-library.js";
 
 export type TransportChoice = "stdio" | "http" | "both";
 export type PackageManager = "npm" | "pnpm" | "yarn";
@@ -101,6 +101,9 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     zod: options.schemaLibrary === "zod",
     zodSpec: options.schemaLibrary === "zod" ? zodDependencySpec(root) : undefined,
     oauth: options.auth === "oauth",
+    // Yarn 1 refuses to install the suite on Node 20 (a dependency of its dependencies needs
+    // Node 22), so a yarn project's conformance test says the suite is not installed.
+    conformanceSpec: options.pm === "yarn" ? undefined : devDependencySpec(root, "@modelcontextprotocol/conformance"),
     connect: connectView(projectPackageName(options.dir), { stdio: options.transport !== "http", http: options.transport !== "stdio" }),
     run: options.pm === "npm" ? "npm run" : options.pm,
   };

@@ -11,8 +11,13 @@ export type SchemaLibrary = (typeof SCHEMA_LIBRARIES)[number];
 
 /** The zod a new project depends on: the range this package is tested with (its own dev dependency). */
 export function zodDependencySpec(root: string): string {
-  const spec = readPackageJson(root).devDependencies?.["zod"];
-  if (spec === undefined) throw new Error(`${root}/package.json has no zod dev dependency to take the range from`);
+  return devDependencySpec(root, "zod");
+}
+
+/** A package a new project depends on, at the version this package is tested with (its own dev dependency). */
+export function devDependencySpec(root: string, name: string): string {
+  const spec = readPackageJson(root).devDependencies?.[name];
+  if (spec === undefined) throw new Error(`${root}/package.json has no ${name} dev dependency to take the version from`);
   return spec;
 }
 

@@ -39,6 +39,13 @@ export interface ProjectFacts {
   variables: ReadonlyMap<string, readonly string[]>;
   /** The remote's URL: the existing file's, else DEFAULT_REMOTE_URL. */
   remoteUrl: string;
+  /** The project's MCPB bundle (`mcp-gen bundle`): where it is downloaded from, and its sha256. */
+  bundle?: BundleFacts;
+}
+
+export interface BundleFacts {
+  url: string;
+  sha256: string;
 }
 
 export type ServerJson = Record<string, unknown>;
@@ -56,7 +63,7 @@ export function deriveServerJson(facts: ProjectFacts): ServerJson {
     description: identity.description,
     version: identity.version,
     ...(identity.repository ? { repository: identity.repository } : {}),
-    packages: [npmPackage(facts)],
+    packages: [npmPackage(facts), ...(facts.bundle ? [mcpbPackage(facts.bundle, identity.version)] : [])],
     ...(transports.http ? { remotes: [remote(facts)] } : {}),
     _meta: { [PUBLISHER_META]: { tool: OWN_TOOL } },
   };
@@ -78,6 +85,16 @@ function npmPackage(facts: ProjectFacts): ServerJson {
     ...stdioArgument,
     ...(environmentVariables.length > 0 ? { environmentVariables } : {}),
   };
+}
+
+/**
+ * The bundle as the registry lists one: the file's URL and its sha256, which the registry
+ * requires for MCPB so that a client can check the download before running it. Its
+ * environment is asked for by the bundle's own manifest (user_config), so it is not
+ * repeated here.
+ */
+function mcpbPackage(bundle: BundleFacts, version: string): ServerJson {
+  return { registryType: "mcpb", identifier: bundle.url, version, fileSha256: bundle.sha256, transport: { type: "stdio" } };
 }
 
 function remote(facts: ProjectFacts): ServerJson {

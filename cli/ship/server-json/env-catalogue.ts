@@ -20,6 +20,8 @@ export interface VariableFacts {
   /** Required whenever the project reads it. */
   isRequired?: boolean;
   default?: string;
+  /** Read only by the HTTP server: nothing to set for a client that starts the server over stdio. */
+  httpOnly?: boolean;
 }
 
 const HTTP_BOUND = "a whole number above 0; unset, the runtime's default";
@@ -32,23 +34,23 @@ export const KNOWN_VARIABLES: Readonly<Record<string, VariableFacts>> = {
   },
   MCP_LOG_LEVEL: { description: "How much the server logs on stderr: error, warn, info or debug", default: "warn" },
   REDIS_URL: { description: "Redis that events, tasks and sessions go through (redis:// or redis+cluster://)", isSecret: true, default: "redis://127.0.0.1:6379" },
-  MCP_AUTH_ISSUER: { description: "Issuer URL of the OAuth authorization server whose tokens are accepted", isRequired: true },
-  MCP_PUBLIC_URL: { description: "This server's public URL, the audience its tokens must be issued for", isRequired: true },
-  HOST: { description: "Address the HTTP server listens on", default: "127.0.0.1" },
-  PORT: { description: "Port the HTTP server listens on", default: "3000" },
-  SHUTDOWN_DELAY_MS: { description: "Milliseconds still served after SIGTERM while /readyz says 503", default: "5000" },
-  SHUTDOWN_GRACE_MS: { description: "Milliseconds running requests get to finish once serving stops", default: "10000" },
-  TRUSTED_PROXIES: { description: "Balancers whose X-Forwarded-For is believed: addresses or CIDR blocks, comma-separated" },
-  MCP_ALLOWED_ORIGINS: { description: "Browser origins that may call the server, comma-separated, or *" },
+  MCP_AUTH_ISSUER: { description: "Issuer URL of the OAuth authorization server whose tokens are accepted", isRequired: true, httpOnly: true },
+  MCP_PUBLIC_URL: { description: "This server's public URL, the audience its tokens must be issued for", isRequired: true, httpOnly: true },
+  HOST: { description: "Address the HTTP server listens on", default: "127.0.0.1", httpOnly: true },
+  PORT: { description: "Port the HTTP server listens on", default: "3000", httpOnly: true },
+  SHUTDOWN_DELAY_MS: { description: "Milliseconds still served after SIGTERM while /readyz says 503", default: "5000", httpOnly: true },
+  SHUTDOWN_GRACE_MS: { description: "Milliseconds running requests get to finish once serving stops", default: "10000", httpOnly: true },
+  TRUSTED_PROXIES: { description: "Balancers whose X-Forwarded-For is believed: addresses or CIDR blocks, comma-separated", httpOnly: true },
+  MCP_ALLOWED_ORIGINS: { description: "Browser origins that may call the server, comma-separated, or *", httpOnly: true },
   MAX_STREAMS: { description: `Listen streams open at once: ${HTTP_BOUND}` },
   MAX_STREAMS_PER_CLIENT: { description: `Listen streams one client may hold: ${HTTP_BOUND}` },
-  MAX_SESSIONS: { description: `Legacy (2025-11-25 and older) sessions at once: ${HTTP_BOUND}` },
-  MAX_SESSIONS_PER_CLIENT: { description: `Legacy sessions one client may hold: ${HTTP_BOUND}` },
+  MAX_SESSIONS: { description: `Legacy (2025-11-25 and older) sessions at once: ${HTTP_BOUND}`, httpOnly: true },
+  MAX_SESSIONS_PER_CLIENT: { description: `Legacy sessions one client may hold: ${HTTP_BOUND}`, httpOnly: true },
   MAX_TASKS_PER_CLIENT: { description: `Tasks one client may hold: ${HTTP_BOUND}` },
-  MAX_BODY_BYTES: { description: `Largest request body in bytes: ${HTTP_BOUND}` },
-  MAX_TOTAL_BODY_BYTES: { description: `Request bodies buffered at once, in bytes: ${HTTP_BOUND}` },
-  BODY_TIMEOUT_MS: { description: `Milliseconds a request body may take to arrive: ${HTTP_BOUND}` },
-  MAX_TOTAL_BUFFERED_BYTES: { description: `Output buffered for slow readers, in bytes: ${HTTP_BOUND}` },
+  MAX_BODY_BYTES: { description: `Largest request body in bytes: ${HTTP_BOUND}`, httpOnly: true },
+  MAX_TOTAL_BODY_BYTES: { description: `Request bodies buffered at once, in bytes: ${HTTP_BOUND}`, httpOnly: true },
+  BODY_TIMEOUT_MS: { description: `Milliseconds a request body may take to arrive: ${HTTP_BOUND}`, httpOnly: true },
+  MAX_TOTAL_BUFFERED_BYTES: { description: `Output buffered for slow readers, in bytes: ${HTTP_BOUND}`, httpOnly: true },
 };
 
 const SECRET_NAME = /(?:^|_)(?:KEY|SECRET|TOKEN|PASSWORD|CREDENTIALS?)$/;

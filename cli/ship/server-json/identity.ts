@@ -66,7 +66,7 @@ function stringField(fields: Record<string, unknown>, key: string): string {
 }
 
 /** A GitHub or GitLab repository URL, in the form the registry accepts (https, no .git, no git+). */
-function repositoryOf(value: unknown): ServerIdentity["repository"] {
+export function repositoryOf(value: unknown): ServerIdentity["repository"] {
   const raw = typeof value === "string" ? value : typeof value === "object" && value !== null ? (value as { url?: unknown }).url : undefined;
   if (typeof raw !== "string") return undefined;
   const shorthand = /^(github|gitlab):([\w.-]+\/[\w./-]+)$/.exec(raw) ?? (/^([\w.-]+\/[\w.-]+)$/.test(raw) ? ["", "github", raw] : null);

@@ -10,10 +10,12 @@
  * replaced without `force`; with it, or in a file it wrote, the fields it does not derive
  * (title, websiteUrl, icons, ...) are kept, and so is the remote's URL once set.
  */
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { CliError } from "../../errors.js";
 import { writeFilesAtomically } from "../../toolbox/write.js";
-import { DEFAULT_REMOTE_URL, deriveServerJson, ownedFields, servedTransports, type ProjectFacts, type ServerJson, type ServedTransports } from "./derive.js";
+import { DEFAULT_REMOTE_URL, deriveServerJson, type BundleFacts, ownedFields, servedTransports, type ProjectFacts, type ServerJson, type ServedTransports } from "./derive.js";
 import { describeDrift, driftOf, MAX_DRIFTS, type Drift } from "./drift.js";
 import { readExistingServerJson, readProjectSources, SERVER_JSON_FILE, withMcpName, type ExistingServerJson } from "./files.js";
 import { readPackageJsonText, serverIdentity, type PackageJson } from "./identity.js";
@@ -29,6 +31,10 @@ export interface ServerJsonOptions {
   name?: string;
   /** The remote's URL, kept in server.json from then on. */
   remoteUrl?: string;
+  /** A bundle `mcp-gen bundle` wrote, listed as an mcpb package with its sha256; the entry is kept from then on. */
+  bundle?: string;
+  /** Where that bundle is downloaded from (https); kept from then on. */
+  bundleUrl?: string;
 }
 
 export interface ServerJsonReport {
@@ -73,7 +79,13 @@ export async function runServerJson(options: ServerJsonOptions): Promise<ServerJ
       hint: "server-json describes a project made by create-mcp-handler, whose src/main.ts serves one or both",
     });
   }
-  const facts: ProjectFacts = { identity, transports, variables: reads.variables, remoteUrl: options.remoteUrl ?? existingRemoteUrl(existing) ?? DEFAULT_REMOTE_URL };
+  const facts: ProjectFacts = {
+    identity,
+    transports,
+    variables: reads.variables,
+    remoteUrl: options.remoteUrl ?? existingRemoteUrl(existing) ?? DEFAULT_REMOTE_URL,
+    ...bundleFacts(options, existing),
+  };
   const { document, kept } = merged(deriveServerJson(facts), existing, ownedFields(facts));
   await assertValid(document, projectDir);
   const base = {
@@ -104,6 +116,38 @@ function publishingNotes(manifest: PackageJson): string[] {
   if (manifest.fields.private === true) notes.push('package.json says "private": true, so npm will not publish the package the npm entry names');
   if (manifest.fields.bin === undefined) notes.push('package.json has no "bin": npx runs a package\'s bin, e.g. "bin": "dist/src/main.js" (with a #!/usr/bin/env node line)');
   return notes;
+}
+
+/**
+ * The bundle entry: from --bundle (its sha256 read from the file) and --bundle-url, or else
+ * as an earlier run wrote it, since the file it names is a release artefact that need not be
+ * at hand when server.json is written again.
+ */
+function bundleFacts(options: ServerJsonOptions, existing: ExistingServerJson | undefined): { bundle?: BundleFacts } {
+  const earlier = existingBundle(existing);
+  if (options.bundle === undefined) {
+    if (options.bundleUrl !== undefined) throw new CliError("--bundle-url needs --bundle, the file it names", { hint: "pass --bundle <file.mcpb> --bundle-url <https url>" });
+    return earlier ? { bundle: earlier } : {};
+  }
+  const url = options.bundleUrl ?? earlier?.url;
+  if (url === undefined) {
+    throw new CliError("--bundle needs --bundle-url: the registry lists a bundle by the https URL it is downloaded from", {
+      hint: "pass --bundle-url https://github.com/<owner>/<repo>/releases/download/v<version>/<file>.mcpb (kept from then on)",
+    });
+  }
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(resolve(options.projectDir, options.bundle));
+  } catch {
+    throw new CliError(`cannot read the bundle ${options.bundle}`, { hint: "run mcp-gen bundle first; it prints the file it wrote" });
+  }
+  return { bundle: { url, sha256: createHash("sha256").update(bytes).digest("hex") } };
+}
+
+function existingBundle(existing: ExistingServerJson | undefined): BundleFacts | undefined {
+  const packages = Array.isArray(existing?.json.packages) ? (existing.json.packages as Array<Record<string, unknown>>) : [];
+  const entry = packages.find((item) => item.registryType === "mcpb");
+  return typeof entry?.identifier === "string" && typeof entry.fileSha256 === "string" ? { url: entry.identifier, sha256: entry.fileSha256 } : undefined;
 }
 
 /** The URL an earlier run (or the person publishing) gave the remote: an input, kept. */

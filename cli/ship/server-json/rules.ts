@@ -58,6 +58,8 @@ export function registryRuleProblems(document: Record<string, unknown>): RulePro
     const at = `packages[${index}]`;
     if (typeof entry.identifier === "string" && /\s/.test(entry.identifier)) add(`${at}.identifier`, "must not contain spaces");
     if (typeof entry.version === "string") add(`${at}.version`, versionProblem(entry.version));
+    // A bundle is downloaded from its identifier, so it is a URL, and over https like every URL the registry lists.
+    if (entry.registryType === "mcpb" && typeof entry.identifier === "string") add(`${at}.identifier`, httpsProblem(entry.identifier));
     const transport = entry.transport as { type?: unknown; url?: unknown } | undefined;
     if (transport && typeof transport.url === "string") {
       add(`${at}.transport.url`, undeclaredProblem(transport.url, [...namesOf(entry.environmentVariables), ...argumentNames(entry)]));

@@ -146,8 +146,12 @@ export interface EraHttpExchange {
   readMessage(): Promise<ParsedBody | HttpRejection>;
   /** True once the server is closing (nothing new is opened). */
   readonly closing: boolean;
-  /** Why the caller may not send `message` (the endpoint's `authorize` step), with the session's `_meta` deciding what a URI resolves to. */
-  forbidden(message: JsonRpcMessage, sessionMeta: Readonly<Record<string, unknown>>): HttpRejection | undefined;
+  /**
+   * Why the caller may not send `message` (the endpoint's `authorize` step), with the session's
+   * `_meta` deciding what a URI resolves to and its principal (the one its handlers see) what
+   * is visible.
+   */
+  forbidden(message: JsonRpcMessage, sessionMeta: Readonly<Record<string, unknown>>, sessionPrincipal: unknown): HttpRejection | undefined;
 }
 
 /** An `initialize` in the core revision's own shape (its `_meta` names a protocol version): that revision's removed method, not an older client. */

@@ -24,6 +24,7 @@ export { MAX_INLINE_DEPTH, MAX_INLINED_NODES, portableSchema } from "./schema-po
 export type { ToolSchemaForm } from "./schema-portability/inline.js";
 export { inputRequest } from "./input-required.js";
 export type { ToolOptions } from "./tools.js";
+export type { Visibility, VisibilityPredicate } from "./visibility.js";
 export type { InputMethod, InputRequiredAnswer, InputResultOf, InputRound } from "./input-required.js";
 export { ajvSchemaValidator, cfworkerSchemaValidator } from "./validation.js";
 export type { AjvLike, AjvValidateFunction, CfworkerValidatorClass, CompiledSchema, SchemaValidator, ValidationResult } from "./validation.js";

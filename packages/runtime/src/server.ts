@@ -36,6 +36,7 @@ import {
 } from "./server-options.js";
 import { TASKS_AVAILABLE, TASKS_EXTENSION, taskMethod } from "./tasks/shapes.js";
 import { MiddlewareChain, type AnyMethodMiddleware, type Middleware, type MiddlewareMethod } from "./middleware.js";
+import type { Viewer } from "./visibility.js";
 
 /** Absent from schemas whose results carry no server info; then nothing is added. */
 const SERVER_INFO_KEY: string | undefined = (META_KEYS as Readonly<Record<string, string | undefined>>)["serverInfo"];
@@ -176,15 +177,18 @@ export class Server<E extends Era = Era> {
    * it names declares (`options.scopes`), also when the request completes, subscribes to or
    * listens for it; none for any other method. `meta` decides which registration a URI
    * resolves to (a legacy session passes its own); by default the params' `_meta`. The
-   * HTTP transport asks, with OAuth configured (auth/).
+   * HTTP transport asks, with OAuth configured (auth/). `viewer`: the caller the transport
+   * vouched for; what is hidden from it (`visibility`) needs no scope, since it is answered
+   * as what does not exist. Without a viewer, every declaration counts.
    */
   requiredScopes(
     method: string,
     params: Readonly<Record<string, unknown>> | undefined,
     meta: Readonly<Record<string, unknown>> | undefined = isObject(params?.["_meta"]) ? params["_meta"] : undefined,
+    viewer?: Viewer,
   ): readonly string[] {
-    if (method === TOOLS_CALL) return this.#tools.scopes(params?.["name"]);
-    return this.#primitives.scopes(method, params, meta);
+    if (method === TOOLS_CALL) return this.#tools.scopes(params?.["name"], viewer);
+    return this.#primitives.scopes(method, params, meta, viewer);
   }
 
   /** Every scope a registered tool, prompt or resource declares, sorted: `scopes_supported`. */

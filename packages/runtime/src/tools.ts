@@ -23,13 +23,14 @@ import { claimingExtension, offeredTo } from "./extensions.js";
 import { toolSide, type ToolDefinition, type ToolInputSchema, type ToolOutputSchema, type ToolSide } from "./tool-schemas.js";
 import { checkedScopes, NO_SCOPES } from "./scopes.js";
 import { portableSchema, type ToolSchemaForm } from "./schema-portability/inline.js";
+import { listHints, shownTo, shownToRequest, viewerOf, visibilityRule, type Viewer, type VisibilityOption, type VisibilityRule } from "./visibility.js";
 
 /** The methods a tool registry serves, pinned to the generated map: a renamed method fails to compile here. */
 export const TOOLS_LIST = "tools/list" satisfies ClientRequestMethod;
 export const TOOLS_CALL = "tools/call" satisfies ClientRequestMethod;
 
-/** How a tool is served beyond its definition. */
-export interface ToolOptions {
+/** How a tool is served beyond its definition; `visibility`: who may see it (visibility.ts). */
+export interface ToolOptions extends VisibilityOption {
   /**
    * OAuth scopes a caller's token must carry to call it (all of them); an HTTP server with
    * OAuth answers a call without them 403 `insufficient_scope` (see auth/). Listed in the
@@ -70,6 +71,8 @@ interface ToolEntry {
   readonly extension: string | undefined;
   /** The OAuth scopes a call needs (see auth/); none for most tools. */
   readonly scopes: readonly string[];
+  /** Who may see it; undefined: everyone. */
+  readonly visible: VisibilityRule | undefined;
   /**
    * Where `addTool` was called: the cause a ToolOutputError carries, since its own stack
    * holds only the runtime (the tool had returned), so that a log can point at the tool.
@@ -120,13 +123,19 @@ export class ToolRegistry {
     const tool = settings.toolSchemas === "portable" ? portableTool(given) : given;
     // The handler's parameter type is what the input check yields, so it is called only with checked arguments.
     const scopes = checkedScopes(`addTool ${name}`, options.scopes);
+    const visible = visibilityRule(`addTool ${name}`, options.visibility, scopes);
     const addedAt = new Error(`tool ${name} was added here`);
-    this.#tools.set(name, { tool, run: run as ToolEntry["run"], input, output, paramHeaders, extension: claimingExtension(tool._meta), scopes, addedAt });
+    const extension = claimingExtension(tool._meta);
+    this.#tools.set(name, { tool, run: run as ToolEntry["run"], input, output, paramHeaders, extension, scopes, visible, addedAt });
   }
 
-  /** The scopes a call of the named tool needs; none for an unknown tool (its call fails on its own). */
-  scopes(name: unknown): readonly string[] {
-    return (typeof name === "string" ? this.#tools.get(name)?.scopes : undefined) ?? NO_SCOPES;
+  /**
+   * The scopes a call of the named tool needs; none for an unknown tool, or one hidden from
+   * `viewer` (either call fails on its own, as an unknown tool's).
+   */
+  scopes(name: unknown, viewer?: Viewer): readonly string[] {
+    const entry = typeof name === "string" ? this.#tools.get(name) : undefined;
+    return entry !== undefined && shownTo(entry.visible, viewer) ? entry.scopes : NO_SCOPES;
   }
 
   /** Every scope some tool declares. */
@@ -150,16 +159,21 @@ export class ToolRegistry {
 
   /** One page of the list; by default private and immediately stale, since tools come and go at run time. */
   list(cursor: unknown, settings: ListSettings | undefined, meta?: Readonly<Record<string, unknown>>) {
-    const offered = [...this.#tools.values()].filter((entry) => offeredTo(entry.extension, meta));
+    const viewer = meta === undefined ? undefined : viewerOf(meta);
+    const entries = [...this.#tools.values()];
+    const offered = entries.filter((entry) => offeredTo(entry.extension, meta) && shownTo(entry.visible, viewer));
     const { page, nextCursor } = paginate(offered, cursor, settings);
-    return { tools: page.map((entry) => entry.tool), ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(settings) };
+    const filtered = entries.some((entry) => entry.visible !== undefined);
+    const hints = listHints(settings, filtered);
+    return { tools: page.map((entry) => entry.tool), ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(hints) };
   }
 
   /** Runs a tool; a tool that throws reports the failure in its result (isError), as tools do; an McpError stays a protocol error. */
   async call(params: { name?: unknown; arguments?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
     const found = typeof params.name === "string" ? this.#tools.get(params.name) : undefined;
-    // A tool of an extension the client did not declare is one it does not know.
-    const entry = found !== undefined && offeredTo(found.extension, context.meta) ? found : undefined;
+    // A tool of an extension the client did not declare, or hidden from its principal, is one it does not know.
+    const shown = found !== undefined && offeredTo(found.extension, context.meta) && shownToRequest(found.visible, context.meta);
+    const entry = shown ? found : undefined;
     if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown tool: ${String(params.name)}`);
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     const checked = entry.input.check === undefined ? { valid: true as const, value: args } : await entry.input.check(args);

@@ -153,7 +153,7 @@ export function serveInSession(
   through?: () => Transport,
 ): Promise<void> {
   // The session's negotiated capabilities, not the message's `_meta`, decide what a URI resolves to.
-  const forbidden = exchange.forbidden(message, session.meta);
+  const forbidden = exchange.forbidden(message, session.meta, session.context?.["principal"]);
   if (forbidden !== undefined) return Promise.resolve(exchange.reject(forbidden));
   const transport = through?.() ?? new LegacyPostExchange(exchange.res, message, exchange.context, exchange.clientAddress, exchange.sse, session, era);
   return era.host.connect(transport, session);

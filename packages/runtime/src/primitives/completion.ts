@@ -28,8 +28,9 @@ export type Completers<Args> = { readonly [K in keyof Args]?: Completer<Args> };
 
 /** Where completion/complete finds the completers of a prompt (by name) or a template (by its uriTemplate). */
 export interface CompletionSource {
-  prompt(name: string): Completers<Record<string, string | undefined>> | undefined;
-  /** `meta`: the request's, since a template of an extension the client did not declare is not offered to it. */
+  /** `meta`: the request's handler meta, whose principal decides what is shown to it (visibility.ts). */
+  prompt(name: string, meta: Readonly<Record<string, unknown>>): Completers<Record<string, string | undefined>> | undefined;
+  /** `meta`: the request's, since a template of an extension the client did not declare, or hidden from its principal, is not offered to it. */
   template(uriTemplate: string, meta: Readonly<Record<string, unknown>>): Completers<Record<string, string | undefined>> | undefined;
 }
 
@@ -41,7 +42,7 @@ export async function complete(source: CompletionSource, params: CompleteRequest
     throw new McpError(INVALID_PARAMS, "completion/complete needs argument.name and argument.value strings");
   let completers;
   if (ref?.type === "ref/prompt" && typeof ref.name === "string") {
-    completers = source.prompt(ref.name);
+    completers = source.prompt(ref.name, request.meta);
     if (completers === undefined) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${ref.name}`);
   } else if (ref?.type === "ref/resource" && typeof ref.uri === "string") {
     completers = source.template(ref.uri, request.meta);

@@ -15,6 +15,7 @@ import type { JsonSchemaConverter, StandardSchema } from "../schema.js";
 import { NO_SCOPES, scopeUnion } from "../scopes.js";
 import { isObject } from "../jsonrpc.js";
 import { KINDS, MAX_LIST_ENTRIES } from "../subscriptions/filter.js";
+import { viewerOf, type Viewer } from "../visibility.js";
 import { PromptRegistry, type PromptDefinition, type PromptGetter, type PromptOptions } from "./prompts.js";
 import {
   ResourceRegistry,
@@ -80,7 +81,7 @@ export class Primitives {
 
   addPrompt<P extends PromptDefinition>(prompt: P, get: PromptGetter<P>, options?: PromptOptions<P>): void {
     this.#prompts.add(prompt, get, options);
-    this.install("prompts/list", (params) => this.#prompts.list(params?.cursor, this.lists()?.prompts));
+    this.install("prompts/list", (params, context) => this.#prompts.list(params?.cursor, this.lists()?.prompts, viewerOf(context.meta)));
     this.install("prompts/get", (params, context) => this.#prompts.get(params, context));
     if (options?.complete !== undefined) this.#installCompletion();
   }
@@ -95,36 +96,42 @@ export class Primitives {
    * resource: `prompts/get` and `resources/read`, and with the same scopes the completion of
    * their arguments or variables, a legacy `resources/subscribe`, and a listen filter naming
    * resource URIs (every scope of every URI it names). `meta`: the request's `_meta` (a legacy
-   * session's), which decides which registration a URI resolves to.
+   * session's), which decides which registration a URI resolves to. `viewer`: the caller, when
+   * known; what is hidden from it needs no scope (it is answered as what does not exist).
    */
-  scopes(method: string, params: Readonly<Record<string, unknown>> | undefined, meta: Readonly<Record<string, unknown>> | undefined): readonly string[] {
+  scopes(
+    method: string,
+    params: Readonly<Record<string, unknown>> | undefined,
+    meta: Readonly<Record<string, unknown>> | undefined,
+    viewer?: Viewer,
+  ): readonly string[] {
     switch (method) {
       case "prompts/get" satisfies ClientRequestMethod:
-        return this.#prompts.scopes(params?.["name"]);
+        return this.#prompts.scopes(params?.["name"], viewer);
       case "resources/read" satisfies ClientRequestMethod:
       case "resources/subscribe":
-        return this.#resources.scopes(params?.["uri"], meta);
+        return this.#resources.scopes(params?.["uri"], meta, viewer);
       case "completion/complete" satisfies ClientRequestMethod:
-        return this.#completionScopes(params?.["ref"], meta);
+        return this.#completionScopes(params?.["ref"], meta, viewer);
       case LISTEN_METHOD:
-        return this.#listenScopes(params?.["notifications"], meta);
+        return this.#listenScopes(params?.["notifications"], meta, viewer);
       default:
         return NO_SCOPES;
     }
   }
 
-  #completionScopes(ref: unknown, meta: Readonly<Record<string, unknown>> | undefined): readonly string[] {
+  #completionScopes(ref: unknown, meta: Readonly<Record<string, unknown>> | undefined, viewer: Viewer | undefined): readonly string[] {
     if (!isObject(ref)) return NO_SCOPES;
-    if (ref["type"] === "ref/prompt") return this.#prompts.scopes(ref["name"]);
-    if (ref["type"] === "ref/resource") return this.#resources.completionScopes(ref["uri"], meta);
+    if (ref["type"] === "ref/prompt") return this.#prompts.scopes(ref["name"], viewer);
+    if (ref["type"] === "ref/resource") return this.#resources.completionScopes(ref["uri"], meta, viewer);
     return NO_SCOPES;
   }
 
   /** Every scope the URIs of a listen's resource filter need; a filter too long to be served needs none (the listen is refused anyway). */
-  #listenScopes(filter: unknown, meta: Readonly<Record<string, unknown>> | undefined): readonly string[] {
+  #listenScopes(filter: unknown, meta: Readonly<Record<string, unknown>> | undefined, viewer: Viewer | undefined): readonly string[] {
     const uris = URI_FILTER_KEY === undefined || !isObject(filter) ? undefined : filter[URI_FILTER_KEY];
     if (!Array.isArray(uris) || uris.length > MAX_LIST_ENTRIES) return NO_SCOPES;
-    return scopeUnion(uris.map((uri) => this.#resources.scopes(uri, meta)));
+    return scopeUnion(uris.map((uri) => this.#resources.scopes(uri, meta, viewer)));
   }
 
   declaredScopes(): string[] {
@@ -147,8 +154,8 @@ export class Primitives {
 
   #installCompletion(): void {
     const source = {
-      prompt: (name: string) => this.#prompts.completers(name),
-      template: (uri: string, meta: Readonly<Record<string, unknown>>) => this.#resources.completers(uri, meta),
+      prompt: (name: string, meta: Readonly<Record<string, unknown>>) => this.#prompts.completers(name, viewerOf(meta)),
+      template: (uri: string, meta: Readonly<Record<string, unknown>>) => this.#resources.completers(uri, meta, viewerOf(meta)),
     };
     this.install("completion/complete", (params, context) => complete(source, params, context));
   }

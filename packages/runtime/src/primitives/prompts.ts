@@ -14,6 +14,7 @@ import type { Awaitable } from "../subscriptions/types.js";
 import type { Completers } from "./completion.js";
 import { cacheFields, paginate, type ListSettings } from "./pagination.js";
 import { checkedScopes, NO_SCOPES } from "../scopes.js";
+import { listHints, shownTo, viewerOf, visibilityRule, type Viewer, type VisibilityOption, type VisibilityRule } from "../visibility.js";
 import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
 import { isStandardSchema, jsonSchemaOf, standardCheck, type JsonSchemaConverter, type StandardOutput, type StandardSchema } from "../schema.js";
 
@@ -40,7 +41,8 @@ export type PromptGetter<P extends PromptDefinition> = (
   input: InputRound,
 ) => Awaitable<PromptResult | InputRequiredAnswer>;
 
-export interface PromptOptions<P extends PromptDefinition> {
+/** `visibility`: who may see it (visibility.ts). */
+export interface PromptOptions<P extends PromptDefinition> extends VisibilityOption {
   /** Completers for the prompt's arguments, by name. */
   complete?: Completers<PromptArguments<P>>;
   /** OAuth scopes a `prompts/get` of it needs (see `ToolOptions.scopes`). */
@@ -54,6 +56,7 @@ interface PromptEntry {
   readonly get: (args: unknown, context: RequestContext, input: InputRound) => Awaitable<PromptResult | InputRequiredAnswer>;
   readonly complete: Completers<Record<string, string | undefined>> | undefined;
   readonly scopes: readonly string[];
+  readonly visible: VisibilityRule | undefined;
 }
 
 export class PromptRegistry {
@@ -77,12 +80,20 @@ export class PromptRegistry {
     // The definition is a Prompt apart from its argument list, which is replaced by the listed one.
     const listed = (declared === undefined ? fields : { ...fields, arguments: [...declared] }) as Prompt;
     const scopes = checkedScopes(`addPrompt ${prompt.name}`, options.scopes);
-    this.#prompts.set(prompt.name, { prompt: listed, schema, get: get as PromptEntry["get"], complete: options.complete as PromptEntry["complete"], scopes });
+    const visible = visibilityRule(`addPrompt ${prompt.name}`, options.visibility, scopes);
+    const complete = options.complete as PromptEntry["complete"];
+    this.#prompts.set(prompt.name, { prompt: listed, schema, get: get as PromptEntry["get"], complete, scopes, visible });
   }
 
-  /** The scopes a get of the named prompt needs. */
-  scopes(name: unknown): readonly string[] {
-    return (typeof name === "string" ? this.#prompts.get(name)?.scopes : undefined) ?? NO_SCOPES;
+  /** The prompt of that name when `viewer` may see it. */
+  #shown(name: unknown, viewer: Viewer | undefined): PromptEntry | undefined {
+    const entry = typeof name === "string" ? this.#prompts.get(name) : undefined;
+    return entry !== undefined && shownTo(entry.visible, viewer) ? entry : undefined;
+  }
+
+  /** The scopes a get of the named prompt needs; none when it is hidden from `viewer` (the get fails as an unknown prompt's). */
+  scopes(name: unknown, viewer?: Viewer): readonly string[] {
+    return this.#shown(name, viewer)?.scopes ?? NO_SCOPES;
   }
 
   declaredScopes(): string[] {
@@ -97,8 +108,8 @@ export class PromptRegistry {
     return this.#prompts.size;
   }
 
-  completers(name: string): Completers<Record<string, string | undefined>> | undefined {
-    const entry = this.#prompts.get(name);
+  completers(name: string, viewer: Viewer): Completers<Record<string, string | undefined>> | undefined {
+    const entry = this.#shown(name, viewer);
     return entry === undefined ? undefined : (entry.complete ?? {});
   }
 
@@ -106,13 +117,17 @@ export class PromptRegistry {
     return [...this.#prompts.values()].some((entry) => entry.complete !== undefined);
   }
 
-  list(cursor: unknown, settings: ListSettings | undefined) {
-    const { page, nextCursor } = paginate([...this.#prompts.values()], cursor, settings);
-    return { prompts: page.map((entry) => entry.prompt), ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(settings) };
+  list(cursor: unknown, settings: ListSettings | undefined, viewer?: Viewer) {
+    const entries = [...this.#prompts.values()];
+    const shown = entries.filter((entry) => shownTo(entry.visible, viewer));
+    const { page, nextCursor } = paginate(shown, cursor, settings);
+    const filtered = entries.some((entry) => entry.visible !== undefined);
+    const hints = listHints(settings, filtered);
+    return { prompts: page.map((entry) => entry.prompt), ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(hints) };
   }
 
   async get(params: { name?: unknown; arguments?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
-    const entry = typeof params?.name === "string" ? this.#prompts.get(params.name) : undefined;
+    const entry = this.#shown(params?.name, viewerOf(context.meta));
     if (entry === undefined) throw new McpError(INVALID_PARAMS, `Unknown prompt: ${String(params?.name)}`);
     const args = checkedArguments(entry.prompt, params.arguments);
     const checked = entry.schema === undefined ? { valid: true as const, value: args } : await standardCheck(entry.schema, args);

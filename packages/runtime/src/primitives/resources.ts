@@ -13,6 +13,7 @@ import type { Completers } from "./completion.js";
 import { cacheFields, paginate, type CacheHints, type ListSettings } from "./pagination.js";
 import { UriTemplate, type TemplateVariables } from "./uri-template.js";
 import { checkedScopes, NO_SCOPES } from "../scopes.js";
+import { listHints, shownTo, viewerOf, visibilityRule, type Viewer, type VisibilityOption, type VisibilityRule } from "../visibility.js";
 import { bindingOf, inputRound, type InputRequiredAnswer, type InputRound, type RequestStateSealer } from "../input-required.js";
 import { claimingExtension, offeredTo } from "../extensions.js";
 import { standardCheck, type StandardOutput, type StandardSchema } from "../schema.js";
@@ -33,8 +34,8 @@ export type TemplateReader<T extends string, V extends StandardSchema | undefine
   input: InputRound,
 ) => Awaitable<ResourceBody | InputRequiredAnswer>;
 
-/** Per resource: the cache hints of its reads (a reader's own hints win), and the scopes a read needs. */
-export interface ResourceOptions extends CacheHints {
+/** Per resource: the cache hints of its reads (a reader's own hints win), the scopes a read needs, and who may see it (visibility.ts). */
+export interface ResourceOptions extends CacheHints, VisibilityOption {
   /** OAuth scopes a `resources/read` of it needs (see `ToolOptions.scopes`). */
   scopes?: readonly string[];
 }
@@ -50,6 +51,7 @@ interface StaticEntry {
   readonly hints: CacheHints;
   readonly extension: string | undefined;
   readonly scopes: readonly string[];
+  readonly visible: VisibilityRule | undefined;
 }
 interface TemplateEntry {
   readonly template: ResourceTemplate;
@@ -59,6 +61,7 @@ interface TemplateEntry {
   readonly read: (uri: string, variables: unknown, context: RequestContext, input: InputRound) => Awaitable<ResourceBody | InputRequiredAnswer>;
   readonly options: TemplateOptions<string>;
   readonly scopes: readonly string[];
+  readonly visible: VisibilityRule | undefined;
 }
 
 /** A request's `_meta`: the client capabilities decide which extension's resources it is offered. */
@@ -78,7 +81,8 @@ export class ResourceRegistry {
     if (typeof resource.name !== "string") throw new TypeError(`addResource ${resource.uri}: the resource needs a name`);
     cacheFields(options);
     const scopes = checkedScopes(`addResource ${resource.uri}`, options.scopes);
-    this.#resources.set(resource.uri, { resource, read, hints: options, extension: claimingExtension(resource._meta), scopes });
+    const visible = visibilityRule(`addResource ${resource.uri}`, options.visibility, scopes);
+    this.#resources.set(resource.uri, { resource, read, hints: options, extension: claimingExtension(resource._meta), scopes, visible });
   }
 
   addTemplate<T extends string, V extends StandardSchema | undefined>(
@@ -91,7 +95,8 @@ export class ResourceRegistry {
     const matcher = new UriTemplate(template.uriTemplate);
     cacheFields(options);
     const scopes = checkedScopes(`addResourceTemplate ${template.uriTemplate}`, options.scopes);
-    const entry = { template, variables, matcher, read, options, extension: claimingExtension(template._meta), scopes } as unknown as TemplateEntry;
+    const visible = visibilityRule(`addResourceTemplate ${template.uriTemplate}`, options.visibility, scopes);
+    const entry = { template, variables, matcher, read, options, extension: claimingExtension(template._meta), scopes, visible } as unknown as TemplateEntry;
     this.#templates.set(template.uriTemplate, entry);
   }
 
@@ -103,20 +108,20 @@ export class ResourceRegistry {
     return this.#resources.size + this.#templates.size;
   }
 
-  /** The completers of the template a `ref/resource` names (by its uriTemplate), when it is offered to the request. */
-  completers(uriTemplate: string, meta: RequestMeta): Completers<Record<string, string | undefined>> | undefined {
-    const entry = this.#namedTemplate(uriTemplate, meta);
+  /** The completers of the template a `ref/resource` names (by its uriTemplate), when it is offered and shown to the request. */
+  completers(uriTemplate: string, meta: RequestMeta, viewer: Viewer): Completers<Record<string, string | undefined>> | undefined {
+    const entry = this.#namedTemplate(uriTemplate, meta, viewer);
     return entry === undefined ? undefined : (entry.options.complete ?? {});
   }
 
   /** The scopes completing a template's variables needs: the template's own, as a read through it would. */
-  completionScopes(uriTemplate: unknown, meta: RequestMeta): readonly string[] {
-    return (typeof uriTemplate === "string" ? this.#namedTemplate(uriTemplate, meta)?.scopes : undefined) ?? NO_SCOPES;
+  completionScopes(uriTemplate: unknown, meta: RequestMeta, viewer?: Viewer): readonly string[] {
+    return (typeof uriTemplate === "string" ? this.#namedTemplate(uriTemplate, meta, viewer)?.scopes : undefined) ?? NO_SCOPES;
   }
 
-  #namedTemplate(uriTemplate: string, meta: RequestMeta): TemplateEntry | undefined {
+  #namedTemplate(uriTemplate: string, meta: RequestMeta, viewer: Viewer | undefined): TemplateEntry | undefined {
     const entry = this.#templates.get(uriTemplate);
-    return entry !== undefined && offeredTo(entry.extension, meta) ? entry : undefined;
+    return entry !== undefined && offeredTo(entry.extension, meta) && shownTo(entry.visible, viewer) ? entry : undefined;
   }
 
   hasCompleters(): boolean {
@@ -130,20 +135,29 @@ export class ResourceRegistry {
   }
 
   list(cursor: unknown, settings: ListSettings | undefined, meta?: Readonly<Record<string, unknown>>) {
-    const offered = [...this.#resources.values()].filter((entry) => offeredTo(entry.extension, meta));
-    const { page, nextCursor } = paginate(offered, cursor, settings);
-    return { resources: page.map((entry) => entry.resource), ...withCursor(nextCursor), ...cacheFields(settings) };
+    const { page, nextCursor } = paginate(this.#offered(this.#resources, meta), cursor, settings);
+    const hints = listHints(settings, hasRules(this.#resources));
+    return { resources: page.map((entry) => entry.resource), ...withCursor(nextCursor), ...cacheFields(hints) };
   }
 
   listTemplates(cursor: unknown, settings: ListSettings | undefined, meta?: Readonly<Record<string, unknown>>) {
-    const offered = [...this.#templates.values()].filter((entry) => offeredTo(entry.extension, meta));
-    const { page, nextCursor } = paginate(offered, cursor, settings);
-    return { resourceTemplates: page.map((entry) => entry.template), ...withCursor(nextCursor), ...cacheFields(settings) };
+    const { page, nextCursor } = paginate(this.#offered(this.#templates, meta), cursor, settings);
+    const hints = listHints(settings, hasRules(this.#templates));
+    return { resourceTemplates: page.map((entry) => entry.template), ...withCursor(nextCursor), ...cacheFields(hints) };
   }
 
-  /** The scopes a read of `uri` (or a subscription to it) needs: those of the one registration `resolve` picks. */
-  scopes(uri: unknown, meta: RequestMeta): readonly string[] {
-    return (typeof uri === "string" ? this.resolve(uri, meta)?.entry.scopes : undefined) ?? NO_SCOPES;
+  /** The entries a list request may see: of the extensions its client declared, shown to its principal. */
+  #offered<E extends StaticEntry | TemplateEntry>(entries: Map<string, E>, meta: RequestMeta): E[] {
+    const viewer = meta === undefined ? undefined : viewerOf(meta);
+    return [...entries.values()].filter((entry) => offeredTo(entry.extension, meta) && shownTo(entry.visible, viewer));
+  }
+
+  /**
+   * The scopes a read of `uri` (or a subscription to it) needs: those of the one registration
+   * `resolve` picks for `viewer` (none when every one it could be is hidden from it).
+   */
+  scopes(uri: unknown, meta: RequestMeta, viewer?: Viewer): readonly string[] {
+    return (typeof uri === "string" ? this.resolve(uri, meta, viewer)?.entry.scopes : undefined) ?? NO_SCOPES;
   }
 
   /**
@@ -151,13 +165,14 @@ export class ResourceRegistry {
    * resource offered to it first, then the first offered template the URI fits. Reads,
    * subscriptions and their scope checks all ask this, so a URI never reads through one
    * registration while another's scopes are checked (a static MCP Apps view hides from a
-   * client without the extension, and a template of the same URI then serves it).
+   * client without the extension, and a template of the same URI then serves it). A
+   * registration hidden from `viewer` is passed over the same way.
    */
-  resolve(uri: string, meta: RequestMeta): Resolved | undefined {
+  resolve(uri: string, meta: RequestMeta, viewer?: Viewer): Resolved | undefined {
     const fixed = this.#resources.get(uri);
-    if (fixed !== undefined && offeredTo(fixed.extension, meta)) return { entry: fixed };
+    if (fixed !== undefined && offeredTo(fixed.extension, meta) && shownTo(fixed.visible, viewer)) return { entry: fixed };
     for (const entry of this.#templates.values()) {
-      if (!offeredTo(entry.extension, meta)) continue;
+      if (!offeredTo(entry.extension, meta) || !shownTo(entry.visible, viewer)) continue;
       const variables = entry.matcher.match(uri);
       if (variables !== undefined) return { entry, variables };
     }
@@ -173,8 +188,8 @@ export class ResourceRegistry {
     const uri = params?.uri;
     if (typeof uri !== "string") throw new McpError(INVALID_PARAMS, "resources/read needs a uri string");
     const input = () => inputRound(this.sealer(), bindingOf("resources/read" satisfies ClientRequestMethod, uri, {}, context.meta["principal"]), params);
-    // A resource of an extension the client did not declare reads as one that does not exist.
-    const resolved = this.resolve(uri, context.meta);
+    // A resource of an extension the client did not declare, or hidden from its principal, reads as one that does not exist.
+    const resolved = this.resolve(uri, context.meta, viewerOf(context.meta));
     if (resolved === undefined) throw new McpError(INVALID_PARAMS, `Resource not found: ${uri}`, { uri });
     if (!("variables" in resolved)) {
       const fixed = resolved.entry;
@@ -185,6 +200,11 @@ export class ResourceRegistry {
     if (!checked.valid) throw new McpError(INVALID_PARAMS, `Resource ${uri}: invalid template variables: ${checked.errors.join("; ")}`, { uri });
     return toResult(uri, entry.template.mimeType, await entry.read(uri, checked.value, context, input()), entry.options);
   }
+}
+
+function hasRules(entries: Map<string, StaticEntry | TemplateEntry>): boolean {
+  for (const entry of entries.values()) if (entry.visible !== undefined) return true;
+  return false;
 }
 
 function withCursor(nextCursor: string | undefined): { nextCursor?: string } {

@@ -49,7 +49,12 @@ export interface ConnectableServer {
   /** A tool's `x-mcp-header` parameters (see param-headers.ts); a server without it gets no Mcp-Param-* check. */
   toolParamHeaders?(name: string): readonly ParamHeader[] | undefined;
   /** The OAuth scopes a request needs (see scopes.ts); a server without it needs none. */
-  requiredScopes?(method: string, params: Readonly<Record<string, unknown>> | undefined, meta?: Readonly<Record<string, unknown>>): readonly string[];
+  requiredScopes?(
+    method: string,
+    params: Readonly<Record<string, unknown>> | undefined,
+    meta?: Readonly<Record<string, unknown>>,
+    viewer?: { readonly principal: unknown },
+  ): readonly string[];
   /** True once the server is closing: a new POST is answered 503 with Retry-After, for the balancer to send it elsewhere. */
   readonly closed?: boolean;
 }
@@ -283,18 +288,25 @@ async function runAuthenticate(req: HttpRequest, check: Authenticate): Promise<{
   }
 }
 
-/** The `authorize` step: the scopes the message's tool, prompt or resource declares, held to the caller's. */
+/**
+ * The `authorize` step: the scopes the message's tool, prompt or resource declares, held to
+ * the caller's. `viewer`: the principal the request will be served as (a legacy session's is
+ * the one that opened it), so that what its handlers will not see needs no scope here and is
+ * answered as unknown, not 403; never another, or a hidden primitive would skip its scopes.
+ */
 function checkScopes(
   scope: CoreScope,
   context: MessageContext | undefined,
   message: JsonRpcMessage,
-  sessionMeta?: Readonly<Record<string, unknown>>,
+  session?: { readonly meta: Readonly<Record<string, unknown>>; readonly principal: unknown },
 ): HttpRejection | undefined {
   const authorize = scope.options.authorize;
   if (authorize === undefined || !("method" in message) || scope.server.requiredScopes === undefined) return undefined;
   const params = message.params as Readonly<Record<string, unknown>> | undefined;
-  const required = scope.server.requiredScopes(message.method, params, sessionMeta);
-  return required.length === 0 ? undefined : authorize(context?.["principal"], required);
+  const principal = context?.["principal"];
+  const viewer = { principal: session === undefined ? principal : session.principal };
+  const required = scope.server.requiredScopes(message.method, params, session?.meta, viewer);
+  return required.length === 0 ? undefined : authorize(principal, required);
 }
 
 /** What every request of one endpoint shares. */
@@ -332,7 +344,7 @@ class EraRequest implements EraHttpExchange {
     return this.scope.server.closed === true;
   }
 
-  forbidden(message: JsonRpcMessage, sessionMeta: Readonly<Record<string, unknown>>): HttpRejection | undefined {
-    return checkScopes(this.scope, this.context, message, sessionMeta);
+  forbidden(message: JsonRpcMessage, sessionMeta: Readonly<Record<string, unknown>>, sessionPrincipal: unknown): HttpRejection | undefined {
+    return checkScopes(this.scope, this.context, message, { meta: sessionMeta, principal: sessionPrincipal });
   }
 }

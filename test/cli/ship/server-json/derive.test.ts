@@ -77,3 +77,16 @@ test("every variable read is listed with a description; MCP_STATE_KEY, REDIS_URL
   // With Redis several processes share clients: the state key is then required.
   assert.equal(entries.find((entry) => entry.name === "MCP_STATE_KEY")!.isRequired, true);
 });
+
+test("a bundle is an mcpb package: its download URL, the version and its sha256, on stdio; it passes the registry schema and rules", async () => {
+  const bundle = { url: "https://github.com/octocat/weather/releases/download/v0.3.1/weather-0.3.1.mcpb", sha256: "a".repeat(64) };
+  const document = deriveServerJson({ ...facts({ stdio: true }), bundle });
+  const packages = document.packages as Entry[];
+  assert.equal(packages.length, 2);
+  assert.deepEqual(packages[1], { registryType: "mcpb", identifier: bundle.url, version: "0.3.1", fileSha256: bundle.sha256, transport: { type: "stdio" } });
+  const schema = await loadRegistrySchema({ MCP_REGISTRY_SCHEMA_DIR: join(repoRoot, "..", "shared", "registry") });
+  assert.deepEqual(await schemaProblems(document, schema, repoRoot), []);
+  assert.deepEqual(registryRuleProblems(document), []);
+  const plain = deriveServerJson({ ...facts({ stdio: true }), bundle: { ...bundle, url: "http://example.org/weather.mcpb" } });
+  assert.deepEqual(registryRuleProblems(plain), [{ field: "packages[1].identifier", problem: "http://example.org/weather.mcpb must be an absolute https URL" }]);
+});
