@@ -1,5 +1,5 @@
 /**
- * The runtime's entry for writing a server (see ARCHITECTURE.md, "Runtime entries"): the
+ * The runtime's entry for writing a server (see README.md, "Runtime entries"): the
  * server, its typed primitives, subscription handlers, input requests, tasks, events, and
  * the two ready ways to serve it (stdio and Streamable HTTP). Transports and adapters have
  * their own entry, `transports/index.ts`; tests have `testing/index.ts`.

@@ -1,5 +1,5 @@
 /**
- * The runtime's entry for transports and adapters (see ARCHITECTURE.md, "Runtime entries"):
+ * The runtime's entry for transports and adapters (see README.md, "Runtime entries"):
  * the transport contract and its registry, the framing and clients a transport is built
  * from, the in-memory pairs, and the JSON-RPC helpers. A server author needs none of it:
  * stdio and HTTP serving are on the main entry.
