@@ -5,12 +5,14 @@ import { listFiles } from "../toolbox/files.js";
 import { MANIFEST_FILE, renderManifest, type Manifest } from "./manifest.js";
 
 /**
- * The runtime's sources, as they are under packages/runtime/src/, keyed by their path inside
- * the output (runtime/<file>). They reach the revision's facts through one module,
- * runtime/protocol.ts, which the emitter writes anew (see BINDING_FILE).
+ * The runtime's TypeScript modules, as they are under packages/runtime/src/, keyed by their
+ * path inside the output (runtime/<file>); the folders' READMEs stay where they are. The
+ * modules reach the revision's facts through one module, runtime/protocol.ts, which the
+ * emitter writes anew (see BINDING_FILE).
  */
 export function readRuntimeSource(dir: string): Map<string, string> {
-  return new Map(listFiles(dir).map((path) => [`runtime/${path}`, readFileSync(join(dir, path), "utf8")]));
+  const modules = listFiles(dir).filter((path) => path.endsWith(".ts"));
+  return new Map(modules.map((path) => [`runtime/${path}`, readFileSync(join(dir, path), "utf8")]));
 }
 
 /** The binding module: in the source it points at this repository's pinned revision. */

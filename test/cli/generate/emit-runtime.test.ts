@@ -24,15 +24,14 @@ test("the runtime templates are found beside the generator's own package, not th
   assert.equal(runtimeSourceDir, join(repoRoot, "packages", "runtime", "src"));
 });
 
-test("every template lands under runtime/, sorted, and TypeScript files get the header", () => {
+test("every module lands under runtime/, sorted, with the header; a folder's README is not a module and stays behind", () => {
   put(join(temp.dir, "b.ts"), "export const b = 1;\n");
   put(join(temp.dir, "sub", "a.ts"), 'import type { ClientRequests } from "../../methods.js";\n');
-  put(join(temp.dir, "notes.md"), "# notes\n");
+  put(join(temp.dir, "sub", "README.md"), "# notes\n");
   const templates = readRuntimeSource(temp.dir);
-  assert.deepEqual([...templates.keys()], ["runtime/b.ts", "runtime/notes.md", "runtime/sub/a.ts"]);
+  assert.deepEqual([...templates.keys()], ["runtime/b.ts", "runtime/sub/a.ts"]);
   const emitted = emitRuntime(templates, "// header\n", ["v2511"]);
   assert.equal(emitted.get("runtime/b.ts"), "// header\nexport const b = 1;\n");
-  assert.equal(emitted.get("runtime/notes.md"), "# notes\n");
 });
 
 test("a missing templates folder is an empty runtime", () => {
