@@ -53,6 +53,16 @@ export function suiteRevisions(): string[] {
 }
 
 /** The revisions package.json lists under "mcp-gen": the ones this server serves. */
+/**
+ * Why the built server cannot start here, when it needs a Redis (a project made with
+ * `--event-source redis`) and REDIS_URL names none; undefined when it can.
+ */
+export function redisMissing(): string | undefined {
+  const manifest = JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8"));
+  if (manifest.dependencies?.redis === undefined || process.env.REDIS_URL) return undefined;
+  return "this server needs Redis: set REDIS_URL and MCP_STATE_KEY to run the suite against it";
+}
+
 export function servedRevisions(): string[] {
   const manifest = JSON.parse(readFileSync(join(projectRoot, "package.json"), "utf8"));
   return manifest["mcp-gen"].revisions;
