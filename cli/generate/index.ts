@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { CliError } from "../errors.js";
 import { loadSchema, type LoadedSchema } from "./load.js";
 import { checkRevisionName, defaultSchemaUrl, identifySchema, readLock, versionFolder, type Lock, type SchemaIdentity } from "./verify.js";
 import { noLegacyRevision, readRuntimeSource } from "./emit-runtime.js";
@@ -119,6 +120,11 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
   const { files, ir } = await makeOutput(loaded, identity, lock, runtimeSource, extensions, legacyFolders, noRuntime);
   const withRuntime = ir.withRuntime && !noRuntime;
   if (withRuntime && legacyFolders.length === 0) throw noLegacyRevision(identity.revision);
+  if (withRuntime && runtimeSource.size === 0) {
+    throw new CliError(`${identity.revision} is served by a runtime, and mcp-gen's runtime source (${runtimeSourceDir}) holds none`, {
+      hint: "reinstall mcp-gen: its package carries packages/runtime/src",
+    });
+  }
   const summary = summarize(ir);
   const recorded = withRuntime ? { ...inputs, ...runtimeInputs } : runtimeKept && ir.withRuntime ? { ...inputs, runtimeKept: true as const } : inputs;
   files.set(MANIFEST_FILE, renderManifest(recorded, files, summary));

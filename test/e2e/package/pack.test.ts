@@ -32,7 +32,7 @@ before(() => {
     repoRoot,
   );
   assert.ok(existsSync(join(stage, "dist", "cli", "main.js")), explain(build));
-  for (const entry of ["package.json", "README.md", "templates", "generated", "schemas", "cli"]) {
+  for (const entry of ["package.json", "README.md", "templates", "generated", "schemas", "cli", "packages"]) {
     if (existsSync(join(repoRoot, entry))) cpSync(join(repoRoot, entry), join(stage, entry), { recursive: true });
   }
   const pack = run("npm", ["pack", "--ignore-scripts", "--pack-destination", temp.dir], stage);
