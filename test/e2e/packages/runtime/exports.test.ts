@@ -1,6 +1,6 @@
 /**
  * The built runtime package as a project imports it (through this checkout's
- * node_modules/@mcp-gen/runtime, the workspace link npm makes): each entry loads and exports
+ * node_modules/@mcp-gen/runtime, the link npm makes for its file: dev dependency): each entry loads and exports
  * the values its source entry exports, a class shared by two entries is one class, and no
  * path outside `exports` can be imported.
  */
