@@ -3,8 +3,8 @@
 // Node 20's --test takes no globs, so the file list is built here.
 // Usage: node test/run.mjs [--tier unit|e2e] [path-filter ...]   (a filter keeps files whose path contains it)
 // Two tiers: the end-to-end tier is everything under test/e2e/ (scaffolded projects installed and
-// built, real peer processes), run after building the runtime package; the unit tier is
-// everything else. No --tier runs both.
+// built, real peer processes); the unit tier is everything else. No --tier runs both. Either
+// runs after building the runtime package.
 // TEST_CONCURRENCY sets how many files run at once (2); TEST_DURATIONS=1 adds each file's time.
 import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
@@ -57,14 +57,13 @@ const preflight = spawnSync(process.execPath, ["--import", "tsx", join(root, "te
   timeout: 120_000,
 });
 if (preflight.status !== 0) process.exit(preflight.status ?? 1);
-// The end-to-end tier installs the runtime package into the projects it makes, as a user
-// gets it: built from its source, here and now, so no run tests an earlier build.
-if (files.some((file) => file.startsWith(e2eFolder))) {
-  const build = spawnSync(process.execPath, [join(root, "packages", "runtime", "build.mjs")], { cwd: root, stdio: "inherit", timeout: 300_000 });
-  if (build.status !== 0) {
-    console.error("the runtime package did not build (node packages/runtime/build.mjs)");
-    process.exit(build.status ?? 1);
-  }
+// A new project depends on the runtime package as a user gets it, built: the end-to-end tier
+// installs it, and the unit tier's scaffold plans pack it into vendor/. It is built from its
+// source here and now, so no run tests an earlier build.
+const build = spawnSync(process.execPath, [join(root, "packages", "runtime", "build.mjs")], { cwd: root, stdio: "inherit", timeout: 300_000 });
+if (build.status !== 0) {
+  console.error("the runtime package did not build (node packages/runtime/build.mjs)");
+  process.exit(build.status ?? 1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? "2";
 // Naming a second reporter means naming the first: the one Node picks by default (spec on a terminal, else tap).
