@@ -10,10 +10,10 @@
  *   of a sorted set by expiry (`<prefix>live`, members the task keys) that bounds how many
  *   unfinished tasks the broker holds (a finished task leaves the set: it waits for its TTL in
  *   Redis's memory, which the broker's own `maxmemory` bounds).
- * - The `{<id>}` is a Redis Cluster hash tag: a task's key and its lease share a slot, so the
- *   script writing both runs on a cluster, while tasks spread over its masters. The live set
- *   is one key on one node: it is written in its own command, never in a script with a task's
- *   keys (a task is counted, then written; a write that fails takes its count back). Keys
+ * - The `{<id>}` is a Redis Cluster hash tag: a task's key and its lease share a slot, while
+ *   tasks spread over its masters. The live set is one key on one node: it is written in its
+ *   own command, never in a script with a task's keys (a task's lease is written, then the
+ *   task counted, then written; a step that fails takes the earlier ones back). Keys
  *   written before the tag (`<prefix>task:<id>`) are not read: a deployment moving to this
  *   layout starts with no tasks.
  * - `create` resolves once Redis has the key: Redis answers a write only after applying it, so
@@ -71,12 +71,6 @@ if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[3])
 return 1`;
 
-/** Writes an admitted task and its lease (one slot: the lease key carries the task's tag). */
-const CREATE = `
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
-return 1`;
-
 /** Replaces the key only if it still holds what the writer read. */
 const COMPARE_AND_SET = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -102,6 +96,16 @@ function failedBecause(message: string) {
 }
 
 const LAPSED_MESSAGE = "The server process running this task stopped before it finished";
+
+/** A timer's pass that does not start while its previous run is unfinished, so slow passes never pile up. */
+function skipWhileRunning(pass: () => Promise<void>): () => void {
+  let running = false;
+  return () => {
+    if (running) return;
+    running = true;
+    void pass().finally(() => (running = false));
+  };
+}
 
 /**
  * The store at once, connecting in the background (retrying with backoff for as long as Redis is
@@ -143,9 +147,10 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     this.#graceMs = options.expiredGraceMs ?? 60_000;
     this.#leaseMs = options.leaseMs ?? 10_000;
     const sweepMs = options.sweepMs ?? 5000;
-    // Timers never keep the process alive; each pass skips while Redis is away.
-    this.#timers.push(setInterval(() => void this.#renew(), Math.max(1, Math.floor(this.#leaseMs / 3))).unref());
-    this.#timers.push(setInterval(() => void this.#sweep(), sweepMs).unref());
+    // Timers never keep the process alive; each pass skips while Redis is away, or while the last one still runs.
+    const renew = skipWhileRunning(() => this.#renew());
+    const sweep = skipWhileRunning(() => this.#sweep());
+    this.#timers.push(setInterval(renew, Math.max(1, Math.floor(this.#leaseMs / 3))).unref(), setInterval(sweep, sweepMs).unref());
     // While Redis is away: commands fail fast, and both connections retry with capped backoff.
     const socket = { reconnectStrategy: (retries: number) => Math.min(5000, 100 * 2 ** Math.min(retries, 16)) + Math.floor(Math.random() * 100) };
     // A broker that does not answer holds no command longer than this.
@@ -178,20 +183,27 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   async create(task: T): Promise<void> {
     const json = JSON.stringify(task);
     const key = this.#key(task.taskId);
+    // The lease first: another process's sweep fails every counted task without one, and would
+    // take a task between its counting and its writing for an orphan.
+    await this.#bounded(this.#client.set(this.#lease(task.taskId), "1", { PX: this.#leaseMs }));
     const admitted = await this.#bounded(
       this.#client.eval(ADMIT, { keys: [this.#live], arguments: [String(Date.now()), String(task.expiresAt), key, String(this.#maxTasks)] }),
-    );
-    if (admitted !== 1) throw new TaskStoreFullError(this.#maxTasks);
+    ).catch((error: unknown) => this.#forget(task.taskId, error));
+    if (admitted !== 1) this.#forget(task.taskId, new TaskStoreFullError(this.#maxTasks));
     try {
-      await this.#bounded(
-        this.#client.eval(CREATE, { keys: [key, this.#lease(task.taskId)], arguments: [json, String(this.#keepMs(task)), String(this.#leaseMs)] }),
-      );
+      await this.#bounded(this.#client.set(key, json, { PX: this.#keepMs(task) }));
     } catch (error) {
       this.#client.zRem(this.#live, key).catch(() => undefined); // else it counts until the task's expiry
-      throw error;
+      this.#forget(task.taskId, error);
     }
     this.#held.add(task.taskId);
     await this.#bounded(this.#client.publish(`${this.#prefix}changes`, json));
+  }
+
+  /** A create that failed: its lease goes (else it simply expires), and the error is thrown. */
+  #forget(taskId: string, error: unknown): never {
+    this.#client.del(this.#lease(taskId)).catch(() => undefined);
+    throw error;
   }
 
   async get(taskId: string): Promise<T | undefined> {

@@ -148,6 +148,23 @@ describe("tasks in Redis, shared by two server processes", () => {
     }
   });
 
+  it("a task being created is never taken for an orphan by another process's sweep: its lease exists before it is counted", T, async () => {
+    type Task = { taskId: string; expiresAt: number; status: string };
+    const creator = await connectRedisTaskStore<Task>({ url: redis.url, prefix: "test:creating:" });
+    const sweeper = await connectRedisTaskStore<Task>({ url: redis.url, prefix: "test:creating:", sweepMs: 1 });
+    try {
+      const taskIds = Array.from({ length: 400 }, (_, index) => `creating-${index}`);
+      // Concurrent creates keep the sweep running between one task's counting and its writing.
+      await Promise.all(taskIds.map((taskId) => creator.create({ taskId, status: "working", expiresAt: Date.now() + 60_000 })));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const failed = [];
+      for (const taskId of taskIds) if ((await sweeper.get(taskId))?.status !== "working") failed.push(taskId);
+      assert.deepEqual(failed, [], "no task was failed while its creator was alive");
+    } finally {
+      await Promise.all([creator.close(), sweeper.close()]);
+    }
+  });
+
   // Last: it restarts Redis under the processes above.
   it("a watcher is told when the change channel is heard again after a restart, and hears writes again", T, async () => {
     type Task = { taskId: string; expiresAt: number; status: string };
