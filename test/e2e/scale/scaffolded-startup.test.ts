@@ -76,3 +76,8 @@ test("a TRUSTED_PROXIES entry that is not an address or CIDR block is one line n
     /^error: TRUSTED_PROXIES: "10\.0\.0\.0\/33" is not an IPv4 or IPv6 address or CIDR block .*separated by commas/,
   );
 });
+
+test("a PROXY_PROTOCOL that is not 1 or 0, or 1 without TRUSTED_PROXIES, is one line saying what to set", BOUNDED, async () => {
+  assertOneLine(await startupFailure({ PORT: "0", PROXY_PROTOCOL: "yes", TRUSTED_PROXIES: "127.0.0.1" }), /^error: PROXY_PROTOCOL="yes" is neither 1 nor 0: set it to 1 when/);
+  assertOneLine(await startupFailure({ PORT: "0", PROXY_PROTOCOL: "1" }), /^error: PROXY_PROTOCOL=1 needs TRUSTED_PROXIES: list the balancers that send the header/);
+});
