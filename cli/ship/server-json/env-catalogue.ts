@@ -47,11 +47,13 @@ export const KNOWN_VARIABLES: Readonly<Record<string, VariableFacts>> = {
   MAX_STREAMS_PER_CLIENT: { description: `Listen streams one client may hold: ${HTTP_BOUND}` },
   MAX_SESSIONS: { description: `Legacy (2025-11-25 and older) sessions at once: ${HTTP_BOUND}`, httpOnly: true },
   MAX_SESSIONS_PER_CLIENT: { description: `Legacy sessions one client may hold: ${HTTP_BOUND}`, httpOnly: true },
+  SESSION_IDLE_MS: { description: `Milliseconds a legacy session lives without a message or a GET stream: ${HTTP_BOUND}`, httpOnly: true },
   MAX_TASKS_PER_CLIENT: { description: `Tasks one client may hold: ${HTTP_BOUND}` },
   MAX_BODY_BYTES: { description: `Largest request body in bytes: ${HTTP_BOUND}`, httpOnly: true },
   MAX_TOTAL_BODY_BYTES: { description: `Request bodies buffered at once, in bytes: ${HTTP_BOUND}`, httpOnly: true },
   BODY_TIMEOUT_MS: { description: `Milliseconds a request body may take to arrive: ${HTTP_BOUND}`, httpOnly: true },
   MAX_TOTAL_BUFFERED_BYTES: { description: `Output buffered for slow readers, in bytes: ${HTTP_BOUND}`, httpOnly: true },
+  MAX_BUFFERED_BYTES: { description: `Output buffered for one slow reader's stream, in bytes: ${HTTP_BOUND}`, httpOnly: true },
 };
 
 const SECRET_NAME = /(?:^|_)(?:KEY|SECRET|TOKEN|PASSWORD|CREDENTIALS?)$/;

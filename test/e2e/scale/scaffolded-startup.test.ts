@@ -62,6 +62,8 @@ test("an invalid bound (MAX_SESSIONS, MAX_BODY_BYTES, ...) is one line naming th
     ["MAX_SESSIONS", "lots", "1000"],
     ["MAX_STREAMS_PER_CLIENT", "0", "64"],
     ["MAX_BODY_BYTES", "4MiB", "4194304"],
+    ["MAX_BUFFERED_BYTES", "1MiB", "1048576"],
+    ["SESSION_IDLE_MS", "30m", "1800000"],
   ] as const) {
     assertOneLine(
       await startupFailure({ PORT: "0", [name]: value }),

@@ -19,6 +19,7 @@ export function serverBoundsFromEnv(env: Env): ServerBounds {
     legacy: defined({
       maxSessions: countFromEnv(env, "MAX_SESSIONS", 1000),
       maxSessionsPerClient: countFromEnv(env, "MAX_SESSIONS_PER_CLIENT", 100),
+      idleMs: countFromEnv(env, "SESSION_IDLE_MS", 1_800_000),
     }),
     tasks: defined({ maxTasksPerClient: countFromEnv(env, "MAX_TASKS_PER_CLIENT", 1000) }),
   };
@@ -34,6 +35,7 @@ export type HttpBounds = Pick<
   | "maxTotalBodyBytes"
   | "bodyTimeoutMs"
   | "maxTotalBufferedBytes"
+  | "maxBufferedBytes"
   | "trustedProxies"
   | "allowedOrigins"
 >;
@@ -44,6 +46,7 @@ export function httpBoundsFromEnv(env: Env): HttpBounds {
     maxTotalBodyBytes: countFromEnv(env, "MAX_TOTAL_BODY_BYTES", 33_554_432),
     bodyTimeoutMs: countFromEnv(env, "BODY_TIMEOUT_MS", 30_000),
     maxTotalBufferedBytes: countFromEnv(env, "MAX_TOTAL_BUFFERED_BYTES", 67_108_864),
+    maxBufferedBytes: countFromEnv(env, "MAX_BUFFERED_BYTES", 1_048_576),
     trustedProxies: trustedProxiesFromEnv(env),
     allowedOrigins: allowedOriginsFromEnv(env),
   });
