@@ -40,17 +40,20 @@ export const KNOWN_VARIABLES: Readonly<Record<string, VariableFacts>> = {
   PORT: { description: "Port the HTTP server listens on", default: "3000", httpOnly: true },
   SHUTDOWN_DELAY_MS: { description: "Milliseconds still served after SIGTERM while /readyz says 503", default: "5000", httpOnly: true },
   SHUTDOWN_GRACE_MS: { description: "Milliseconds running requests get to finish once serving stops", default: "10000", httpOnly: true },
-  TRUSTED_PROXIES: { description: "Balancers whose X-Forwarded-For is believed: addresses or CIDR blocks, comma-separated", httpOnly: true },
+  TRUSTED_PROXIES: { description: "Balancers whose X-Forwarded-For (or PROXY protocol header) is believed: addresses or CIDR blocks, comma-separated", httpOnly: true },
+  PROXY_PROTOCOL: { description: "1 when the balancers in TRUSTED_PROXIES send the PROXY protocol (HAProxy's send-proxy-v2)", default: "0", httpOnly: true },
   MCP_ALLOWED_ORIGINS: { description: "Browser origins that may call the server, comma-separated, or *", httpOnly: true },
   MAX_STREAMS: { description: `Listen streams open at once: ${HTTP_BOUND}` },
   MAX_STREAMS_PER_CLIENT: { description: `Listen streams one client may hold: ${HTTP_BOUND}` },
   MAX_SESSIONS: { description: `Legacy (2025-11-25 and older) sessions at once: ${HTTP_BOUND}`, httpOnly: true },
   MAX_SESSIONS_PER_CLIENT: { description: `Legacy sessions one client may hold: ${HTTP_BOUND}`, httpOnly: true },
+  SESSION_IDLE_MS: { description: `Milliseconds a legacy session lives without a message or a GET stream: ${HTTP_BOUND}`, httpOnly: true },
   MAX_TASKS_PER_CLIENT: { description: `Tasks one client may hold: ${HTTP_BOUND}` },
   MAX_BODY_BYTES: { description: `Largest request body in bytes: ${HTTP_BOUND}`, httpOnly: true },
   MAX_TOTAL_BODY_BYTES: { description: `Request bodies buffered at once, in bytes: ${HTTP_BOUND}`, httpOnly: true },
   BODY_TIMEOUT_MS: { description: `Milliseconds a request body may take to arrive: ${HTTP_BOUND}`, httpOnly: true },
   MAX_TOTAL_BUFFERED_BYTES: { description: `Output buffered for slow readers, in bytes: ${HTTP_BOUND}`, httpOnly: true },
+  MAX_BUFFERED_BYTES: { description: `Output buffered for one slow reader's stream, in bytes: ${HTTP_BOUND}`, httpOnly: true },
 };
 
 const SECRET_NAME = /(?:^|_)(?:KEY|SECRET|TOKEN|PASSWORD|CREDENTIALS?)$/;

@@ -18,7 +18,10 @@ export function agentsFor(addresses: readonly string[]): Map<string, Agent> {
   return new Map(addresses.map((address) => [address, new Agent({ keepAlive: true, localAddress: address })]));
 }
 
-/** Starts `POST/DELETE url` on `agent`; `onResponse` decides when it is done. Status 0 means no answer (error or deadline). */
+/** Why each exchange that got no answer (status 0) failed, in order, for a failing assertion to show. */
+export const unanswered: string[] = [];
+
+/** Starts `POST/DELETE url` on `agent`; `onResponse` decides when it is done. Status 0 means no answer (error or deadline, noted in `unanswered`). */
 function exchange<T>(
   url: string,
   agent: Agent,
@@ -37,12 +40,17 @@ function exchange<T>(
       resolve(value);
     };
     const outgoing = httpRequest(url, { method, agent, headers: body === undefined ? headers : { ...headers, "content-length": Buffer.byteLength(body) } });
+    const fail = (why: string) => {
+      if (settled) return;
+      unanswered.push(`${method}${outgoing.reusedSocket ? " on a reused socket" : ""}: ${why}`);
+      done(failed);
+    };
     const deadline = setTimeout(() => {
       outgoing.destroy();
-      done(failed);
+      fail(`no answer within ${REQUEST_TIMEOUT_MS} ms`);
     }, REQUEST_TIMEOUT_MS);
     outgoing.on("response", (response) => onResponse(response, done));
-    outgoing.on("error", () => done(failed));
+    outgoing.on("error", (error: NodeJS.ErrnoException) => fail(error.code ?? error.message));
     outgoing.end(body);
   });
 }

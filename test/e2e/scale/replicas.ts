@@ -25,15 +25,18 @@ export interface Replicas {
   stop(): Promise<void>;
 }
 
-/** Starts `count` replicas of `project` with `env`, each on its own free port, and waits until each is ready. */
-export async function startReplicas(project: ScaffoldedProject, count: number, env: Record<string, string>): Promise<Replicas> {
+/**
+ * Starts `count` replicas of `project` with `env`, each on its own free port, and waits until
+ * each is ready (asking from `probeFrom`, as `readyUrl` does).
+ */
+export async function startReplicas(project: ScaffoldedProject, count: number, env: Record<string, string>, probeFrom?: string): Promise<Replicas> {
   const ports: number[] = [];
   for (let i = 0; i < count; i++) ports.push(await freePort());
   const running: StartedServer[] = [];
   const launch = async (index: number) => {
     const server = startProject(project, [], { MCP_STATE_KEY: TEST_STATE_KEY, ...env, PORT: String(ports[index]) });
     running[index] = server;
-    await readyUrl(server);
+    await readyUrl(server, undefined, probeFrom);
   };
   const replicas: Replicas = {
     ports,
@@ -55,7 +58,10 @@ export async function startReplicas(project: ScaffoldedProject, count: number, e
 
 /** The HAProxy configuration block of the project's README, as documented. */
 export function readmeRecipe(project: ScaffoldedProject): string {
-  const readme = readFileSync(join(project.dir, "README.md"), "utf8");
+  return recipeIn(readFileSync(join(project.dir, "README.md"), "utf8"));
+}
+
+function recipeIn(readme: string): string {
   const block = /```haproxy\n([\s\S]*?)```/.exec(readme);
   if (block === null) throw new Error("the project's README has no ```haproxy block");
   return block[1]!;
@@ -64,10 +70,15 @@ export function readmeRecipe(project: ScaffoldedProject): string {
 /**
  * Runs the README's recipe unchanged but for where it listens: the frontend on a free
  * loopback port, the replicas' ports for 3001-3003, and an admin socket for the test to read
- * HAProxy's view of each replica.
+ * HAProxy's view of each replica. `variant` makes a change the README documents beside it.
  */
-export function startRecipeBalancer(project: ScaffoldedProject, ports: readonly number[]): Promise<Balancer> {
-  const recipe = readmeRecipe(project);
+export function startRecipeBalancer(
+  project: ScaffoldedProject,
+  ports: readonly number[],
+  variant: (recipe: string, readme: string) => string = (recipe) => recipe,
+): Promise<Balancer> {
+  const readme = readFileSync(join(project.dir, "README.md"), "utf8");
+  const recipe = variant(recipeIn(readme), readme);
   return startHaproxy((port, socket) => {
     let config = recipe.replace(/^(\s*)bind :8080$/m, `$1bind 127.0.0.1:${port}`);
     config = config.replace(/^global\n/m, `global\n  stats socket ${socket} mode 600 level admin\n`);

@@ -62,6 +62,8 @@ test("an invalid bound (MAX_SESSIONS, MAX_BODY_BYTES, ...) is one line naming th
     ["MAX_SESSIONS", "lots", "1000"],
     ["MAX_STREAMS_PER_CLIENT", "0", "64"],
     ["MAX_BODY_BYTES", "4MiB", "4194304"],
+    ["MAX_BUFFERED_BYTES", "1MiB", "1048576"],
+    ["SESSION_IDLE_MS", "30m", "1800000"],
   ] as const) {
     assertOneLine(
       await startupFailure({ PORT: "0", [name]: value }),
@@ -75,4 +77,9 @@ test("a TRUSTED_PROXIES entry that is not an address or CIDR block is one line n
     await startupFailure({ PORT: "0", TRUSTED_PROXIES: "127.0.0.1, 10.0.0.0/33" }),
     /^error: TRUSTED_PROXIES: "10\.0\.0\.0\/33" is not an IPv4 or IPv6 address or CIDR block .*separated by commas/,
   );
+});
+
+test("a PROXY_PROTOCOL that is not 1 or 0, or 1 without TRUSTED_PROXIES, is one line saying what to set", BOUNDED, async () => {
+  assertOneLine(await startupFailure({ PORT: "0", PROXY_PROTOCOL: "yes", TRUSTED_PROXIES: "127.0.0.1" }), /^error: PROXY_PROTOCOL="yes" is neither 1 nor 0: set it to 1 when/);
+  assertOneLine(await startupFailure({ PORT: "0", PROXY_PROTOCOL: "1" }), /^error: PROXY_PROTOCOL=1 needs TRUSTED_PROXIES: list the balancers that send the header/);
 });

@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Transport as SdkTransport } from "@modelcontextprotocol/client";
@@ -76,16 +77,31 @@ export async function servedUrl(server: StartedServer, timeoutMs = 30_000): Prom
 
 /**
  * The URL once the server also answers GET /readyz with 200 (a Redis project connects to its
- * broker in the background after it starts serving); bounded.
+ * broker in the background after it starts serving); bounded. `probeFrom` is the loopback
+ * address the probe connects from (a server with PROXY_PROTOCOL=1 closes a connection from a
+ * trusted proxy that sends no header; from another address the probe is plain HTTP).
  */
-export async function readyUrl(server: StartedServer, timeoutMs = 30_000): Promise<string> {
+export async function readyUrl(server: StartedServer, timeoutMs = 30_000, probeFrom?: string): Promise<string> {
   const url = await servedUrl(server, timeoutMs);
   const deadline = Date.now() + timeoutMs;
-  while ((await fetch(`${new URL(url).origin}/readyz`)).status !== 200) {
+  while ((await probeStatus(`${new URL(url).origin}/readyz`, probeFrom)) !== 200) {
     if (server.child.exitCode !== null || Date.now() > deadline) throw new Error(`never ready: ${server.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return url;
+}
+
+/** The status of GET `url` from `localAddress` (default: the system's choice); 0 if the connection failed or closed unanswered. */
+function probeStatus(url: string, localAddress: string | undefined): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = httpGet(url, { localAddress, agent: false, timeout: 5_000 }, (response) => {
+      response.resume();
+      response.on("end", () => resolve(response.statusCode ?? 0));
+      response.on("error", () => resolve(0));
+    });
+    probe.on("timeout", () => probe.destroy());
+    probe.on("error", () => resolve(0));
+  });
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import type { HeaderSource, HttpRequest, HttpResponse } from "./http-io.js";
+import { proxiedAddress } from "./http-proxy-protocol.js";
 import {
   BODY_DISCARD_MS,
   overBudget,
@@ -54,8 +55,9 @@ export class NodeRequest implements HttpRequest, HeaderSource {
     return Array.isArray(value) ? value.join(", ") : value;
   }
 
+  /** The peer, or the client its PROXY protocol header named (`serveHttp`'s `proxyProtocol`). */
   get remoteAddress(): string | undefined {
-    return this.req.socket.remoteAddress;
+    return proxiedAddress(this.req.socket) ?? this.req.socket.remoteAddress;
   }
 
   get connection(): object {

@@ -9,7 +9,9 @@ import type { IncomingMessage, Server as NodeHttpServer, ServerResponse } from "
 import type { AddressInfo } from "node:net";
 import { createHttpCore, type ConnectableServer, type HttpEndpointOptions } from "./http-core.js";
 import { NodeRequest } from "./http-node.js";
+import { PROXY_HEADER_TIMEOUT_MS, readProxyHeaders, type ProxyHeaderGate } from "./http-proxy-protocol.js";
 import { isLocalhostOrigin } from "./http-request.js";
+import { trustedPeers } from "./trusted-proxies.js";
 
 export { HttpAuthError, type ConnectableServer } from "./http-core.js";
 
@@ -56,6 +58,16 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
    * /readyz 503 whatever this says.
    */
   readonly ready?: () => boolean;
+  /**
+   * Whether connections from `trustedProxies` start with a PROXY protocol header (v1 or v2, as
+   * HAProxy's `send-proxy` and `send-proxy-v2` write it), whose client address then keys that
+   * connection's per-client shares. A trusted peer's connection without a valid header within
+   * `proxyHeaderTimeoutMs` is closed; from any other peer no header is read. Needs
+   * `trustedProxies`. Default false.
+   */
+  readonly proxyProtocol?: boolean;
+  /** Time a trusted peer's connection may take to send its PROXY protocol header. Default 5 s. */
+  readonly proxyHeaderTimeoutMs?: number;
 }
 
 /** Liveness: 200 while the process serves HTTP at all. */
@@ -100,6 +112,7 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
     if (requestPath === READY_PATH && path !== READY_PATH) return probe(req, res, !draining && ready());
     handler(req, res); // the endpoint, or 404 naming it
   });
+  const headers = proxyHeadersFor(httpServer, options);
   await new Promise<void>((resolve, rejectListen) => {
     httpServer.once("error", rejectListen);
     httpServer.listen(options.port ?? 0, host, () => {
@@ -118,8 +131,22 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
       new Promise<void>((resolve) => {
         httpServer.close(() => resolve());
         httpServer.closeAllConnections();
+        headers?.close();
       }),
   };
+}
+
+/** The PROXY protocol reading `options` ask for, in front of `httpServer`; none unless asked. */
+function proxyHeadersFor(httpServer: NodeHttpServer, options: ServeHttpOptions): ProxyHeaderGate | undefined {
+  if (options.proxyProtocol !== true) return undefined;
+  // With no trusted peer no header would ever be read: a setting that does nothing is refused, not ignored.
+  if (options.trustedProxies === undefined || options.trustedProxies.length === 0) {
+    throw new TypeError("proxyProtocol: list the proxies that send the header in trustedProxies");
+  }
+  return readProxyHeaders(httpServer, {
+    trusted: trustedPeers(options.trustedProxies),
+    timeoutMs: options.proxyHeaderTimeoutMs ?? PROXY_HEADER_TIMEOUT_MS,
+  });
 }
 
 /** Answers a probe: 200 "ok" or 503 "not ready", never cached; GET and HEAD only. */

@@ -30,8 +30,7 @@ export type ClientAddressOf = (peer: string | undefined, forwardedFor: string | 
  * naming it. Returns how a request's client address is found.
  */
 export function trustProxies(entries: readonly string[]): ClientAddressOf {
-  const blocks = entries.map(parseBlock);
-  const trusted = (address: ParsedAddress) => blocks.some((block) => contains(block, address));
+  const trusted = trustedBlocks(entries);
   return (peer, forwardedFor) => {
     const peerAddress = peer === undefined ? undefined : parseAddress(peer);
     if (peerAddress === undefined) return peer;
@@ -48,6 +47,29 @@ export function trustProxies(entries: readonly string[]): ClientAddressOf {
     }
     return formatAddress(client);
   };
+}
+
+/**
+ * Whether a peer address is one of `entries` (parsed once, as `trustProxies` does): the test
+ * a connection passes before its PROXY protocol header is read.
+ */
+export function trustedPeers(entries: readonly string[]): (peer: string) => boolean {
+  const trusted = trustedBlocks(entries);
+  return (peer) => {
+    const address = parseAddress(peer);
+    return address !== undefined && trusted(address);
+  };
+}
+
+function trustedBlocks(entries: readonly string[]): (address: ParsedAddress) => boolean {
+  const blocks = entries.map(parseBlock);
+  return (address) => blocks.some((block) => contains(block, address));
+}
+
+/** `text` in the one form clients are keyed by (IPv4-mapped IPv6 as IPv4), or undefined if it is no address. */
+export function canonicalAddress(text: string): string | undefined {
+  const address = parseAddress(text);
+  return address === undefined ? undefined : formatAddress(address);
 }
 
 function parseBlock(entry: string): Block {

@@ -4,7 +4,7 @@
  * default holds. `npm start` (serve/http.ts) and the fetch entry (src/fetch.ts) read the same
  * variables, so both serve within the same bounds.
  */
-import { trustProxies, type HttpEndpointOptions } from "../mcp.js";
+import { trustProxies, type HttpEndpointOptions, type ServeHttpOptions } from "../mcp.js";
 import type { ServerBounds } from "../server.js";
 import { StartupError } from "../startup.js";
 
@@ -19,6 +19,7 @@ export function serverBoundsFromEnv(env: Env): ServerBounds {
     legacy: defined({
       maxSessions: countFromEnv(env, "MAX_SESSIONS", 1000),
       maxSessionsPerClient: countFromEnv(env, "MAX_SESSIONS_PER_CLIENT", 100),
+      idleMs: countFromEnv(env, "SESSION_IDLE_MS", 1_800_000),
     }),
     tasks: defined({ maxTasksPerClient: countFromEnv(env, "MAX_TASKS_PER_CLIENT", 1000) }),
   };
@@ -34,6 +35,7 @@ export type HttpBounds = Pick<
   | "maxTotalBodyBytes"
   | "bodyTimeoutMs"
   | "maxTotalBufferedBytes"
+  | "maxBufferedBytes"
   | "trustedProxies"
   | "allowedOrigins"
 >;
@@ -44,6 +46,7 @@ export function httpBoundsFromEnv(env: Env): HttpBounds {
     maxTotalBodyBytes: countFromEnv(env, "MAX_TOTAL_BODY_BYTES", 33_554_432),
     bodyTimeoutMs: countFromEnv(env, "BODY_TIMEOUT_MS", 30_000),
     maxTotalBufferedBytes: countFromEnv(env, "MAX_TOTAL_BUFFERED_BYTES", 67_108_864),
+    maxBufferedBytes: countFromEnv(env, "MAX_BUFFERED_BYTES", 1_048_576),
     trustedProxies: trustedProxiesFromEnv(env),
     allowedOrigins: allowedOriginsFromEnv(env),
   });
@@ -64,7 +67,8 @@ function countFromEnv(env: Env, name: string, usual: number): number | undefined
 /**
  * TRUSTED_PROXIES: the balancers in front of this server, addresses or CIDR blocks separated
  * by commas. A request from one of them is keyed by the client address it forwards
- * (X-Forwarded-For), so each client keeps its own share; from anyone else the header is ignored.
+ * (X-Forwarded-For, or the PROXY protocol with PROXY_PROTOCOL=1), so each client keeps its own
+ * share; from anyone else the header is ignored.
  */
 function trustedProxiesFromEnv(env: Env): string[] | undefined {
   const value = env["TRUSTED_PROXIES"];
@@ -79,6 +83,29 @@ function trustedProxiesFromEnv(env: Env): string[] | undefined {
     );
   }
   return entries;
+}
+
+/**
+ * PROXY_PROTOCOL=1: the balancers in TRUSTED_PROXIES open every connection with a PROXY
+ * protocol header (HAProxy's `send-proxy-v2`), whose client address keys the shares of every
+ * request on it; a connection from one of them without the header is closed. 0 or unset: they
+ * pass the address in X-Forwarded-For. Read by `npm start` alone: a fetch runtime sees no
+ * connection to read it from.
+ */
+export function proxyProtocolFromEnv(env: Env): Pick<ServeHttpOptions, "proxyProtocol"> {
+  const value = env["PROXY_PROTOCOL"];
+  if (value === undefined || value === "" || value === "0") return {};
+  if (value !== "1") {
+    throw new StartupError(
+      `PROXY_PROTOCOL=${JSON.stringify(value)} is neither 1 nor 0: set it to 1 when the balancer sends the PROXY protocol (HAProxy's send-proxy-v2), or unset it`,
+    );
+  }
+  if (trustedProxiesFromEnv(env) === undefined) {
+    throw new StartupError(
+      "PROXY_PROTOCOL=1 needs TRUSTED_PROXIES: list the balancers that send the header, e.g. TRUSTED_PROXIES=127.0.0.1",
+    );
+  }
+  return { proxyProtocol: true };
 }
 
 /**
