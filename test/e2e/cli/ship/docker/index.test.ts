@@ -46,12 +46,25 @@ before(() => {
   const locked = spawnSync("npm", ["install", "--package-lock-only", "--ignore-scripts"], { cwd: app, env: npmEnv, encoding: "utf8", timeout: 300_000 });
   assert.equal(locked.status, 0, explain({ status: locked.status, stdout: locked.stdout, stderr: locked.stderr }));
   image = replayDockerfile(app, join(temp.dir, "image"), (command, cwd, env) => {
+    if (command.startsWith("npm ci")) assertLockedFilesPresent(cwd);
     if (command.startsWith("npm ci") && !command.includes("--omit=dev")) symlinkSync(join(repoRoot, "node_modules"), join(cwd, "node_modules"));
     else replayRun(command, cwd, env, npmEnv);
   });
 }, E2E);
 
 after(() => temp?.remove());
+
+/**
+ * Every `file:` package the lockfile names is in the stage's folder before its install: npm
+ * here (and in a build whose cache mount is warm) would take the same bytes from its cache
+ * by their integrity, but an image built on a cold cache reads them from the folder.
+ */
+function assertLockedFilesPresent(cwd: string): void {
+  const lock = JSON.parse(readFileSync(join(cwd, "package-lock.json"), "utf8")) as { packages: Record<string, { resolved?: string }> };
+  const files = Object.values(lock.packages).flatMap((entry) => (entry.resolved?.startsWith("file:") ? [entry.resolved.slice("file:".length)] : []));
+  assert.ok(files.length > 0, "the project's lockfile names its vendored tarballs");
+  for (const file of files) assert.ok(existsSync(join(cwd, file)), `${file} is copied into the stage before npm ci`);
+}
 
 test("the Dockerfile's final stage installs the production dependencies from the lockfile, as the unprivileged node user, without sources or dev tools", E2E, () => {
   assert.deepEqual(image.runs, ["npm ci --no-audit --no-fund", "npm run build", "npm ci --omit=dev --no-audit --no-fund"]);
