@@ -134,7 +134,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);
   }
   if (options.docker) {
-    const docker = await planDockerFiles({ packageName: view.packageName, stdio: view.stdio, http: view.http, packageJson: planned.get("package.json")!.content });
+    const docker = await planDockerFiles({ packageName: view.packageName, stdio: view.stdio, http: view.http, packageJson: planned.get("package.json")!.content, apps: false });
     for (const file of docker.files) planned.set(file.path, file);
   }
   for (const { vendored } of [dependency, runtime]) {

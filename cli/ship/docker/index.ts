@@ -29,6 +29,8 @@ export interface DockerProject {
   http: boolean;
   /** package.json's text: its `file:` dependencies say which folders the installs need. */
   packageJson: string;
+  /** Whether the project has MCP Apps views (src/apps/, after `mcp-gen app`), whose pages are read from src/ at run time. */
+  apps: boolean;
 }
 
 export interface DockerPlan {
@@ -46,6 +48,7 @@ export async function planDockerFiles(project: DockerProject): Promise<DockerPla
     http: project.http,
     both: project.stdio && project.http,
     copyFolders: folders,
+    apps: project.apps,
   };
   const files = await renderTemplateTree(join(packageRoot(), "templates", "docker"), view);
   const notes = outside.map((spec) => `package.json depends on ${spec}, outside the project: the image build cannot copy it`);
@@ -92,7 +95,13 @@ export async function runDocker(options: DockerOptions): Promise<DockerReport> {
   if (!existsSync(manifestPath)) throw new CliError(`no package.json in ${options.projectDir}`, { hint: "run mcp-gen docker in a project made by create-mcp-handler" });
   refuseOtherManagers(options.projectDir);
   const server = readProjectServer(options.projectDir);
-  const plan = await planDockerFiles({ packageName: server.name, stdio: server.stdio, http: server.http, packageJson: readFileSync(manifestPath, "utf8") });
+  const plan = await planDockerFiles({
+    packageName: server.name,
+    stdio: server.stdio,
+    http: server.http,
+    packageJson: readFileSync(manifestPath, "utf8"),
+    apps: existsSync(join(options.projectDir, "src", "apps")),
+  });
   const report: DockerReport = { written: [], unchanged: [], replacedForeign: [], notes: [...plan.notes] };
   const changed = plan.files.filter((file) => {
     const existing = readIfPresent(join(options.projectDir, file.path));

@@ -8,8 +8,8 @@ const packageJson = JSON.stringify({
   devDependencies: { "mcp-gen": "file:vendor/mcp-gen-0.1.0.tgz", typescript: "^7.0.2" },
 });
 
-async function dockerfile(transports: { stdio: boolean; http: boolean }, manifest = packageJson) {
-  const plan = await planDockerFiles({ packageName: "app", ...transports, packageJson: manifest });
+async function dockerfile(transports: { stdio: boolean; http: boolean }, manifest = packageJson, apps = false) {
+  const plan = await planDockerFiles({ packageName: "app", ...transports, packageJson: manifest, apps });
   const text = plan.files.find((file) => file.path === "Dockerfile")!.content;
   return { text, instructions: dockerInstructions(text), plan };
 }
@@ -57,4 +57,10 @@ test("an HTTP image listens on 0.0.0.0 with a /healthz check; a stdio-only image
     assert.equal(instructions.find((step) => step.keyword === "USER")?.args, "node");
     assert.equal(instructions.at(keywords(instructions).includes("CMD") ? -2 : -1)!.args, '["node", "--enable-source-maps", "dist/src/main.js"]');
   }
+});
+
+test("a project with MCP Apps views keeps src/apps/ in the image, since each view's page is read from there at run time; one without has no src/", async () => {
+  const copiesApps = (steps: Array<{ keyword: string; args: string }>) => steps.some((step) => step.keyword === "COPY" && step.args === "src/apps/ ./src/apps/");
+  assert.equal(copiesApps((await dockerfile({ stdio: false, http: true }, packageJson, true)).instructions), true);
+  assert.equal(copiesApps((await dockerfile({ stdio: false, http: true })).instructions), false);
 });
