@@ -14,6 +14,7 @@ export type CommandName =
   | "server-json"
   | "bundle"
   | "install"
+  | "docker"
   | "dev"
   | "lint"
   | "eject";
@@ -107,6 +108,11 @@ export const commandLoaders: ReadonlyArray<{
     describe: "Add the project's server to a client's configuration: Claude Desktop, Claude Code, Cursor, VS Code, Gemini CLI or Codex",
     example: "claude-desktop",
     load: async () => (await import("./install.js")).default,
+  },
+  {
+    name: "docker",
+    describe: "Write a multi-stage Dockerfile and .dockerignore: production dependencies only, a non-root user, a /healthz check",
+    load: async () => (await import("./docker.js")).default,
   },
   {
     name: "lint",

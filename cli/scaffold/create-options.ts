@@ -19,6 +19,8 @@ export interface CreateOptions {
   auth: AuthChoice;
   /** The protocol revisions the project lists, oldest first. */
   revisions: string[];
+  /** A Dockerfile and .dockerignore, as `mcp-gen docker` writes them. */
+  docker: boolean;
   install: boolean;
   git: boolean;
   overwrite: boolean;
@@ -144,6 +146,12 @@ export const CREATE_OPTIONS: readonly OptionSpec[] = [
     describe: "initialise a git repository with the scaffold as its first commit",
     question: "Initialise a git repository (the scaffold as its first commit)?",
   },
+  {
+    key: "docker",
+    flag: "docker",
+    kind: "switch",
+    describe: "add a multi-stage Dockerfile and .dockerignore (as `mcp-gen docker` writes them); needs --pm npm",
+  },
   { key: "yes", flag: "yes", kind: "switch", short: "y", describe: "take the defaults for everything not given" },
   { key: "overwrite", flag: "overwrite", kind: "switch", describe: "write into a non-empty folder" },
   { key: "dryRun", flag: "dry-run", kind: "switch", describe: "list the files without writing" },
@@ -255,6 +263,13 @@ export function completeOptions(chosen: Partial<Record<FlagKey, unknown>>, cwd: 
   if (chosen.auth === "oauth" && chosen.transport === "stdio") {
     // The spec: stdio SHOULD NOT use OAuth; its credentials come from the environment.
     throw new CliError("--auth oauth protects the HTTP server, and --transport stdio serves none", { hint: "pass --transport http or both", exitCode: 2 });
+  }
+  if (chosen.docker === true && chosen.pm !== "npm") {
+    // The Dockerfile installs with npm ci from package-lock.json, which only npm writes.
+    throw new CliError(`--docker writes a Dockerfile that installs with npm from package-lock.json, and --pm ${String(chosen.pm)} keeps another lockfile`, {
+      hint: "pass --pm npm, or leave out --docker",
+      exitCode: 2,
+    });
   }
   const options = {
     ...chosen,

@@ -18,6 +18,7 @@ import { parsePromptArguments, promptView, resourceView, type PrimitiveKind, typ
 import { renderTemplateTree } from "./render.js";
 import { DEFAULT_REVISIONS, planGenerated, projectConfigFor } from "./generated.js";
 import { connectView } from "../install/snippets.js";
+import { planDockerFiles } from "../ship/docker/index.js";
 import { devDependencySpec, zodDependencySpec, type SchemaLibrary } from "./schema-library.js";
 
 export type TransportChoice = "stdio" | "http" | "both";
@@ -39,6 +40,8 @@ export interface ProjectOptions {
   revisions?: readonly string[];
   /** How its tool schemas are written; zod adds the dependency. Default json-schema. */
   schemaLibrary?: SchemaLibrary;
+  /** A Dockerfile and .dockerignore (cli/ship/docker/); default none. */
+  docker?: boolean;
 }
 
 /** Handler names up to this length render already formatted by the project's prettier config. */
@@ -129,6 +132,10 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   if (options.eventSource === "redis") {
     const changes = await eventSourceChanges(options.dir, "redis", (path) => planned.get(path)!.content);
     for (const file of [...changes.created, ...changes.edited]) planned.set(file.path, file);
+  }
+  if (options.docker) {
+    const docker = await planDockerFiles({ packageName: view.packageName, stdio: view.stdio, http: view.http, packageJson: planned.get("package.json")!.content, apps: false });
+    for (const file of docker.files) planned.set(file.path, file);
   }
   for (const { vendored } of [dependency, runtime]) {
     if (vendored !== undefined) planned.set(vendored.path, { path: vendored.path, content: "", bytes: vendored.bytes() });

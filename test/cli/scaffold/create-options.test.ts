@@ -51,6 +51,7 @@ test("one table drives the flags, --yes and the usage: every option parses, defa
       schemaLibrary: "zod",
       auth: "oauth",
       revisions: ["2025-11-25", "2026-07-28"],
+      docker: false,
       install: false,
       git: true,
       overwrite: true,
@@ -93,4 +94,14 @@ test("--revisions is checked as package.json's list is: a bad or unpinned revisi
     () => resolveWithoutPrompts(parseCreateFlags(["--yes", "--revisions", "2025-11-25,2031-01-01"]), "/work"),
     /--revisions: 2031-01-01 is not a revision schemas\/lock\.json pins/,
   );
+});
+
+test("--docker needs npm: the Dockerfile installs from package-lock.json, which pnpm and yarn do not write", () => {
+  assert.equal(resolveWithoutPrompts(parseCreateFlags(["app", "--yes", "--docker"]), "/work").docker, true);
+  for (const pm of ["pnpm", "yarn"]) {
+    assert.throws(
+      () => resolveWithoutPrompts(parseCreateFlags(["app", "--yes", "--docker", "--pm", pm]), "/work"),
+      (error: Error) => error.message === `--docker writes a Dockerfile that installs with npm from package-lock.json, and --pm ${pm} keeps another lockfile`,
+    );
+  }
 });

@@ -50,7 +50,7 @@ test("every template renders byte for byte as handlebars renders it, for every g
   const compared = await comparedWhile(async () => {
     for (const transport of ["stdio", "http", "both"] as const) {
       for (const pm of ["npm", "pnpm", "yarn"] as const) {
-        await planProject({ dir: join(repoRoot, ".tmp", `app-${transport}`), transport, handler, pm, eventSource: pm === "yarn" ? "redis" : "memory" });
+        await planProject({ dir: join(repoRoot, ".tmp", `app-${transport}`), transport, handler, pm, eventSource: pm === "yarn" ? "redis" : "memory", docker: pm === "npm" });
       }
     }
     for (const words of [["tools"], ["tools", "prompts"], ["resources", "prompts", "tools"]]) await renderHandler(handler, parseNotifications(words, PACKAGE_KINDS));
@@ -66,7 +66,7 @@ test("every template renders byte for byte as handlebars renders it, for every g
     }
   });
   const templates = new Set(compared);
-  for (const folder of ["project", "handler", "tool", "resource", "prompt", "transport"]) {
+  for (const folder of ["project", "handler", "tool", "resource", "prompt", "transport", "docker"]) {
     assert.ok([...templates].some((path) => path.startsWith(`templates/${folder}/`)), `templates/${folder} was compared`);
   }
   assert.ok(compared.length > 40, `${compared.length} renders compared`);
