@@ -13,7 +13,7 @@ import { post, request } from "../transports/http-helpers.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
 const ADMIN: TestClient = { clientId: "admin", clientSecret: "admin-secret", scope: "mcp:read mcp:admin" };
-const SHORT_LIVED: TestClient = { clientId: "short", clientSecret: "short-secret", scope: "mcp:read", tokenTtlSeconds: 1 };
+const SHORT_LIVED: TestClient = { clientId: "short", clientSecret: "short-secret", scope: "mcp:read", tokenTtlSeconds: 4 };
 
 let as: AuthorizationServer;
 let http: HttpServerHandle;
@@ -98,7 +98,9 @@ describe("OAuth resource server", () => {
   test("an expired token gets 401 invalid_token, also one that was accepted (and kept) while valid", async () => {
     const token = await as.token(SHORT_LIVED, resource, "mcp:read");
     assert.equal((await post(http.url, listTools(), bearer(token))).status, 200);
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    // exp is in whole seconds: wait for the one the token carries (at most its 4 s TTL; 1 s left too little time for the first answer on a loaded machine).
+    const { exp } = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { exp: number };
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, exp * 1000 - Date.now()) + 100));
     assertInvalidToken(await post(http.url, listTools(), bearer(token)), /expired/);
   });
 
