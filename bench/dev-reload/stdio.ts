@@ -62,14 +62,14 @@ class LineClient {
     });
   }
 
-  request(method: string, params: unknown): Promise<Answer> {
+  request(method: string, params: unknown, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Answer> {
     const id = this.#nextId++;
     this.child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#waiting.delete(id);
-        reject(new Error(`${method} unanswered after ${REQUEST_TIMEOUT_MS} ms`));
-      }, REQUEST_TIMEOUT_MS);
+        reject(new Error(`${method} unanswered after ${timeoutMs} ms`));
+      }, timeoutMs);
       this.#waiting.set(id, (answer) => {
         clearTimeout(timer);
         resolve(answer);
@@ -124,10 +124,9 @@ async function main(): Promise<void> {
     dev.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
     try {
       const client = new LineClient(dev);
-      const started = await Promise.race([
-        client.request("initialize", { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench-dev-reload", version: "0.0.0" } }),
-        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no initialize answer within ${START_TIMEOUT_MS} ms:\n${stderr}`)), START_TIMEOUT_MS).unref()),
-      ]);
+      // Answered once the first build is done and the server has started.
+      const initialize = { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench-dev-reload", version: "0.0.0" } };
+      const started = await client.request("initialize", initialize, START_TIMEOUT_MS);
       if (started.error !== undefined) throw new Error(`initialize failed: ${started.error.message}\n${stderr}`);
       client.notify("notifications/initialized");
       await untilListed(client, DESCRIPTION, ANSWER_TIMEOUT_MS);
