@@ -116,6 +116,10 @@ export class DevFront {
     const forwarded = upstreamRequest({ host: url.hostname, port: url.port, method: req.method, path: req.url, headers: { ...req.headers, host: url.host } }, (response) => {
       res.writeHead(response.statusCode ?? 502, response.headers);
       response.pipe(res);
+      // A server killed mid-answer leaves its response incomplete: the client's is cut too, never left hanging.
+      response.once("close", () => {
+        if (!response.complete) res.destroy();
+      });
     });
     forwarded.on("error", () => {
       if (!res.headersSent) refuse(res, 502, "mcp-gen dev: the server went away while answering (a reload?); send the request again");
