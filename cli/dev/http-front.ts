@@ -45,7 +45,7 @@ export class DevFront {
     this.#state = "serving";
     for (const wake of this.#waiters) wake(url);
     this.#waiters.clear();
-    for (const listen of this.#listens) if (!listen.open) this.#carry(listen, url);
+    for (const listen of this.#listens) if (!listen.open) void this.#carry(listen, url);
   }
 
   /** The server is about to be replaced: requests wait for the next, listen streams let go of this one. */
@@ -73,7 +73,7 @@ export class DevFront {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = this.#upstream ?? (await this.#nextServer());
     if (typeof url === "string") return refuse(res, 503, `mcp-gen dev: ${url}; send the request again once a server runs`);
-    if (req.method === "POST" && req.headers["mcp-method"] === LISTEN_METHOD) return this.#takeListen(req, res, url);
+    if (req.method === "POST" && req.headers["mcp-method"] === LISTEN_METHOD) return this.#takeListen(req, res);
     this.#pass(req, res, url);
   }
 
@@ -94,7 +94,7 @@ export class DevFront {
     });
   }
 
-  async #takeListen(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  async #takeListen(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (this.#listens.size >= this.limits.maxListens) {
       return refuse(res, 503, `mcp-gen dev holds at most ${this.limits.maxListens} listen streams`);
     }
@@ -103,12 +103,20 @@ export class DevFront {
     if (res.destroyed) return; // the client left while its request was read
     const listen = new CarriedListen(body, req.headers, res, (ended) => this.#listens.delete(ended));
     this.#listens.add(listen);
-    this.#carry(listen, this.#upstream ?? url);
+    // A reload begun while the request was read: serve() opens it on the next server.
+    if (this.#upstream !== undefined) void this.#carry(listen, this.#upstream);
   }
 
-  #carry(listen: CarriedListen, url: URL): void {
-    // Cut while this server no longer serves: a reload, or its exit; the next server takes the stream.
-    void listen.openOn(url, () => this.#state !== "serving" || this.#upstream?.href !== url.href);
+  /**
+   * Relays the stream from the server at `url`. Cut while that server no longer serves (a
+   * reload, or its exit), it goes to the server serving now, or waits for serve(); cut by a
+   * server still serving, it ends for the client.
+   */
+  async #carry(listen: CarriedListen, url: URL): Promise<void> {
+    if (!(await listen.openOn(url)) || listen.open) return; // ended, or serve() took it to the next server already
+    const now = this.#state === "serving" ? this.#upstream : undefined;
+    if (now?.href === url.href) return listen.end();
+    if (now !== undefined) await this.#carry(listen, now);
   }
 
   /** Any other request, streamed both ways as it is. */

@@ -57,26 +57,26 @@ export class CarriedListen {
   }
 
   /**
-   * Sends the request to the server at `url` and relays its stream until it ends. `reloading`
-   * tells, once it has ended without its answer, whether a reload cut it (the next server
-   * takes it) or the server did (the client's stream ends).
+   * Sends the request to the server at `url` and relays its stream until it ends. Resolves
+   * true when the stream was cut without its end (the server went away, or was detached):
+   * the caller opens it on the next server, or ends it.
    */
-  async openOn(url: URL, reloading: () => boolean): Promise<void> {
-    if (this.#ended) return;
+  async openOn(url: URL): Promise<boolean> {
+    if (this.#ended) return false;
     const upstream = new AbortController();
     this.#upstream = upstream;
     try {
       const response = await fetch(url, { method: "POST", headers: this.#headers, body: this.body, signal: upstream.signal });
-      if (!(await this.#begin(response))) return;
+      if (!(await this.#begin(response))) return false;
       for await (const json of sseMessages(response.body!, MAX_EVENT_CHARS)) {
-        if (!(await this.#relay(json))) return;
+        if (!(await this.#relay(json))) return false;
       }
     } catch {
       // cut: the server went away, or was detached
     } finally {
       if (this.#upstream === upstream) this.#upstream = undefined;
     }
-    if (!upstream.signal.aborted && !reloading()) this.#end();
+    return !this.#ended;
   }
 
   /** The server's response head; false when it is not a stream (a refusal), which ends the client's. */
@@ -137,6 +137,11 @@ export class CarriedListen {
       }
     }
     return !this.#ended;
+  }
+
+  /** Ends the client's stream (a server cut it outside a reload, as it would without mcp-gen dev). */
+  end(): void {
+    this.#end();
   }
 
   #end(): void {

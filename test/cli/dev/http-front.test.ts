@@ -1,12 +1,15 @@
 /**
- * The address `mcp-gen dev --http` serves (cli/dev/http-front.ts), in front of plain
- * node:http servers on 127.0.0.1 standing for the project's server: what a client sees when
- * a server dies in the middle of an answer, and while no server runs.
+ * The address `mcp-gen dev --http` serves (cli/dev/http-front.ts), in front of servers on
+ * 127.0.0.1 standing for the project's: plain node:http ones for a server dying in the
+ * middle of an answer and for none running, and two of this runtime for a listen stream
+ * carried from one to the next as a reload does.
  */
 import assert from "node:assert/strict";
 import { createServer, request, type Server } from "node:http";
 import { test } from "node:test";
 import { DEFAULT_FRONT_LIMITS, DevFront } from "../../../cli/dev/http-front.js";
+import { serveHttp } from "../../../packages/runtime/src/transports/http-server.js";
+import { countingApp, openListen } from "../../runtime/transports/http-helpers.js";
 
 const T = { timeout: 20_000 };
 
@@ -65,5 +68,42 @@ test("a request sent while no server runs waits for the next one, bounded; after
   } finally {
     front.close();
     answering.close();
+  }
+});
+
+test("a listen stream is carried from one server to the next: the client keeps its one response, hears the list change instead of a second acknowledgement, then what the new server sends", T, async () => {
+  const first = countingApp();
+  const second = countingApp();
+  const firstHttp = await serveHttp(first.server);
+  const secondHttp = await serveHttp(second.server);
+  const front = new DevFront();
+  try {
+    front.serve(new URL(firstHttp.url));
+    const address = await listening(front.server);
+    const stream = await openListen(address.href, "listen-1", { toolsListChanged: true });
+    assert.equal(stream.status, 200);
+    const subscription = { "io.modelcontextprotocol/subscriptionId": "listen-1" };
+    const ack = await stream.next();
+    assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+    assert.deepEqual(ack.params.notifications, { toolsListChanged: true });
+
+    front.reload();
+    await first.closed(1); // the first server saw the stream leave
+    front.serve(new URL(secondHttp.url));
+    assert.deepEqual(await stream.next(), { jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: subscription } });
+    second.events.publish("tools", {});
+    const relayed = await stream.next();
+    assert.equal(relayed.method, "notifications/tools/list_changed");
+    assert.deepEqual(relayed.params._meta, subscription);
+    assert.equal(second.counts.subscribe, 1);
+
+    second.events.publish("end", {});
+    const closing = await stream.next();
+    assert.equal(closing.id, "listen-1", "the second server's close reaches the client, and ends its stream");
+    assert.equal(await stream.next(), undefined);
+  } finally {
+    front.close();
+    await firstHttp.close();
+    await secondHttp.close();
   }
 });
