@@ -20,9 +20,11 @@ export interface FrontLimits {
   maxListens: number;
   /** The largest listen request held to be sent again. */
   maxListenBodyBytes: number;
+  /** How often a held listen stream gets a keep-alive comment. */
+  keepAliveMs: number;
 }
 
-export const DEFAULT_FRONT_LIMITS: FrontLimits = { maxWaiting: 1024, waitMs: 30_000, maxListens: 1024, maxListenBodyBytes: 1024 * 1024 };
+export const DEFAULT_FRONT_LIMITS: FrontLimits = { maxWaiting: 1024, waitMs: 30_000, maxListens: 1024, maxListenBodyBytes: 1024 * 1024, keepAliveMs: 15_000 };
 
 const RETRY_AFTER_SECONDS = "1";
 
@@ -101,7 +103,7 @@ export class DevFront {
     const body = await readBody(req, this.limits.maxListenBodyBytes);
     if (body === undefined) return refuse(res, 413, `mcp-gen dev holds listen requests of at most ${this.limits.maxListenBodyBytes} bytes`);
     if (res.destroyed) return; // the client left while its request was read
-    const listen = new CarriedListen(body, req.headers, res, (ended) => this.#listens.delete(ended));
+    const listen = new CarriedListen(body, req.headers, res, (ended) => this.#listens.delete(ended), this.limits.keepAliveMs);
     this.#listens.add(listen);
     // A reload begun while the request was read: serve() opens it on the next server.
     if (this.#upstream !== undefined) void this.#carry(listen, this.#upstream);

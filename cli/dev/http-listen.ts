@@ -15,6 +15,8 @@ import { sseFrame } from "../../packages/runtime/src/transports/sse-frames.js";
 import { sseMessages } from "../../packages/runtime/src/transports/sse-messages.js";
 import { ACK_METHOD, isObject, LIST_KINDS, SUBSCRIPTION_ID_KEY, type JsonObject } from "./session-memory.js";
 
+const KEEP_ALIVE_FRAME = ": keep-alive\n\n";
+
 /** Largest SSE event read from a server, as the runtime's own client reads one. */
 const MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
@@ -26,6 +28,7 @@ export class CarriedListen {
   #honored: JsonObject | undefined;
   #upstream: AbortController | undefined;
   #ended = false;
+  #keepAlive: NodeJS.Timeout | undefined;
   readonly #headers: Record<string, string>;
   /** The JSON of the request id: the subscription id its events carry. */
   readonly #idJson: string | undefined;
@@ -35,6 +38,12 @@ export class CarriedListen {
     headers: IncomingHttpHeaders,
     readonly client: ServerResponse,
     readonly onEnd: (listen: CarriedListen) => void,
+    /**
+     * How often the client's stream gets a keep-alive comment, as the runtime's own streams
+     * do: the server's comments are not relayed (only its messages are), and a stream silent
+     * for minutes is cut by fetch clients and proxies.
+     */
+    readonly keepAliveMs: number,
   ) {
     this.#headers = passedHeaders(headers);
     this.#idJson = requestIdJson(body);
@@ -84,7 +93,11 @@ export class CarriedListen {
     const isStream = response.ok && (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
     if (!this.client.headersSent) {
       this.client.writeHead(response.status, responseHeaders(response.headers));
-      if (isStream) return true;
+      if (isStream) {
+        this.#keepAlive = setInterval(() => this.client.write(KEEP_ALIVE_FRAME), this.keepAliveMs);
+        this.#keepAlive.unref();
+        return true;
+      }
       this.client.end(await response.text());
       this.#end();
       return false;
@@ -147,6 +160,7 @@ export class CarriedListen {
   #end(): void {
     if (this.#ended) return;
     this.#ended = true;
+    clearInterval(this.#keepAlive);
     this.detach();
     if (!this.client.writableEnded) this.client.end();
     this.onEnd(this);

@@ -9,7 +9,7 @@ import { createServer, request, type Server } from "node:http";
 import { test } from "node:test";
 import { DEFAULT_FRONT_LIMITS, DevFront } from "../../../cli/dev/http-front.js";
 import { serveHttp } from "../../../packages/runtime/src/transports/http-server.js";
-import { countingApp, openListen } from "../../runtime/transports/http-helpers.js";
+import { countingApp, mcpHeaders, meta, openListen } from "../../runtime/transports/http-helpers.js";
 
 const T = { timeout: 20_000 };
 
@@ -105,5 +105,26 @@ test("a listen stream is carried from one server to the next: the client keeps i
     front.close();
     await firstHttp.close();
     await secondHttp.close();
+  }
+});
+
+test("a held listen stream gets keep-alive comments of its own, since the server's are not relayed", T, async () => {
+  const app = countingApp();
+  const http = await serveHttp(app.server);
+  const front = new DevFront({ ...DEFAULT_FRONT_LIMITS, keepAliveMs: 50 });
+  const abort = new AbortController();
+  try {
+    front.serve(new URL(http.url));
+    const address = await listening(front.server);
+    const message = { jsonrpc: "2.0", id: "listen-1", method: "subscriptions/listen", params: { notifications: { toolsListChanged: true }, _meta: meta() } };
+    const response = await fetch(address, { method: "POST", headers: mcpHeaders(message), body: JSON.stringify(message), signal: AbortSignal.any([abort.signal, AbortSignal.timeout(5_000)]) });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    for (let chunks = 0; chunks < 100 && !text.includes(": keep-alive\n\n"); chunks++) text += (await reader.read()).value ?? "";
+    assert.match(text, /: keep-alive\n\n/);
+  } finally {
+    abort.abort();
+    front.close();
+    await http.close();
   }
 });
