@@ -3,7 +3,7 @@
  * makes, under the official clients with their default options: the 2.x client pinned to
  * 2026-07-28 keeps its listen stream open and hears on it that the tool list changed, and
  * the 1.x client's 2025-11-25 session answers under the same id; both list the edited tool
- * and neither reports an error.
+ * and neither reports an error. An edit that does not type-check is never served.
  */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -94,6 +94,12 @@ test("a 2026-07-28 listen stream stays open across npm run dev's reload on a sav
     assert.equal(legacyTransport.sessionId, sessionId, "the same session, not a new one");
     assert.equal(closedBy, undefined, "the listen stream is still open");
     assert.match(dev.stderr, /mcp-gen dev: server reloaded/);
+
+    // An edit that does not type-check is never served: the last good build goes on answering.
+    writeFileSync(join(project.dir, TOOL_FILE), `${original.replace(DESCRIPTION, "never served")}\nexport const notANumber: number = 'text';\n`);
+    await dev.waitFor(/error TS2322[\s\S]*the build has 1 error/, WAIT_MS);
+    assert.equal(await describe(current), edited, "the server of the last good build still answers");
+    assert.equal(closedBy, undefined, "the listen stream is still open");
     assert.deepEqual(errors, [], "neither client reported an error");
     await stream.close();
   } finally {
