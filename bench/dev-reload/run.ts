@@ -2,8 +2,9 @@
  * How long `npm run dev` of a fresh HTTP scaffold takes from a saved edit to an answer with
  * the edited code: each round rewrites the `ask_name` tool's description in
  * src/tools/ask-name.ts (the save), then asks `tools/list` over HTTP (a 2026-07-28 request)
- * every 25 ms until the description it lists is the new one. tsc --watch rebuilds, node
- * --watch restarts the server, and the time covers both plus the new server's start.
+ * every 25 ms until the description it lists is the new one. tsc --watch rebuilds, mcp-gen
+ * dev --http replaces the server behind its address (a request meanwhile waits for the new
+ * one), and the time covers both plus the new server's start.
  * Reports min, median and max over the rounds; `--busy` keeps the other core busy with a
  * spinning process.
  *

@@ -29,7 +29,10 @@ describe("tool failures on the server's log", () => {
     const server = failingTools(events);
     const peer = await Peer.connect(server, "test");
     const answer = await peer.request("tools/call", { name: "explode" });
-    assert.equal((answer.result as { isError?: boolean }).isError, true);
+    // A tool's execution error is a result the model can read: isError with the thrown message, not a JSON-RPC error.
+    assert.equal(answer.error, undefined);
+    const { content, isError } = answer.result as { content?: unknown; isError?: boolean };
+    assert.deepEqual({ content, isError }, { content: [{ type: "text", text: "the fuse was lit" }], isError: true });
     const reported = events.filter((event) => event.type === "handler-error");
     assert.equal(reported.length, 1);
     assert.equal(reported[0]!.callback, "tools/call");

@@ -79,7 +79,7 @@ test("--git when the first commit fails still creates the project, with one line
   assert.equal(spawnSync("git", ["rev-parse", "--verify", "HEAD"], { cwd: join(temp.dir, "hooked") }).status, 128, "no commit");
 });
 
-test("with --git and the install, the first commit holds the lockfile: a clone of it installs with npm ci", { timeout: 480_000 }, () => {
+test("with --git and the install, the first commit holds the lockfile: a clone of it installs with npm ci, and its npm test passes", { timeout: 600_000 }, () => {
   const identity = gitUser("[user]\n\tname = Ada\n\temail = ada@example.com\n");
   const run = runCreate(["locked", "--yes", "--git", "--transport", "stdio"], temp.dir, identity);
   assert.equal(run.status, 0, explain(run));
@@ -91,4 +91,6 @@ test("with --git and the install, the first commit holds the lockfile: a clone o
   git(temp.dir, ["clone", "--quiet", app, clone]);
   const ci = runIn(clone, "npm", ["ci"], 300_000);
   assert.equal(ci.status, 0, explain(ci));
+  const tested = runIn(clone, "npm", ["test"], 240_000);
+  assert.equal(tested.status, 0, explain(tested));
 });

@@ -2,6 +2,7 @@
  * `npm run dev` of an HTTP scaffold keeps a 2025-11-25 session across the restart a saved
  * edit makes (src/serve/dev-sessions.ts, the file MCP_DEV_SESSIONS names): the official 1.x
  * client goes on with the same session id and lists the edited tool, no new initialize.
+ * The dev script is `mcp-gen dev --http`: this checkout's CLI is put first on PATH.
  */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
 import { npmEnv, startProcess } from "../../../cli/scaffold/helpers.js";
+import { mcpGenOnPath } from "../../../support/mcp-gen-bin.js";
 
 const E2E = { timeout: 180_000 };
 const WAIT_MS = 60_000;
@@ -19,8 +21,13 @@ const TOOL_FILE = join("src", "tools", "ask-name.ts");
 const DESCRIPTION = "Asks for your name, then greets you by it.";
 
 let project: ScaffoldedProject;
-before(() => void (project = scaffoldProject(["--transport", "http"])), E2E);
+let bin: ReturnType<typeof mcpGenOnPath>;
+before(() => {
+  project = scaffoldProject(["--transport", "http"]);
+  bin = mcpGenOnPath();
+}, E2E);
 after(async () => {
+  bin?.remove();
   // tsc --watch may still be writing dist/ a moment after its group was signalled.
   for (let attempt = 1; ; attempt++) {
     try {
@@ -41,17 +48,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `npm run dev`'s two outputs: tsc and node --watch write to stdout, the server to stderr. */
+/** `npm run dev`'s output: tsc's, mcp-gen dev's and the server's, all on stderr. */
 function devRun(port: number) {
-  const dev = startProcess("npm", ["run", "dev"], { cwd: project.dir, env: { ...npmEnv, PORT: String(port) } });
-  let stdout = "";
-  dev.child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  const count = (text: string, pattern: RegExp) => text.match(pattern)?.length ?? 0;
+  const dev = startProcess("npm", ["run", "dev"], { cwd: project.dir, env: { ...npmEnv, ...bin.env, PORT: String(port) } });
+  const count = (pattern: RegExp) => dev.stderr.match(pattern)?.length ?? 0;
   const state = () => ({
-    builds: count(stdout, /Found 0 errors\. Watching for file changes/g),
-    restarts: count(stdout, /Restarting 'dist\/src\/main\.js'/g),
+    builds: count(/Found 0 errors\. Watching for file changes/g),
+    restarts: count(/mcp-gen dev: server reloaded/g),
   });
-  return { dev, state, output: () => `${stdout}\n${dev.stderr}` };
+  return { dev, state, output: () => dev.stderr };
 }
 
 /**
@@ -81,8 +86,7 @@ test("a 2025-11-25 session of the official 1.x client answers under the same id 
   const client = new Client({ name: "dev-sessions-e2e", version: "0.0.0" });
   try {
     await dev.waitFor(/serving MCP on http:/, WAIT_MS);
-    // node --watch restarts the server as tsc --watch's first build rewrites dist/: the session outlives those too.
-    // A transport starts once: a connection refused mid-restart is tried again on a fresh one.
+    // A transport starts once: a connection refused (none is expected: requests wait for the server) is tried again on a fresh one.
     const connect = async () => {
       transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
       await client.connect(transport);
@@ -99,7 +103,7 @@ test("a 2025-11-25 session of the official 1.x client answers under the same id 
     const before = state();
     writeFileSync(join(project.dir, TOOL_FILE), original.replace(DESCRIPTION, edited));
     assert.equal(await whenServed(describe, (description) => description === edited, output), edited, "the restarted server serves the session");
-    // node --watch's line reaches this process through npm's pipe, possibly after the new server's first answer.
+    // mcp-gen dev's line reaches this process through npm's pipe, possibly after the new server's first answer.
     await whenServed(async () => state().restarts, (restarts) => restarts > before.restarts, output);
     assert.equal(transport.sessionId, sessionId, "the same session, not a new one");
   } finally {
