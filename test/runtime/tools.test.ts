@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { ajvSchemaValidator, createServer, ToolOutputError, type RuntimeEvent } from "../../packages/runtime/src/index.js";
+import { ajvSchemaValidator, createServer, ToolError, ToolOutputError, type RuntimeEvent } from "../../packages/runtime/src/index.js";
 import { Peer } from "../support/runtime-peer.js";
 
 const T = { timeout: 20_000 };
@@ -16,6 +16,9 @@ function failingTools(events: RuntimeEvent[]) {
   server.addTool({ name: "explode", inputSchema: { type: "object" } }, () => {
     throw new Error("the fuse was lit");
   });
+  server.addTool({ name: "refuse", inputSchema: { type: "object" } }, () => {
+    throw new ToolError("no station named Atlantis", { cause: new Error("lookup in stations.db") });
+  });
   server.addTool(
     { name: "misshapen", inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] } },
     () => ({ content: [], structuredContent: { n: "one" as unknown as number } }),
@@ -24,20 +27,34 @@ function failingTools(events: RuntimeEvent[]) {
 }
 
 describe("tool failures on the server's log", () => {
-  it("a tool that throws is reported through onEvent with the tool's name and the error", T, async () => {
+  it("a tool that throws answers a generic isError result, and its error goes to onEvent with the tool's name", T, async () => {
     const events: RuntimeEvent[] = [];
     const server = failingTools(events);
     const peer = await Peer.connect(server, "test");
     const answer = await peer.request("tools/call", { name: "explode" });
-    // A tool's execution error is a result the model can read: isError with the thrown message, not a JSON-RPC error.
+    // A tool's execution error is a result, not a JSON-RPC error; its message may hold what a client must not see.
     assert.equal(answer.error, undefined);
     const { content, isError } = answer.result as { content?: unknown; isError?: boolean };
-    assert.deepEqual({ content, isError }, { content: [{ type: "text", text: "the fuse was lit" }], isError: true });
+    assert.deepEqual({ content, isError }, { content: [{ type: "text", text: "Tool explode failed; the server's log says why" }], isError: true });
     const reported = events.filter((event) => event.type === "handler-error");
     assert.equal(reported.length, 1);
     assert.equal(reported[0]!.callback, "tools/call");
     assert.equal(reported[0]!.tool, "explode");
     assert.equal((reported[0]!.error as Error).message, "the fuse was lit");
+    await server.close();
+  });
+
+  it("a tool that throws a ToolError answers its message as the isError result, and nothing is reported", T, async () => {
+    const events: RuntimeEvent[] = [];
+    const server = failingTools(events);
+    const peer = await Peer.connect(server, "test");
+    const answer = await peer.request("tools/call", { name: "refuse" });
+    const { content, isError } = answer.result as { content?: unknown; isError?: boolean };
+    assert.deepEqual({ content, isError }, { content: [{ type: "text", text: "no station named Atlantis" }], isError: true });
+    assert.deepEqual(
+      events.filter((event) => event.type === "handler-error"),
+      [],
+    );
     await server.close();
   });
 

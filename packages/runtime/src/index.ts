@@ -16,7 +16,7 @@ export type { DiscoverOptions } from "./discover.js";
 export type { LegacyOptions } from "./legacy/era.js";
 export type { LegacySessionStore, SessionChange, SessionKeeping, SessionRecord, StopListening, StoredEvent } from "./legacy/session-store.js";
 export { MAX_INPUT_ROUNDS } from "./legacy/input-rounds.js";
-export { ToolOutputError } from "./tools.js";
+export { ToolError, ToolOutputError } from "./tools.js";
 export type { ToolAnswer, ToolArguments, ToolDefinition, ToolInputSchema, ToolOutputSchema, ToolResult, ToolRunner, ToolStructured } from "./tool-schemas.js";
 export type { FromJsonSchema, JsonSchemaConverter, JsonSchemaObject, StandardSchema } from "./schema.js";
 // A tool's schemas with their references inlined (createServer({ toolSchemas: "portable" })).

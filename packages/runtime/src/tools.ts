@@ -80,6 +80,19 @@ interface ToolEntry {
   readonly addedAt: Error;
 }
 
+/**
+ * An error whose message is written for the model: thrown by a tool (or anything it calls),
+ * the message is the text of its isError result. Any other error a tool throws is answered
+ * with a generic text naming the tool, since its message may carry what a client must not
+ * see (paths, queries, credentials), and is reported to `onEvent` with its cause.
+ */
+export class ToolError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ToolError";
+  }
+}
+
 /** Raised when a tool's result breaks its outputSchema; the server reports it (onEvent) and answers -32603. */
 export class ToolOutputError extends Error {
   constructor(
@@ -168,7 +181,11 @@ export class ToolRegistry {
     return { tools: page.map((entry) => entry.tool), ...(nextCursor === undefined ? {} : { nextCursor }), ...cacheFields(hints) };
   }
 
-  /** Runs a tool; a tool that throws reports the failure in its result (isError), as tools do; an McpError stays a protocol error. */
+  /**
+   * Runs a tool; a tool that throws reports the failure in its result (isError), as tools do,
+   * with the message of a ToolError and a generic text for anything else; an McpError stays a
+   * protocol error.
+   */
   async call(params: { name?: unknown; arguments?: unknown; inputResponses?: unknown; requestState?: unknown }, context: RequestContext) {
     const found = typeof params.name === "string" ? this.#tools.get(params.name) : undefined;
     // A tool of an extension the client did not declare, or hidden from its principal, is one it does not know.
@@ -184,8 +201,9 @@ export class ToolRegistry {
       result = await entry.run(checked.value, context, input);
     } catch (error) {
       if (error instanceof McpError) throw error;
+      if (error instanceof ToolError) return failure(error.message);
       this.#report(context, entry.tool.name, error);
-      return failure(error instanceof Error ? error.message : String(error));
+      return failure(`Tool ${entry.tool.name} failed; the server's log says why`);
     }
     if (result instanceof TaskStart) {
       const tasks = this.settings().tasks;

@@ -5,7 +5,7 @@
  * addResourceTemplate). Each answer is what the scenario's own description asks for.
  */
 import { deflateSync } from "node:zlib";
-import type { CacheHints, Server, ToolRunner } from "../../../../packages/runtime/src/index.js";
+import { ToolError, type CacheHints, type Server, type ToolRunner } from "../../../../packages/runtime/src/index.js";
 import type { Tool } from "../../../../generated/index.js";
 
 export const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
@@ -105,7 +105,7 @@ function addTools(server: Server): void {
     ],
   }));
   tool("test_error_handling", "Always fails (reported as an isError result)", () => {
-    throw new Error("This tool intentionally returns an error for testing");
+    throw new ToolError("This tool intentionally returns an error for testing");
   });
   // Its region and count travel as Mcp-Param-Region / Mcp-Param-Count headers on HTTP (SEP-2243).
   tool(
