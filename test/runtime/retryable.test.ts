@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createServer, type RuntimeEvent } from "../../packages/runtime/src/index.js";
+import { createServer, type RuntimeEvent, type SubscriptionHandler } from "../../packages/runtime/src/index.js";
 import { Peer } from "../support/runtime-peer.js";
 
 const T = { timeout: 20_000 };
@@ -47,6 +47,26 @@ describe("requests failing on something away for now", () => {
     const answer = await peer.request("resources/read", { uri: "notes://shared" });
     assert.equal(answer.error?.message, "Internal error while handling resources/read");
     assert.equal(events.filter((event) => event.type === "handler-error").length, 1);
+    await server.close();
+  });
+
+  it("a listen refused for a retryable reason is answered -32603 saying to listen again, the reason reported; any other stays declined", T, async () => {
+    let reason: Error | string = Object.assign(new Error("the broker is out of reach"), { retryable: true });
+    const events: RuntimeEvent[] = [];
+    const server = createServer({ name: "t", version: "1", onEvent: (event) => events.push(event) });
+    const refusing: SubscriptionHandler<never> = {
+      subscriptionCapabilities: () => ({ toolsListChanged: true }),
+      subscribe: () => ({ stop: reason }),
+      handleMessage: () => ({ stop: "normal" }),
+    };
+    server.addSubscriptionHandler(refusing);
+    const peer = await Peer.connect(server, "test");
+    const refused = await peer.request("subscriptions/listen", { notifications: { toolsListChanged: true } }, "away");
+    assert.deepEqual(refused.error, { code: -32603, message: "The server cannot serve this subscription right now; listen again shortly" });
+    assert.ok(events.some((event) => event.type === "stream-rejected" && event.reason === reason), "the reason is reported");
+    reason = "forbidden";
+    const declined = await peer.request("subscriptions/listen", { notifications: { toolsListChanged: true } }, "forbidden");
+    assert.deepEqual(declined.error, { code: -32602, message: "The server declined this subscription" });
     await server.close();
   });
 });

@@ -7,6 +7,8 @@
  * without importing anything.
  */
 
+import { INTERNAL_ERROR, INVALID_PARAMS, McpError } from "./jsonrpc.js";
+
 /** How deep `cause` is followed: a cause may lead back to itself. */
 const MAX_CAUSES = 5;
 
@@ -25,4 +27,15 @@ export function isRetryable(error: unknown): boolean {
  */
 export function retryMessage(method: string): string {
   return `${method} needs a service this server cannot reach right now; retry the request shortly`;
+}
+
+/**
+ * What a client is told of a listen a handler refused (`{ stop: reason }`): an McpError as it
+ * is; a retryable reason (a broker away for now) -32603 saying to listen again; any other
+ * reason stays in the log, the client told only that the subscription was declined.
+ */
+export function refusalError(refusal: unknown): McpError {
+  if (refusal instanceof McpError) return refusal;
+  if (isRetryable(refusal)) return new McpError(INTERNAL_ERROR, "The server cannot serve this subscription right now; listen again shortly");
+  return new McpError(INVALID_PARAMS, "The server declined this subscription");
 }
