@@ -2,7 +2,7 @@
  * Redis stopped for about 5 s under three replicas behind the README's HAProxy recipe: every
  * replica stays ready (degraded, not down), so the balancer keeps sending work; what needs no
  * Redis (server/discover, tools/list) is served through it, what needs Redis (a 2025-11-25
- * initialize, tasks/get) gets a retryable error, and each replica's log has one line for the
+ * initialize, tasks/get, a listen) gets a retryable error, and each replica's log has one line for the
  * outage, one for the recovery, and one per failed request naming its cause. Once Redis is
  * back everything is served again.
  */
@@ -137,6 +137,11 @@ describe("Redis stopped under three replicas behind HAProxy: degraded, not down"
         assert.match(answer.message.error.message, /retry the request shortly/, "its error says to retry");
         failed.push(initialize.id, read.id);
       }
+      const listen = modern(endpoint, "subscriptions/listen", { notifications: { toolsListChanged: true } });
+      const refusedListen = await listen;
+      t.diagnostic(`listen while Redis is away: ${JSON.stringify(refusedListen.message)}`);
+      assert.equal(refusedListen.message.error?.code, -32603, "a listen needs the event source");
+      assert.match(refusedListen.message.error.message, /listen again shortly/, "its error says to listen again");
 
       const up = await Promise.all(origins.map((_, i) => balancer.isUp(i)));
       assert.deepEqual(up, [true, true, true], "HAProxy kept every replica in the backend");
@@ -146,6 +151,9 @@ describe("Redis stopped under three replicas behind HAProxy: degraded, not down"
         assert.equal(named.length, 1, `one log line for failed request ${id}: ${named.join(" | ")}`);
         assert.match(named[0]!, /session store does not answer|out of reach/, `the line names the cause: ${named[0]}`);
       }
+      const listenLines = lines.filter((line) => line.startsWith(`warn: listen ${listen.id} refused:`));
+      assert.equal(listenLines.length, 1, `one log line for the refused listen: ${listenLines.join(" | ")}`);
+      assert.match(listenLines[0]!, /event source is out of reach/, "naming its cause");
       t.diagnostic(`failure lines: ${lines.filter((line) => /\(request \d+\) failed:/.test(line)).slice(0, 2).join(" | ")}`);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, outageAt + OUTAGE_MS - Date.now())));
     } finally {
