@@ -113,7 +113,7 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
   const rendered = await renderTemplateTree(join(root, "templates", "project"), view, {
     fileName: options.handler.kebab,
     include: (path) =>
-      (view.http || !(path.endsWith("http.ts") || path === "src/fetch.ts" || path === "src/serve/limits.ts" || path === "src/serve/dev-sessions.ts")) &&
+      (view.http || !(path.endsWith("http.ts") || HTTP_ONLY.has(path))) &&
       (view.stdio || !path.endsWith("stdio.ts")) &&
       (view.oauth || !OAUTH_ONLY.has(path)),
   });
@@ -192,6 +192,8 @@ function dependencySpecFor(pm: PackageManager, spec: string): string {
 }
 
 const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts", "src/tools/toggle-greet.ts", "src/tools/admin-reset.ts"]);
+/** Files only a project serving HTTP has (besides every `*http.ts`). */
+const HTTP_ONLY = new Set(["src/fetch.ts", "src/serve/limits.ts", "src/serve/dev-sessions.ts", "src/serve/health.ts"]);
 /** Files only a project made with `--auth oauth` has. */
 const OAUTH_ONLY = new Set(["src/serve/oauth.ts", "src/tools/admin-reset.ts"]);
 function isTemplated(path: string): boolean {

@@ -25,6 +25,7 @@ import { SENT, type Transport } from "./transport.js";
 import type { ParamHeader } from "./transports/param-headers.js";
 import { TaskService } from "./tasks/service.js";
 import { openTracing } from "./tracing.js";
+import { isRetryable, retryMessage } from "./retryable.js";
 import {
   DEFAULT_MAX_LISTEN_REQUEST_BYTES,
   DEFAULT_MAX_STREAMS_PER_CLIENT,
@@ -320,6 +321,8 @@ export class Server<E extends Era = Era> {
     } catch (error) {
       if (error instanceof McpError) return errorResponse(request.id, error.code, error.message, error.data);
       this.#emit({ type: "handler-error", id: request.id, callback: request.method, error });
+      // A store or broker away for now: the client may retry, here or on another process.
+      if (isRetryable(error)) return errorResponse(request.id, INTERNAL_ERROR, retryMessage(request.method));
       return errorResponse(request.id, INTERNAL_ERROR, `Internal error while handling ${request.method}`);
     }
   }

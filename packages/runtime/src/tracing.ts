@@ -10,8 +10,9 @@
  * imports it by name, so neither TypeScript nor a bundler insists on the package; the few
  * API members used are typed below instead.
  */
-import { isObject, McpError, INVALID_PARAMS, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
+import { isObject, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "./jsonrpc.js";
 import { META_KEYS, type ClientRequestMethod } from "./protocol.js";
+import { refusalError } from "./retryable.js";
 
 /** The parts of `@opentelemetry/api` this module uses. */
 interface OtelSpan {
@@ -169,7 +170,7 @@ class RecordingSpan implements TraceSpan {
 
   endStream(why: string, refusal?: unknown): void {
     if (why === "rejected") {
-      const error = refusal instanceof McpError ? refusal : new McpError(INVALID_PARAMS, "The server declined this subscription");
+      const error = refusalError(refusal);
       this.#fail(String(error.code), error.message, true);
     } else if (STREAM_ERROR_TYPES[why] !== undefined) this.#fail(STREAM_ERROR_TYPES[why], undefined, false);
     else if (why === "cancelled") this.span.addEvent("cancelled");

@@ -96,10 +96,23 @@ export function within<T>(ms: number, command: Promise<T>): Promise<T> {
   return Promise.race([command, late]).finally(() => clearTimeout(timer));
 }
 
-/** Redis did not answer a command in time (connected, but partitioned or stalled). */
+/**
+ * Redis did not answer a command in time (connected, but partitioned or stalled). `retryable`:
+ * the runtime tells the client of a request that failed on it to retry shortly.
+ */
 export class RedisTimeoutError extends Error {
+  readonly retryable = true;
   constructor(readonly ms: number) {
     super(`Redis did not answer within ${ms} ms`);
     this.name = "RedisTimeoutError";
+  }
+}
+
+/** A command failed while its connection to Redis was down; `retryable` as a timeout is. */
+export class RedisOutOfReachError extends Error {
+  readonly retryable = true;
+  constructor(where: string, cause: unknown) {
+    super(`Redis at ${where} is out of reach (${cause instanceof Error ? cause.message : String(cause)})`, { cause });
+    this.name = "RedisOutOfReachError";
   }
 }

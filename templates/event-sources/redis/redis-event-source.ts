@@ -59,6 +59,8 @@ export interface RedisEventSourceOptions {
 
 /** The broker could not be reached when the server started (or is down right now). */
 export class RedisUnreachableError extends Error {
+  /** The runtime tells the client of a request that failed on it to retry shortly. */
+  readonly retryable = true;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "RedisUnreachableError";

@@ -26,7 +26,7 @@
  *   sweeps, every `sweepMs`, for unfinished tasks whose lease lapsed (their process died) and
  *   marks them failed, so a task outlives its process by at most `leaseMs + sweepMs`.
  */
-import { clientFor, DEFAULT_REDIS_URL, within, type RedisClient } from "./redis-connection.js";
+import { checkedUrl, clientFor, DEFAULT_REDIS_URL, RedisOutOfReachError, within, type RedisClient } from "./redis-connection.js";
 
 export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
@@ -252,7 +252,10 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
 
   /** Every command the runtime waits for is bounded by `commandTimeoutMs`. */
   #bounded<T>(command: Promise<T>): Promise<T> {
-    return within(this.#commandTimeoutMs, command);
+    // Failed for want of a connection: marked so, for the client to be told to retry.
+    return within(this.#commandTimeoutMs, command).catch((error: unknown) => {
+      throw this.#client.isReady ? error : new RedisOutOfReachError(checkedUrl(this.url), error);
+    });
   }
 
   /** The task's key; `{<id>}` is its hash tag, shared by its lease. */

@@ -6,7 +6,7 @@ import { eventually } from "../../support/eventually.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 import { connectHttpClient } from "./fanout-process.js";
 import { startReplicas, type Replicas } from "./replicas.js";
-import { scaffoldProject, type ScaffoldedProject } from "./scaffolded.js";
+import { isWhole, type ScaffoldedProject, scaffoldProject } from "./scaffolded.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -141,7 +141,7 @@ describe("Redis restarted mid-stream under scaffolded replicas", { timeout: 240_
     await sleep(1500);
     const outageAt = Date.now();
     await outage();
-    const ready = async () => (await Promise.all(origins.map((origin) => fetch(`${origin}/readyz`)))).every((response) => response.status === 200);
+    const ready = async () => (await Promise.all(origins.map(isWhole))).every(Boolean);
     assert.ok(await eventually(ready, 30_000), "both replicas ready again");
     const readyAt = Date.now();
     // Served again: a call made after both were ready is acknowledged (then a little more traffic).

@@ -15,7 +15,7 @@ import { startRedisServer, type RedisServer } from "../../support/redis-server.j
 import { connectHttpClient } from "./fanout-process.js";
 import { legacyClients, type LegacyClient } from "./replicas-legacy.js";
 import { startRecipeBalancer, startReplicas, type Replicas } from "./replicas.js";
-import { scaffoldProject, type ScaffoldedProject } from "./scaffolded.js";
+import { isWhole, type ScaffoldedProject, scaffoldProject } from "./scaffolded.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Changes published once Redis is back, each of which every session and stream must hear. */
@@ -96,7 +96,7 @@ describe("Redis restarted under open sessions and listen streams, three replicas
       await redis.kill();
       await sleep(1000);
       await redis.restart({ appendOnly });
-      const ready = async () => (await Promise.all(origins.map((origin) => fetch(`${origin}/readyz`)))).every((response) => response.status === 200);
+      const ready = async () => (await Promise.all(origins.map(isWhole))).every(Boolean);
       assert.ok(await eventually(ready, 30_000), `${phase}: every replica ready again`);
       await sleep(SETTLE_MS); // what the streams learn of the gap arrives first
       const before = counts();

@@ -7,7 +7,7 @@ import { eventually } from "../../support/eventually.js";
 import { startRedisServer, subscriberCount, type RedisServer } from "../../support/redis-server.js";
 import { connectHttpClient as connect } from "./fanout-process.js";
 import { TEST_STATE_KEY } from "./replicas.js";
-import { readyUrl, scaffoldProject, servedUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
+import { isWhole, readyUrl, scaffoldProject, servedUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
 
 describe("a project made with --event-source redis, run as two processes on one Redis", { timeout: 180_000 }, () => {
   let redis: RedisServer;
@@ -86,7 +86,7 @@ describe("a project made with --event-source redis, run as two processes on one 
   });
 
   // Last: it stops the broker the other tests share.
-  test("started while Redis is down, the server waits (healthz 200, readyz 503, a call that publishes fails and changes nothing), then serves once Redis is up", async () => {
+  test("started while Redis is down, the server serves degraded (healthz 200, readyz 200 naming what is out of reach, a call that publishes fails and changes nothing), then whole once Redis is up", async () => {
     await redis.kill();
     const server = await start({ REDIS_URL: redis.url });
     const url = await servedUrl(server);
@@ -94,7 +94,10 @@ describe("a project made with --event-source redis, run as two processes on one 
     await new Promise((resolve) => setTimeout(resolve, 1500)); // several attempts, each refused
     assert.equal(server.child.exitCode, null, `still running: ${server.stderr()}`);
     assert.equal((await fetch(`${origin}/healthz`)).status, 200);
-    assert.equal((await fetch(`${origin}/readyz`)).status, 503, "not ready while Redis is down");
+    const readyz = await fetch(`${origin}/readyz`);
+    assert.equal(readyz.status, 200, "still ready while Redis is down: it serves discover and lists");
+    assert.equal(await readyz.text(), "degraded: event source, task store, session store\n");
+    assert.match(server.stderr(), /^warn: health: degraded: event source, task store, session store out of reach;/m);
     assert.match(server.stderr(), /cannot reach redis:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); reconnecting with backoff/);
     const client = await connect(url, "during-outage");
     clients.push(client);
@@ -106,7 +109,7 @@ describe("a project made with --event-source redis, run as two processes on one 
     assert.deepEqual(await toolNames(), before, "and changed nothing");
 
     await redis.restart();
-    assert.ok(await eventually(async () => (await fetch(`${origin}/readyz`)).status === 200, 20_000), "ready once Redis is up");
+    assert.ok(await eventually(() => isWhole(origin), 20_000), "whole once Redis is up");
     const served = await client.callTool({ name: "toggle_greet", arguments: {} });
     assert.equal(served.isError ?? false, false);
     assert.deepEqual(await toolNames(), [...before, "greet"].sort());

@@ -1,11 +1,11 @@
 /**
  * A project made by `create-mcp-handler` from this checkout, built and ready to start, for
  * tests that need the real scaffolded server (its main.ts, shutdown and event source). Its
- * node_modules is a link to this checkout's, which holds everything a project depends on
- * (typescript, @types/node, redis), so no install is needed.
+ * node_modules links to this checkout's packages, which hold everything a project depends on
+ * (typescript, @types/node, redis, the runtime), so no install is needed.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,7 +35,7 @@ export function scaffoldProject(createArgs: string[], prepare?: (dir: string) =>
   try {
     const create = join(repoRoot, "cli", "create.ts");
     run(process.execPath, ["--import", "tsx", create, dir, "--yes", "--no-install", "--no-git", ...createArgs], repoRoot);
-    symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"), "dir");
+    linkModules(dir);
     prepare?.(dir);
     run(process.execPath, [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], dir);
   } catch (error) {
@@ -43,6 +43,21 @@ export function scaffoldProject(createArgs: string[], prepare?: (dir: string) =>
     throw error;
   }
   return { dir, remove };
+}
+
+/**
+ * The project's node_modules: a link to each of this checkout's packages, but the runtime
+ * package linked to this checkout's packages/runtime, whichever checkout the node_modules it
+ * shares with others leads there.
+ */
+function linkModules(dir: string): void {
+  const modules = join(repoRoot, "node_modules");
+  const linked = join(dir, "node_modules");
+  mkdirSync(join(linked, "@mcp-gen"), { recursive: true });
+  for (const name of readdirSync(modules)) {
+    if (name !== "@mcp-gen") symlinkSync(join(modules, name), join(linked, name));
+  }
+  symlinkSync(join(repoRoot, "packages", "runtime"), join(linked, "@mcp-gen", "runtime"), "dir");
 }
 
 export interface StartedServer {
@@ -76,31 +91,43 @@ export async function servedUrl(server: StartedServer, timeoutMs = 30_000): Prom
 }
 
 /**
- * The URL once the server also answers GET /readyz with 200 (a Redis project connects to its
- * broker in the background after it starts serving); bounded. `probeFrom` is the loopback
- * address the probe connects from (a server with PROXY_PROTOCOL=1 closes a connection from a
- * trusted proxy that sends no header; from another address the probe is plain HTTP).
+ * Whether the server at `origin` is ready and whole: GET /readyz answers 200 "ok", not 503 nor
+ * 200 naming parts it serves without (a broker out of reach degrades it, and it stays ready).
+ * `probeFrom` is the loopback address the probe connects from (a server with PROXY_PROTOCOL=1
+ * closes a connection from a trusted proxy that sends no header; from another address the
+ * probe is plain HTTP).
+ */
+export async function isWhole(origin: string, probeFrom?: string): Promise<boolean> {
+  const { status, body } = await probe(`${origin}/readyz`, probeFrom);
+  return status === 200 && body === "ok\n";
+}
+
+/**
+ * The URL once the server is also whole (a Redis project connects to its broker in the
+ * background after it starts serving); bounded.
  */
 export async function readyUrl(server: StartedServer, timeoutMs = 30_000, probeFrom?: string): Promise<string> {
   const url = await servedUrl(server, timeoutMs);
   const deadline = Date.now() + timeoutMs;
-  while ((await probeStatus(`${new URL(url).origin}/readyz`, probeFrom)) !== 200) {
+  while (!(await isWhole(new URL(url).origin, probeFrom))) {
     if (server.child.exitCode !== null || Date.now() > deadline) throw new Error(`never ready: ${server.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return url;
 }
 
-/** The status of GET `url` from `localAddress` (default: the system's choice); 0 if the connection failed or closed unanswered. */
-function probeStatus(url: string, localAddress: string | undefined): Promise<number> {
+/** GET `url` from `localAddress` (default: the system's choice); status 0 if the connection failed or closed unanswered. */
+function probe(url: string, localAddress: string | undefined): Promise<{ status: number; body: string }> {
+  const failed = { status: 0, body: "" };
   return new Promise((resolve) => {
-    const probe = httpGet(url, { localAddress, agent: false, timeout: 5_000 }, (response) => {
-      response.resume();
-      response.on("end", () => resolve(response.statusCode ?? 0));
-      response.on("error", () => resolve(0));
+    const request = httpGet(url, { localAddress, agent: false, timeout: 5_000 }, (response) => {
+      let body = "";
+      response.setEncoding("utf8").on("data", (text: string) => (body += text.slice(0, 1024 - body.length)));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on("error", () => resolve(failed));
     });
-    probe.on("timeout", () => probe.destroy());
-    probe.on("error", () => resolve(0));
+    request.on("timeout", () => request.destroy());
+    request.on("error", () => resolve(failed));
   });
 }
 

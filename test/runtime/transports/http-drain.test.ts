@@ -58,6 +58,26 @@ describe("readiness and drain over HTTP", () => {
     }
   });
 
+  it("/readyz stays 200 while the process is degraded, its body naming each part it serves without; drain() still makes it 503", T, async () => {
+    let degraded: string[] = ["redis"];
+    const handle = await serveHttp(slowToolServer().server, { degraded: () => degraded });
+    const readyz = `${new URL(handle.url).origin}/readyz`;
+    try {
+      const during = await fetch(readyz);
+      assert.equal(during.status, 200, "a degraded process still takes work");
+      assert.equal(await during.text(), "degraded: redis\n");
+      degraded = [];
+      assert.equal(await (await fetch(readyz)).text(), "ok\n", "whole again");
+      degraded = ["redis", "tasks"];
+      handle.drain();
+      const draining = await fetch(readyz);
+      assert.equal(draining.status, 503);
+      assert.equal(await draining.text(), "not ready\n");
+    } finally {
+      await handle.close();
+    }
+  });
+
   it("close({ graceMs }): a running request is answered, listen streams end with their complete result", T, async () => {
     const { server, release, running } = slowToolServer();
     const handle = await serveHttp(server);

@@ -31,7 +31,7 @@ export function isLegacyTransportRequest(era: LegacyEra | undefined, sessionId: 
 /** An `initialize` POST: a new session whose id travels on the answer; a refused one (400, or 503 at the limit) opens none. */
 export async function openHttpSession(era: LegacyEra, exchange: LegacyHttpExchange, message: JsonRpcRequest): Promise<void> {
   // A store that does not answer could not keep the session: refused now rather than after its command timeout.
-  if (era.shared?.store.ready === false) return exchange.reject(storeSilent(message.id));
+  if (era.shared?.store.ready === false) return refuseStoreSilent(era, exchange, message.id, message.method);
   // The client as a listen over this request would be keyed: its principal, else its address, else its socket.
   const session = era.open(message, undefined, false, clientKey(exchange.context?.["principal"], exchange.clientAddress, exchange.req.connection));
   if (!(session instanceof LegacySession)) {
@@ -49,7 +49,9 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
   const { req, res, sessionId } = exchange;
   // While the store does not answer, what needs it (a session this replica holds no copy of, a GET stream read from
   // the store's window) is asked to retry, rather than told the session is gone; a request a copy here serves goes on.
-  if (era.shared?.store.ready === false && (req.method === "GET" || era.get(sessionId!) === undefined)) return exchange.reject(storeSilent(null));
+  if (era.shared?.store.ready === false && (req.method === "GET" || era.get(sessionId!) === undefined)) {
+    return refuseStoreSilent(era, exchange, null, `${req.method} for a session`);
+  }
   const found = era.find(sessionId!);
   // Only a shared session not yet copied to this replica is looked up asynchronously.
   const session = found instanceof Promise ? await found : found;
@@ -85,6 +87,13 @@ export async function serveSessionRequest(era: LegacyEra, exchange: LegacyHttpEx
   }
   await serveInSession(era, exchange, read.message, session);
   if (read.kind !== "request") answerEmpty(res, 202);
+}
+
+/** Refuses a request that needs the session store while it does not answer, and reports the refusal (`onEvent`) with its cause. */
+function refuseStoreSilent(era: LegacyEra, exchange: LegacyHttpExchange, id: JsonRpcRequest["id"] | null, what: string): void {
+  const error = new Error("the session store does not answer (it is not ready); answered 503 with Retry-After");
+  era.host.emit({ type: "handler-error", id, callback: what, error });
+  return exchange.reject(storeSilent(id));
 }
 
 /** The answer to a request that needs the session store while it does not answer: retry shortly (another replica may reach it). */

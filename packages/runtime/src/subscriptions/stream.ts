@@ -23,7 +23,6 @@ import type { EventHook, StreamEndCause } from "../hooks.js";
 import {
   errorResponse,
   INTERNAL_ERROR,
-  INVALID_PARAMS,
   isObject,
   McpError,
   type JsonRpcMessage,
@@ -37,6 +36,7 @@ import type { SharedText } from "../transport.js";
 import type { OutgoingNotification } from "./types.js";
 import { EMPTY_FILTER, SUBSCRIPTION_ID_KEY, Worker, type HandlerEntry, type WorkerEnding, type WorkerOwner } from "./worker.js";
 import type { HandlerMeta } from "../meta.js";
+import { refusalError } from "../retryable.js";
 
 export { stampNotification, type HandlerEntry } from "./worker.js";
 
@@ -169,7 +169,7 @@ export class ListenStream implements WorkerOwner {
     // Every worker is closed before anything more is written; handleClose runs after.
     const closing = this.#workers.map((worker) => worker.end(true));
     if (why.why === "rejected") {
-      const error = why.refusal instanceof McpError ? why.refusal : new McpError(INVALID_PARAMS, "The server declined this subscription");
+      const error = refusalError(why.refusal);
       this.#host.send(errorResponse(this.id, error.code, error.message, error.data));
     } else if (why.why === "stopped" || OUTSIDE_ENDINGS[why.why].complete) {
       this.#host.send(this.#host.completeResult(this.id));

@@ -68,6 +68,12 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
   readonly proxyProtocol?: boolean;
   /** Time a trusted peer's connection may take to send its PROXY protocol header. Default 5 s. */
   readonly proxyHeaderTimeoutMs?: number;
+   * What this process serves without right now, asked by each GET /readyz that finds it ready
+   * (e.g. `["redis"]` while its broker is out of reach): a process that still serves discover
+   * and lists stays in the balancer, so /readyz stays 200 and its body names each part.
+   * Default: nothing.
+   */
+  readonly degraded?: () => readonly string[];
 }
 
 /** Liveness: 200 while the process serves HTTP at all. */
@@ -109,7 +115,7 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
     const query = url.indexOf("?");
     const requestPath = query < 0 ? url : url.slice(0, query);
     if (requestPath === HEALTH_PATH && path !== HEALTH_PATH) return probe(req, res, true);
-    if (requestPath === READY_PATH && path !== READY_PATH) return probe(req, res, !draining && ready());
+    if (requestPath === READY_PATH && path !== READY_PATH) return probe(req, res, !draining && ready(), options.degraded?.());
     handler(req, res); // the endpoint, or 404 naming it
   });
   const headers = proxyHeadersFor(httpServer, options);
@@ -149,13 +155,16 @@ function proxyHeadersFor(httpServer: NodeHttpServer, options: ServeHttpOptions):
   });
 }
 
-/** Answers a probe: 200 "ok" or 503 "not ready", never cached; GET and HEAD only. */
-function probe(req: IncomingMessage, res: ServerResponse, up: boolean): void {
+/**
+ * Answers a probe: 200 "ok" (or "degraded: <parts>" while up without them) or 503 "not ready",
+ * never cached; GET and HEAD only.
+ */
+function probe(req: IncomingMessage, res: ServerResponse, up: boolean, degraded: readonly string[] = []): void {
   if (req.method !== "GET" && req.method !== "HEAD") {
     res.writeHead(405, { allow: "GET, HEAD" }).end();
     return;
   }
-  const body = up ? "ok\n" : "not ready\n";
+  const body = !up ? "not ready\n" : degraded.length > 0 ? `degraded: ${degraded.join(", ")}\n` : "ok\n";
   res.writeHead(up ? 200 : 503, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", "content-length": Buffer.byteLength(body) });
   res.end(req.method === "HEAD" ? undefined : body);
 }
