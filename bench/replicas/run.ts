@@ -1,8 +1,8 @@
 /**
  * What replicas sharing legacy (2025-11-25) sessions through Redis cost, per replica and in
  * Redis: three replica processes (replica.ts) on one real redis-server on loopback, started
- * here, fresh each round. The bench is its own client and spreads requests over the replicas
- * itself. Per round:
+ * here, fresh each round (fleet.ts). The bench is its own client (client.ts) and spreads
+ * requests over the replicas itself. Per round:
  * - heap per session: `--sessions` sessions opened (initialize, initialized) on replica A only,
  *   each replica's heap after two full collections before and after; A serves them, B and C
  *   do not. Also Redis's `used_memory` per session, and per task (`--tasks` finished tasks
@@ -22,14 +22,12 @@
  *
  * Loopback only; every wait is bounded. Not part of the test suite.
  */
-import { fork, type ChildProcess } from "node:child_process";
-import { Agent, request } from "node:http";
 import { loadavg } from "node:os";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createClient } from "redis";
 import { startRedisServer, type RedisServer } from "../../test/support/redis-server.js";
-import { ARGUMENTS, TOOL_NAME } from "../tools-call/tool.js";
+import { eachLimited, makeTask, openSession, openStream, retried, timedCall, WAIT_MS } from "./client.js";
+import { refused, startReplica, type Replica } from "./fleet.js";
 
 const { values } = parseArgs({
   options: {
@@ -52,201 +50,9 @@ const CALLERS = Number(values.callers);
 const QUIET_CALLS = Number(values["quiet-calls"]);
 const TASKS = Number(values.tasks);
 const REPLICAS = 3;
-const LEGACY_VERSION = "2025-11-25";
-const MODERN_VERSION = "2026-07-28";
 const OPEN_CONCURRENCY = 16;
-const WAIT_MS = 120_000;
 /** Redis counts as quiet once its command count stays the same for this long (long enough for a busy replica's writes to start). */
 const QUIET_MS = 500;
-/** A replica may say 503 (not ready) for a moment while Redis is slow to answer its PING: a GET is tried again, this often at most. */
-const GET_ATTEMPTS = 40;
-/** The same for a publish that a replica refuses while it counts Redis as not answering. */
-const PUBLISH_ATTEMPTS = 40;
-/** Publishes and GETs refused (503, not ready) and tried again: what the load did to readiness. */
-let refusedPublishes = 0;
-let refusedStreams = 0;
-let resetPosts = 0;
-// A connection per request: a kept-alive socket the server closes when idle races the next request on it.
-const agent = new Agent({ keepAlive: false, maxSockets: OPEN_CONCURRENCY + CALLERS });
-
-// ---- HTTP ----
-
-type Posted = { status: number; session?: string; text: string };
-
-/** One POST; sent again once when a kept-alive socket was reset under it (the server closed it as the request went out). */
-async function post(port: number, message: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Posted> {
-  try {
-    return await postOnce(port, message, headers);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ECONNRESET") throw error;
-    resetPosts++;
-    return postOnce(port, message, headers);
-  }
-}
-
-function postOnce(port: number, message: Record<string, unknown>, headers: Record<string, string>): Promise<Posted> {
-  const body = JSON.stringify(message);
-  const all = { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers };
-  return new Promise((resolve, reject) => {
-    const outgoing = request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", agent, headers: all, timeout: WAIT_MS }, (res) => {
-      let text = "";
-      res.setEncoding("utf8").on("data", (chunk) => (text += chunk));
-      res.once("end", () => resolve({ status: res.statusCode!, session: res.headers["mcp-session-id"] as string | undefined, text }));
-    });
-    outgoing.once("timeout", () => outgoing.destroy(new Error("POST timed out")));
-    outgoing.once("error", reject);
-    outgoing.end(body);
-  });
-}
-
-/** The JSON-RPC answer in a body that is either JSON or SSE. */
-function answerOf(text: string): any {
-  if (text.startsWith("{")) return JSON.parse(text);
-  const data = text.split("\n").filter((line) => line.startsWith("data:") && line.length > 6);
-  return JSON.parse(data[data.length - 1]!.slice(5));
-}
-
-let nextId = 1;
-const sessionHeaders = (id: string) => ({ "mcp-session-id": id, "mcp-protocol-version": LEGACY_VERSION });
-
-async function openSession(port: number): Promise<string> {
-  const params = { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1" } };
-  const init = await post(port, { jsonrpc: "2.0", id: nextId++, method: "initialize", params });
-  if (init.session === undefined) throw new Error(`initialize failed: ${init.status} ${init.text.slice(0, 200)}`);
-  const initialized = await post(port, { jsonrpc: "2.0", method: "notifications/initialized" }, sessionHeaders(init.session));
-  if (initialized.status !== 202) throw new Error(`initialized got ${initialized.status}`);
-  return init.session;
-}
-
-/** One checked `tools/call`; its round trip in ms. */
-async function timedCall(port: number, session: string): Promise<number> {
-  const started = performance.now();
-  const message = { jsonrpc: "2.0", id: nextId++, method: "tools/call", params: { name: TOOL_NAME, arguments: ARGUMENTS } };
-  const answer = await post(port, message, sessionHeaders(session));
-  const elapsed = performance.now() - started;
-  if (answerOf(answer.text).result?.structuredContent?.city !== "Oslo") throw new Error(`unexpected answer: ${answer.text.slice(0, 300)}`);
-  return elapsed;
-}
-
-/** One finished task, made through a modern `tools/call` of the replica's task tool. */
-async function makeTask(port: number): Promise<void> {
-  const _meta = {
-    "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
-    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
-  };
-  const params = { name: `${TOOL_NAME}_task`, arguments: ARGUMENTS, _meta };
-  const headers = { "mcp-method": "tools/call", "mcp-name": `${TOOL_NAME}_task`, "mcp-protocol-version": MODERN_VERSION };
-  const answer = await post(port, { jsonrpc: "2.0", id: nextId++, method: "tools/call", params }, headers);
-  if (answerOf(answer.text).result?.resultType !== "task") throw new Error(`no task: ${answer.text.slice(0, 300)}`);
-}
-
-/** A session's GET stream (tried again while the replica says 503); counts the list changes it hears. */
-async function openStream(port: number, session: string, heard: () => void): Promise<() => void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await tryStream(port, session, heard);
-    } catch (error) {
-      if (!String(error).includes("503") || attempt >= GET_ATTEMPTS) throw error;
-      refusedStreams++;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}
-
-/** One GET; resolves once the response has begun. */
-function tryStream(port: number, session: string, heard: () => void): Promise<() => void> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      { host: "127.0.0.1", port, path: "/mcp", agent: false, headers: { accept: "text/event-stream", ...sessionHeaders(session) } },
-      (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`GET got ${res.statusCode}`));
-        let text = "";
-        res.setEncoding("utf8").on("data", (chunk: string) => {
-          text += chunk;
-          for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
-            if (text.lastIndexOf("tools/list_changed", end) >= 0) heard();
-            text = text.slice(end + 2);
-          }
-        });
-        resolve(() => outgoing.destroy());
-      },
-    );
-    outgoing.on("error", reject);
-    outgoing.end();
-  });
-}
-
-/** Runs `task` over `items`, `concurrency` at a time. */
-async function eachLimited<T, R>(items: readonly T[], concurrency: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const work = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index]!, index);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, work));
-  return results;
-}
-
-// ---- replicas ----
-
-interface Replica {
-  readonly child: ChildProcess;
-  readonly port: number;
-  heap(): Promise<number>;
-  fire(): Promise<void>;
-  settled(): Promise<boolean>;
-  stop(): void;
-}
-
-function ask<T>(child: ChildProcess, command: object, pick: (message: any) => T | undefined): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`replica exited with ${code}`));
-    const onMessage = (message: any) => {
-      const value = pick(message);
-      if (value === undefined) return;
-      child.off("message", onMessage);
-      child.off("exit", onExit);
-      resolve(value);
-    };
-    child.on("message", onMessage);
-    child.once("exit", onExit);
-    child.send(command);
-  });
-}
-
-async function startReplica(redisUrl: string): Promise<Replica> {
-  const child = fork(fileURLToPath(new URL("./replica.ts", import.meta.url)), [], {
-    execArgv: ["--import", "tsx", "--expose-gc"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-    env: { ...process.env, REDIS_URL: redisUrl },
-  });
-  const port = await ask(child, {}, (message) => message.port as number | undefined);
-  let stopping = false;
-  child.once("exit", (code, signal) => void (stopping || process.stderr.write(`a replica exited (${code ?? signal}) during the round\n`)));
-  return {
-    child,
-    port,
-    heap: () => ask(child, { heap: true }, (message) => message.heapUsed as number | undefined),
-    stop: () => {
-      stopping = true;
-      child.kill();
-    },
-    settled: () => ask(child, { settled: true }, (message) => message.settled as boolean | undefined),
-    fire: async () => {
-      // A replica whose event loop or Redis is too busy to answer its PING refuses to publish for a moment: counted, and tried again.
-      for (let attempt = 1; ; attempt++) {
-        const fired = await ask(child, { fire: true }, (message) => ("fired" in message ? (message as { fired: boolean; error?: string }) : undefined));
-        if (fired.fired) return;
-        refusedPublishes++;
-        if (attempt >= PUBLISH_ATTEMPTS) throw new Error(`publish failed ${attempt} times: ${fired.error}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    },
-  };
-}
 
 // ---- Redis ----
 
@@ -433,7 +239,7 @@ function report(samples: Samples, loadBefore: number[]): void {
   console.log(`replica-cost bench: ${ROUNDS} rounds, ${REPLICAS} replicas, ${SESSIONS} sessions opened on one, ${STREAMS} GET streams, ${CALLERS} callers`);
   console.log(`load average before: ${load(loadBefore)}; after: ${load(loadavg())}`);
   console.log(
-    `refused while a replica counted Redis as not answering (tried again): ${refusedPublishes} publishes, ${refusedStreams} GETs; POSTs sent again after a reset: ${resetPosts}`,
+    `refused while a replica counted Redis as not answering (tried again): ${refused.publishes} publishes, ${retried.streams} GETs; POSTs sent again after a reset: ${retried.posts}`,
   );
   console.log(
     `heap per session [B]: serving replica ${cell(samples.servingHeap, 0)}; other replicas ${cell(samples.otherHeap, 0)} (${(median(samples.otherHeap) / median(samples.servingHeap)).toFixed(2)}x serving)`,
@@ -476,7 +282,6 @@ async function main(): Promise<void> {
       process.stderr.write(`round ${index} done (load ${loadavg()[0]!.toFixed(2)})\n`);
     }
   } finally {
-    agent.destroy();
     await admin.close();
     await redis.stop();
   }
