@@ -200,3 +200,55 @@ describe("tasks in Redis, shared by two server processes", () => {
     }
   });
 });
+
+describe("tasks in Redis across a restart of Redis", () => {
+  let redis: RedisServer;
+
+  before(async () => {
+    redis = await startRedisServer();
+  });
+
+  after(async () => {
+    await redis?.stop();
+  });
+
+  /**
+   * A finished task made through a server, Redis killed and started again (with AOF for both
+   * runs, or with no persistence), then `tasks/get` through a new server: its result, or its error.
+   */
+  async function readAfterRestart(appendOnly: boolean): Promise<{ task?: any; error?: any }> {
+    if (appendOnly) {
+      await redis.kill();
+      await redis.restart({ appendOnly: true });
+    }
+    const before = await startTaskApp(redis.url, "before-restart");
+    let taskId: string;
+    try {
+      taskId = (await call(before.url, "tools/call", { name: "done" })).taskId;
+      await statusOn(before.url, taskId, "completed");
+    } finally {
+      await before.handle.close();
+      await before.server.close();
+    }
+    await redis.kill();
+    await redis.restart({ appendOnly });
+    const afterwards = await startTaskApp(redis.url, "after-restart");
+    try {
+      return await call(afterwards.url, "tasks/get", { taskId }).then(
+        (task) => ({ task }),
+        (error: unknown) => ({ error }),
+      );
+    } finally {
+      await afterwards.handle.close();
+      await afterwards.server.close();
+    }
+  }
+
+  it("a task survives a Redis restart only with persistence on: lost without it, kept with its result under AOF", T, async () => {
+    const lost = await readAfterRestart(false);
+    assert.equal(lost.error?.code, -32602, "without persistence the task is gone");
+    const kept = await readAfterRestart(true);
+    assert.equal(kept.task?.status, "completed", `with AOF the task is kept: ${JSON.stringify(kept)}`);
+    assert.equal(kept.task.result.content[0].text, "done");
+  });
+});

@@ -2,6 +2,7 @@
  * One server process of the cross-process tasks test: the runtime with its tasks in the Redis
  * store (REDIS_URL), serving Streamable HTTP on 127.0.0.1. `wait` runs as a task until it is
  * cancelled (then it records "aborted" in its result, which a cancelled task never shows);
+ * `done` completes its task at once;
  * `ask` asks a question during its task and answers with the reply.
  */
 import { createServer, inputRequest, runAsTask, serveHttp, type StoredTask, type TaskStore } from "../../../../../packages/runtime/src/index.js";
@@ -19,6 +20,7 @@ export async function startTaskApp(url: string, name: string) {
       return { content: [{ type: "text", text: task.signal.aborted ? "aborted" : "waited" }] };
     }),
   );
+  server.addTool({ name: "done", inputSchema: { type: "object" } }, () => runAsTask(async () => ({ content: [{ type: "text", text: "done" }] })));
   server.addTool({ name: "ask", inputSchema: { type: "object" } }, () =>
     runAsTask(async (task) => {
       const answers = await task.ask({
