@@ -160,7 +160,7 @@ describe("Redis stopped under three replicas behind HAProxy: degraded, not down"
       if (!redis.running) await redis.restart();
     }
 
-    assert.ok(await eventually(async () => (await Promise.all(origins.map(isWhole))).every(Boolean), WAIT_MS), "every replica whole again");
+    assert.ok(await eventually(async () => (await Promise.all(origins.map((origin) => isWhole(origin)))).every(Boolean), WAIT_MS), "every replica whole again");
     const recovered = () => logs().map((log) => (log.match(/^warn: health: recovered: .*$/gm) ?? []).length);
     assert.ok(await eventually(() => recovered().every((count) => count === 1), WAIT_MS), `each replica logged its recovery once: ${recovered()}`);
     const degradedLines = logs().map((log) => (log.match(/^warn: health: degraded: .*$/gm) ?? []).length);

@@ -141,7 +141,7 @@ describe("Redis restarted mid-stream under scaffolded replicas", { timeout: 240_
     await sleep(1500);
     const outageAt = Date.now();
     await outage();
-    const ready = async () => (await Promise.all(origins.map(isWhole))).every(Boolean);
+    const ready = async () => (await Promise.all(origins.map((origin) => isWhole(origin)))).every(Boolean);
     assert.ok(await eventually(ready, 30_000), "both replicas ready again");
     const readyAt = Date.now();
     // Served again: a call made after both were ready is acknowledged (then a little more traffic).

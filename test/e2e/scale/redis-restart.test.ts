@@ -96,7 +96,7 @@ describe("Redis restarted under open sessions and listen streams, three replicas
       await redis.kill();
       await sleep(1000);
       await redis.restart({ appendOnly });
-      const ready = async () => (await Promise.all(origins.map(isWhole))).every(Boolean);
+      const ready = async () => (await Promise.all(origins.map((origin) => isWhole(origin)))).every(Boolean);
       assert.ok(await eventually(ready, 30_000), `${phase}: every replica ready again`);
       await sleep(SETTLE_MS); // what the streams learn of the gap arrives first
       const before = counts();

@@ -68,6 +68,7 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
   readonly proxyProtocol?: boolean;
   /** Time a trusted peer's connection may take to send its PROXY protocol header. Default 5 s. */
   readonly proxyHeaderTimeoutMs?: number;
+  /**
    * What this process serves without right now, asked by each GET /readyz that finds it ready
    * (e.g. `["redis"]` while its broker is out of reach): a process that still serves discover
    * and lists stays in the balancer, so /readyz stays 200 and its body names each part.
