@@ -57,6 +57,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
   const outDir = resolve(projectDir, config.out);
   assertImportPointOurs(outDir);
   assertKeptRuntime(projectDir, config);
+  const kept = revisionsKeptRuntimeServes(config);
   const sources = new Map(config.revisions.map((revision) => [revision, schemaSource(revision, config, projectDir, lock)]));
   // A pinned revision whose manifest says its output is made from these inputs needs no schema:
   // the lock's sha256 stands for the pinned bytes, so a regeneration would write the same files.
@@ -75,7 +76,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
       run,
       typesOnly,
       projectDir,
-      runtimeKeptFor(config, revision),
+      kept.has(revision),
     );
     // --check reports the stale files it names; a regeneration makes them.
     if (stale !== undefined && (check || stale.length === 0)) fresh.set(revision, stale);
@@ -110,7 +111,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
           extensionsFrom: projectDir,
           legacyFolders: legacyFoldersOf(config, outDir, revision),
           typesOnly,
-          runtimeKept: runtimeKeptFor(config, revision),
+          runtimeKept: kept.has(revision),
         },
         run,
       ),
@@ -177,7 +178,7 @@ export async function addRevision(
       extensionsFrom: projectDir,
       legacyFolders: legacyFoldersOf(config, outDir, named),
       typesOnly,
-      runtimeKept: runtimeKeptFor(config, named),
+      runtimeKept: revisionsKeptRuntimeServes(config, [named]).has(named),
     },
     run,
   );
@@ -212,19 +213,21 @@ function projectPath(projectDir: string, path: string): string {
 }
 
 /**
- * Whether the runtime the project keeps ("mcp-gen.runtime") serves `revision`, so none is
- * written beside it: a folder of runtime source always (it binds the project's facts); the
- * runtime package only for a revision this package ships as the package is built on (its own
- * generated/, kept, with the same extensions); any other gets a copy bound to its facts.
+ * The revisions (the listed ones, or `revisions`) the runtime the project keeps
+ * ("mcp-gen.runtime") serves, so none is written beside them: a folder of runtime source
+ * serves every one (it binds the project's facts); the runtime package only a revision this
+ * package ships as the package is built on (its own generated/, kept, with the same
+ * extensions); any other gets a copy bound to its facts. Worked out once per run: it reads
+ * mcp-gen's own package.json and a manifest per revision.
  */
-export function runtimeKeptFor(config: ProjectConfig, revision: string): boolean {
-  if (config.runtime === undefined) return false;
-  if (isRuntimeFolder(config.runtime)) return true;
+export function revisionsKeptRuntimeServes(config: ProjectConfig, revisions: readonly string[] = config.revisions): ReadonlySet<string> {
+  if (config.runtime === undefined) return new Set();
+  if (isRuntimeFolder(config.runtime)) return new Set(revisions);
   const own = readProjectConfig(packageRoot);
-  if (own === undefined || config.schemas[revision] !== undefined) return false;
-  const shipped = readManifest(join(packageRoot, own.out, versionFolder(revision)));
-  const sameExtensions = JSON.stringify(config.extensions[revision] ?? []) === JSON.stringify(own.extensions[revision] ?? []);
-  return shipped?.inputs.runtimeKept === true && sameExtensions;
+  if (own === undefined) return new Set();
+  const sameExtensions = (revision: string) => JSON.stringify(config.extensions[revision] ?? []) === JSON.stringify(own.extensions[revision] ?? []);
+  const keptInPackage = (revision: string) => readManifest(join(packageRoot, own.out, versionFolder(revision)))?.inputs.runtimeKept === true;
+  return new Set(revisions.filter((revision) => config.schemas[revision] === undefined && sameExtensions(revision) && keptInPackage(revision)));
 }
 
 /** The entries of the runtime the project keeps ("mcp-gen.runtime"), as the import point names them. */
