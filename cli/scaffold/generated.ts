@@ -5,7 +5,7 @@ import { CliError } from "../errors.js";
 import { noLegacyRevision, withEmittedRuntime } from "../generate/emit-runtime.js";
 import { generateTypes, readRunInputs } from "../generate/index.js";
 import { readEras, renderImportPoint } from "../generate/import-point.js";
-import { readManifest, RUNTIME_ENTRY, type Manifest } from "../generate/manifest.js";
+import { readManifest, RUNTIME_ENTRY, runtimePlacement, type Manifest } from "../generate/manifest.js";
 import { keptRuntimeEntries, legacyFoldersOf, revisionsKeptRuntimeServes, schemaSource } from "../generate/project.js";
 import { readLock, versionFolder } from "../generate/verify.js";
 import { listFiles } from "../toolbox/files.js";
@@ -70,7 +70,7 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
       const legacyFolders = legacyFoldersOf(config, work, revision);
       const manifest = readManifest(join(work, folder));
       if (manifest !== undefined && needsRuntime(manifest) && legacyFolders.length === 0) throw noLegacyRevision(revision);
-      if (manifest?.inputs.runtimeKept === true && !kept.has(revision)) {
+      if (manifest !== undefined && runtimePlacement(manifest) === "kept" && !kept.has(revision)) {
         addRuntime(join(work, folder), manifest, legacyFolders);
         continue;
       }
@@ -91,12 +91,13 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
  */
 function usableAsIs(config: ProjectConfig, kept: ReadonlySet<string>, dir: string, revision: string): boolean {
   const manifest = readManifest(join(dir, versionFolder(revision)));
-  if (manifest === undefined || (manifest.inputs.runtimeKept === true) !== kept.has(revision)) return false;
+  if (manifest === undefined || (runtimePlacement(manifest) === "kept") !== kept.has(revision)) return false;
   return !(RUNTIME_ENTRY in manifest.outputs) || sameList(manifest.inputs.legacyFolders, legacyFoldersOf(config, dir, revision));
 }
 
 function needsRuntime(manifest: Manifest): boolean {
-  return RUNTIME_ENTRY in manifest.outputs || manifest.inputs.runtimeKept === true;
+  const runtime = runtimePlacement(manifest);
+  return runtime === "beside" || runtime === "kept";
 }
 
 /** Writes the runtime beside a kept-runtime output in the work folder, as `mcp-gen types` would have made it there. */
