@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { CliError } from "../errors.js";
 import { findProject } from "../scaffold/apply.js";
-import { readManifest } from "../generate/manifest.js";
+import { readManifest, runtimePlacement } from "../generate/manifest.js";
 import { isRuntimeFolder, readProjectConfig } from "../toolbox/project-config.js";
 import { writeFilesAtomically } from "../toolbox/write.js";
 import { CLIENT_HEADER_START, emitClientFile } from "./emit.js";
@@ -97,7 +97,10 @@ function placeOf(project: string | undefined, options: ClientCommandOptions): { 
 function runtimeEntry(generated: string, project: string | undefined): { folder: string; revision: string; kept?: string } {
   const folders = existsSync(generated) ? readdirSync(generated).filter((name) => /^v\d{4}$/.test(name)) : [];
   const kept = project === undefined ? undefined : readProjectConfig(project)?.runtime;
-  const keptHere = (name: string) => kept !== undefined && readManifest(join(generated, name))?.inputs.runtimeKept === true;
+  const keptHere = (name: string) => {
+    const manifest = kept === undefined ? undefined : readManifest(join(generated, name));
+    return manifest !== undefined && runtimePlacement(manifest) === "kept";
+  };
   const withClient = folders.filter((name) => existsSync(join(generated, name, "runtime", "client", "index.ts")) || keptHere(name)).sort();
   const folder = withClient.at(-1);
   if (folder === undefined) {

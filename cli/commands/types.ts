@@ -71,7 +71,7 @@ function toTypesOptions(args: TypesArgs): TypesOptions {
     check: args.check,
     protocolVersion: args["protocol-version"],
     extensions: args.extension,
-    typesOnly: args["types-only"],
+    runtime: args["types-only"] ? "none" : "beside",
   };
 }
 
@@ -195,8 +195,8 @@ function printReport(report: TypesReport, check: boolean): void {
     return;
   }
   for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
-  if (!report.runtimeEmitted && !report.runtimeKept) {
-    const why = report.runtimeLeftOut ? "--types-only leaves it out" : `${identity.revision} has no subscriptions/listen stream`;
+  if (report.runtime !== "beside" && report.runtime !== "kept") {
+    const why = report.runtime === "none" ? "--types-only leaves it out" : `${identity.revision} has no subscriptions/listen stream`;
     process.stdout.write(`runtime not emitted: ${why}\n`);
   }
   process.stdout.write(report.changes.length > 0 ? `changes against the previous output:\n${report.changes.map((c) => `  ${c}\n`).join("")}` : "");

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
 import { listFiles } from "../toolbox/files.js";
-import { MANIFEST_FILE, renderManifest, type Manifest } from "./manifest.js";
+import { currentInputs, MANIFEST_FILE, renderManifest, runtimePlacement, type Manifest } from "./manifest.js";
 
 /**
  * The runtime's TypeScript modules, as they are under packages/runtime/src/, keyed by their
@@ -69,7 +69,7 @@ export function emitRuntime(source: ReadonlyMap<string, string>, header: string,
 }
 
 /**
- * An output made for a project that keeps its runtime (`runtimeKept`, as this package's own
+ * An output made for a project that keeps its runtime (`"runtime": "kept"`, as this package's own
  * generated/ is) completed into what `mcp-gen types` writes for a project that does not: the
  * runtime beside the revision, bound to `legacyFolders`, and a manifest that records it. The
  * header is the output's own first line, so no schema is read (a new project is made offline).
@@ -81,12 +81,11 @@ export function withEmittedRuntime(
   legacyFolders: readonly string[],
 ): Map<string, string> {
   const types = output.get("types.ts");
-  if (types === undefined || manifest.inputs.runtimeKept !== true) throw new Error("withEmittedRuntime takes a kept-runtime output with its types.ts");
+  if (types === undefined || runtimePlacement(manifest) !== "kept") throw new Error("withEmittedRuntime takes a kept-runtime output with its types.ts");
   const header = types.slice(0, types.indexOf("\n") + 1);
   const files = new Map([...output].filter(([path]) => path !== MANIFEST_FILE));
   for (const [path, text] of emitRuntime(runtime.source, header, legacyFolders)) files.set(path, text);
-  const { runtimeKept: _kept, ...inputs } = manifest.inputs;
-  const recorded = { ...inputs, runtimeSourceSha256: runtime.sha256, legacyFolders: [...legacyFolders] };
+  const recorded = { ...currentInputs(manifest), runtime: "beside" as const, runtimeSourceSha256: runtime.sha256, legacyFolders: [...legacyFolders] };
   files.set(MANIFEST_FILE, renderManifest(recorded, files, manifest.summary));
   return files;
 }

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { CliError } from "../errors.js";
 import { writeFilesAtomically } from "../toolbox/write.js";
 import { readRegularFile } from "./files.js";
-import { readManifest, RUNTIME_ENTRY } from "./manifest.js";
+import { readManifest, runtimePlacement } from "./manifest.js";
 import { versionFolder } from "./verify.js";
 
 /**
@@ -40,9 +40,10 @@ export function readEras(revisions: readonly string[], outDir: string): Revision
     const folder = versionFolder(revision);
     const manifest = readManifest(join(outDir, folder));
     const methods = manifest?.summary?.methods ?? [];
-    const served = manifest !== undefined && (RUNTIME_ENTRY in manifest.outputs || manifest.inputs.runtimeKept === true);
+    const runtime = manifest === undefined ? undefined : runtimePlacement(manifest);
+    const served = runtime === "beside" || runtime === "kept";
     const era = !manifest ? "unknown" : served ? "listen" : methods.includes("initialize") ? "initialize" : "unknown";
-    return { revision, folder, era, runtimeKept: served && manifest.inputs.runtimeKept === true };
+    return { revision, folder, era, runtimeKept: runtime === "kept" };
   });
 }
 

@@ -16,6 +16,7 @@ import {
   summarize,
   type ManifestInputs,
   type RuntimeInputs,
+  type RuntimePlacement,
   type Summary,
 } from "./manifest.js";
 import { packageRoot, runtimeSourceDir } from "./paths.js";
@@ -45,15 +46,12 @@ export interface TypesOptions {
    */
   legacyFolders?: readonly string[];
   /**
-   * `--types-only`: types.ts, methods.ts and capabilities.ts without the runtime, even for a
-   * revision that has one (then no legacy folder is needed). Recorded in the manifest's inputs.
+   * Where the runtime of a revision that has one lives (default `beside`: a copy written in
+   * its runtime/ folder). `kept`: where the project's "mcp-gen.runtime" says; `none`:
+   * `--types-only`. Neither writes a copy or needs a legacy folder. Recorded in the manifest's
+   * inputs for a revision a runtime serves.
    */
-  typesOnly?: boolean;
-  /**
-   * The project keeps the runtime's source in its own folder ("mcp-gen.runtime"): no copy is
-   * written beside a revision that has one, and no legacy folder is bound. Recorded too.
-   */
-  runtimeKept?: boolean;
+  runtime?: RuntimePlacement;
 }
 
 export interface TypesReport {
@@ -63,10 +61,8 @@ export interface TypesReport {
   stale: string[];
   written: boolean;
   runtimeEmitted: boolean;
-  /** Set when the revision has a runtime and --types-only left it out. */
-  runtimeLeftOut?: boolean;
-  /** Set when the project keeps the runtime's source in its own folder, so none is ever written here. */
-  runtimeKept?: boolean;
+  /** Where the runtime serving the revision lives; absent when none serves it (no listen stream). */
+  runtime?: RuntimePlacement;
   changes: string[];
   notes: string[];
   /** What the output holds (types, methods, filter keys, flags); absent when nothing was generated. */
@@ -103,15 +99,14 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
   const identity = identifySchema(loaded, lock, requested);
   const outDir = join(options.out, versionFolder(identity.revision));
   const extensions = await extensionsOf(options.extensions, options.extensionsFrom);
-  const typesOnly = options.typesOnly === true;
-  const runtimeKept = options.runtimeKept === true;
-  const noRuntime = typesOnly || runtimeKept;
+  const placement = options.runtime ?? "beside";
+  const noRuntime = placement !== "beside";
   const legacyFolders = noRuntime ? [] : (options.legacyFolders ?? shippedLegacyFolders());
-  const inputs = manifestInputs(identity, run, extensions, typesOnly);
+  const inputs = manifestInputs(identity, run, extensions);
   const runtimeInputs = noRuntime ? undefined : runtimeInputsOf(run, legacyFolders);
   const report: TypesReport = { identity, outDir, stale: [], written: false, runtimeEmitted: false, changes: [], notes: [] };
   if (options.check) {
-    const stale = staleAgainstManifest(outDir, inputs, runtimeInputs, runtimeKept);
+    const stale = staleAgainstManifest(outDir, inputs, runtimeInputs, placement);
     if (stale !== undefined) return { ...report, stale };
   }
 
@@ -126,9 +121,10 @@ export async function generateTypes(options: TypesOptions, run: RunInputs = read
     });
   }
   const summary = summarize(ir);
-  const recorded = withRuntime ? { ...inputs, ...runtimeInputs } : runtimeKept && ir.withRuntime ? { ...inputs, runtimeKept: true as const } : inputs;
+  const runtime = ir.withRuntime ? placement : undefined;
+  const recorded = runtime === undefined ? inputs : { ...inputs, runtime, ...runtimeInputs };
   files.set(MANIFEST_FILE, renderManifest(recorded, files, summary));
-  const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: withRuntime, runtimeLeftOut: ir.withRuntime && typesOnly, runtimeKept };
+  const made = { ...report, summary, notes: [...new Set(ir.notes)], runtimeEmitted: withRuntime, runtime };
   const { replaceFolder, staleFiles } = await import("./write.js");
   if (options.check) return { ...made, stale: staleFiles(outDir, files) };
 
@@ -148,16 +144,15 @@ export async function pinnedOutputStale(
   legacyFolders: readonly string[],
   extensions: readonly string[] = [],
   run: RunInputs = readRunInputs(),
-  typesOnly = false,
+  placement: RuntimePlacement = "beside",
   extensionsFrom?: string,
-  runtimeKept = false,
 ): Promise<string[] | undefined> {
   const pin = run.lock.revisions[revision];
   if (!pin) return undefined;
   const identity: SchemaIdentity = { revision, sha256: pin.sha256, pinned: true };
-  const inputs = manifestInputs(identity, run, await extensionsOf(extensions, extensionsFrom), typesOnly);
-  const runtime = typesOnly || runtimeKept ? undefined : runtimeInputsOf(run, legacyFolders);
-  return staleAgainstManifest(join(out, versionFolder(revision)), inputs, runtime, runtimeKept);
+  const inputs = manifestInputs(identity, run, await extensionsOf(extensions, extensionsFrom));
+  const runtime = placement === "beside" ? runtimeInputsOf(run, legacyFolders) : undefined;
+  return staleAgainstManifest(join(out, versionFolder(revision)), inputs, runtime, placement);
 }
 
 /** The extensions given, loaded; their loader (and the package lookup it brings) is imported only when there are some. */
@@ -179,11 +174,9 @@ export function shippedLegacyFolders(): string[] {
 }
 
 /** What identifies an output: never the generator's own source text (see generatorIdentity). */
-function manifestInputs(identity: SchemaIdentity, run: RunInputs, extensions: readonly LoadedExtension[], typesOnly: boolean): ManifestInputs {
+function manifestInputs(identity: SchemaIdentity, run: RunInputs, extensions: readonly LoadedExtension[]): ManifestInputs {
   const inputs: ManifestInputs = { generator: run.generator, revision: identity.revision, schemaSha256: identity.sha256 };
   // Listed only when given, so output made without extensions keeps its manifest.
   if (extensions.length > 0) inputs.extensions = extensions.map((extension) => ({ id: extension.id, sha256: extension.schema.sha256 }));
-  // Likewise; recorded so that a --check without --types-only finds types-only output stale.
-  if (typesOnly) inputs.typesOnly = true;
   return inputs;
 }

@@ -22,9 +22,25 @@ export interface ManifestInputs extends Partial<RuntimeInputs> {
   schemaSha256: string;
   /** The extension schemas merged in (`--extension`), in the order given; absent when none. */
   extensions?: Array<{ id: string; sha256: string }>;
-  /** Made with --types-only (the runtime left out); absent otherwise. */
+  /** Where the runtime that serves the revision lives; absent for a revision no runtime serves (no listen stream). */
+  runtime?: RuntimePlacement;
+}
+
+/**
+ * Where the runtime serving a revision lives: `beside` it (a copy in its runtime/ folder,
+ * bound to the legacy folders its inputs name), `kept` where the project's "mcp-gen.runtime"
+ * says (the runtime package, or a folder of the runtime's source), or `none` (`--types-only`:
+ * the project serves it with code of its own).
+ */
+export type RuntimePlacement = "beside" | "kept" | "none";
+
+/**
+ * What a previous release recorded instead of `runtime`: `typesOnly` when --types-only was
+ * given (for any revision), `runtimeKept` when the project kept the runtime; a copy beside
+ * the revision was told by its files alone.
+ */
+interface EarlierInputs {
   typesOnly?: true;
-  /** Made for a project that keeps the runtime's source in its own folder ("mcp-gen.runtime"), so none is written here; absent otherwise. */
   runtimeKept?: true;
 }
 
@@ -109,6 +125,38 @@ export function renderManifest(inputs: ManifestInputs, files: ReadonlyMap<string
   return `${JSON.stringify({ inputs, outputs, summary } satisfies Manifest, null, 2)}\n`;
 }
 
+/** Where the runtime serving the output's revision lives, read from either form of the manifest; undefined when no runtime serves it. */
+export function runtimePlacement(manifest: Manifest): RuntimePlacement | undefined {
+  const { runtime, typesOnly, runtimeKept } = manifest.inputs as ManifestInputs & EarlierInputs;
+  if (runtime !== undefined) return runtime;
+  if (runtimeKept === true) return "kept";
+  if (RUNTIME_ENTRY in manifest.outputs) return "beside";
+  return typesOnly === true && manifest.summary?.listenStream === true ? "none" : undefined;
+}
+
+/**
+ * The manifest's inputs as this release records them: an earlier manifest's `typesOnly` and
+ * `runtimeKept` read back as `runtime`, in the order a generation writes the keys, so an
+ * output made by the previous release compares equal when nothing else changed.
+ */
+export function currentInputs(manifest: Manifest): ManifestInputs {
+  const { generator, revision, schemaSha256, extensions, runtimeSourceSha256, legacyFolders } = manifest.inputs;
+  const inputs: ManifestInputs = { generator, revision, schemaSha256 };
+  if (extensions !== undefined) inputs.extensions = extensions;
+  const runtime = runtimePlacement(manifest);
+  if (runtime !== undefined) inputs.runtime = runtime;
+  if (runtimeSourceSha256 !== undefined) inputs.runtimeSourceSha256 = runtimeSourceSha256;
+  if (legacyFolders !== undefined) inputs.legacyFolders = legacyFolders;
+  return inputs;
+}
+
+/** The manifest's text with its inputs in the current form; undefined when they already are. */
+export function manifestInCurrentForm(manifest: Manifest): string | undefined {
+  const inputs = currentInputs(manifest);
+  if (JSON.stringify(inputs) === JSON.stringify(manifest.inputs)) return undefined;
+  return `${JSON.stringify({ inputs, outputs: manifest.outputs, summary: manifest.summary } satisfies Manifest, null, 2)}\n`;
+}
+
 export function readManifest(dir: string): Manifest | undefined {
   return parseManifest(readRegularFile(join(dir, MANIFEST_FILE)));
 }
@@ -127,19 +175,20 @@ export function parseManifest(bytes: Buffer | undefined): Manifest | undefined {
  * The files of an output that differ from what these inputs make, told by its manifest alone:
  * made from the same inputs, the output is the manifest's (generation is deterministic), so a
  * changed, missing or extra file is stale without reading the schema. Undefined when the
- * manifest is missing or was made from other inputs: only a regeneration can tell then. The
- * runtime inputs count only for an output with a runtime.
+ * manifest is missing or was made from other inputs: only a regeneration can tell then. Where
+ * the runtime lives (`placement`) and a copy's inputs (`runtime`) count only for the output of
+ * a revision a runtime serves; a manifest of the previous release is read in the current form.
  */
-export function staleAgainstManifest(dir: string, inputs: ManifestInputs, runtime?: RuntimeInputs, runtimeKept = false): string[] | undefined {
+export function staleAgainstManifest(dir: string, inputs: ManifestInputs, runtime?: RuntimeInputs, placement: RuntimePlacement = "beside"): string[] | undefined {
   const manifest = readManifest(dir);
   if (!manifest) return undefined;
-  const expectedInputs = !servedByRuntime(manifest) ? inputs : runtimeKept ? { ...inputs, runtimeKept: true } : runtime ? { ...inputs, ...runtime } : inputs;
-  if (JSON.stringify(manifest.inputs) !== JSON.stringify(expectedInputs)) return undefined;
+  const expectedInputs = !withListenStream(manifest) ? inputs : { ...inputs, runtime: placement, ...(placement === "beside" ? runtime : undefined) };
+  if (JSON.stringify(currentInputs(manifest)) !== JSON.stringify(expectedInputs)) return undefined;
   return staleOutputs(dir, manifest.outputs);
 }
 
-/** Whether the output is of a revision a runtime serves (one written beside it, or kept by the project). */
-export function servedByRuntime(manifest: Manifest): boolean {
+/** Whether the output is of a revision a runtime serves statelessly (whether or not one is written beside it). */
+function withListenStream(manifest: Manifest): boolean {
   return RUNTIME_ENTRY in manifest.outputs || manifest.summary.listenStream === true;
 }
 

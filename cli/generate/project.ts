@@ -2,9 +2,10 @@ import { existsSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { CliError } from "../errors.js";
 import { isRuntimeFolder, readProjectConfig, withRevision, writeProjectConfig, type ProjectConfig } from "../toolbox/project-config.js";
+import { writeFilesAtomically } from "../toolbox/write.js";
 import { generateTypes, pinnedOutputStale, readRunInputs, type TypesReport } from "./index.js";
 import { isUrl, loadSchema, type LoadedSchema } from "./load.js";
-import { describeChanges, readManifest } from "./manifest.js";
+import { describeChanges, MANIFEST_FILE, manifestInCurrentForm, readManifest, runtimePlacement, type RuntimePlacement } from "./manifest.js";
 import {
   assertImportPointOurs,
   IMPORT_POINT_FILE,
@@ -57,6 +58,8 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
   const outDir = resolve(projectDir, config.out);
   assertImportPointOurs(outDir);
   assertKeptRuntime(projectDir, config);
+  const kept = revisionsKeptRuntimeServes(config);
+  const placement = (revision: string) => placementFor(kept, revision, typesOnly);
   const sources = new Map(config.revisions.map((revision) => [revision, schemaSource(revision, config, projectDir, lock)]));
   // A pinned revision whose manifest says its output is made from these inputs needs no schema:
   // the lock's sha256 stands for the pinned bytes, so a regeneration would write the same files.
@@ -73,9 +76,8 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
       legacyFolders,
       config.extensions[revision],
       run,
-      typesOnly,
+      placement(revision),
       projectDir,
-      runtimeKeptFor(config, revision),
     );
     // --check reports the stale files it names; a regeneration makes them.
     if (stale !== undefined && (check || stale.length === 0)) fresh.set(revision, stale);
@@ -93,7 +95,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
   for (const revision of config.revisions) {
     const stale = fresh.get(revision);
     if (stale !== undefined) {
-      reports.push(checkedByManifest(outDir, revision, lock, stale));
+      reports.push(checkedByManifest(outDir, revision, lock, stale, check));
       continue;
     }
     const schema = sources.get(revision)!;
@@ -109,8 +111,7 @@ export async function regenerateProject(projectDir: string, config: ProjectConfi
           extensions: config.extensions[revision],
           extensionsFrom: projectDir,
           legacyFolders: legacyFoldersOf(config, outDir, revision),
-          typesOnly,
-          runtimeKept: runtimeKeptFor(config, revision),
+          runtime: placement(revision),
         },
         run,
       ),
@@ -134,10 +135,20 @@ async function downloadPinned(revision: string, url: string): Promise<LoadedSche
   }
 }
 
-/** The report of a pinned revision checked by its manifest, without reading its schema. */
-function checkedByManifest(outDir: string, revision: string, lock: Lock, stale: string[]): TypesReport {
+/**
+ * The report of a pinned revision checked by its manifest, without reading its schema. A
+ * regeneration rewrites a manifest the previous release wrote (`typesOnly`, `runtimeKept`) in
+ * the current form, the output's files as they are.
+ */
+function checkedByManifest(outDir: string, revision: string, lock: Lock, stale: string[], check: boolean): TypesReport {
   const identity = { revision, sha256: lock.revisions[revision]!.sha256, pinned: true };
-  return { identity, outDir: join(outDir, versionFolder(revision)), stale, written: false, runtimeEmitted: false, changes: [], notes: [] };
+  const dir = join(outDir, versionFolder(revision));
+  const manifest = readManifest(dir)!;
+  const report = { identity, outDir: dir, stale, written: false, runtimeEmitted: false, runtime: runtimePlacement(manifest), changes: [], notes: [] };
+  const current = check ? undefined : manifestInCurrentForm(manifest);
+  if (current === undefined) return report;
+  writeFilesAtomically(dir, [{ path: MANIFEST_FILE, content: current }]);
+  return { ...report, written: true, notes: [`${MANIFEST_FILE} rewritten in this release's form (where the runtime lives is its "runtime" input)`] };
 }
 
 /**
@@ -176,8 +187,7 @@ export async function addRevision(
       extensions: chosen,
       extensionsFrom: projectDir,
       legacyFolders: legacyFoldersOf(config, outDir, named),
-      typesOnly,
-      runtimeKept: runtimeKeptFor(config, named),
+      runtime: placementFor(revisionsKeptRuntimeServes(config, [named]), named, typesOnly),
     },
     run,
   );
@@ -212,19 +222,29 @@ function projectPath(projectDir: string, path: string): string {
 }
 
 /**
- * Whether the runtime the project keeps ("mcp-gen.runtime") serves `revision`, so none is
- * written beside it: a folder of runtime source always (it binds the project's facts); the
- * runtime package only for a revision this package ships as the package is built on (its own
- * generated/, kept, with the same extensions); any other gets a copy bound to its facts.
+ * The revisions (the listed ones, or `revisions`) the runtime the project keeps
+ * ("mcp-gen.runtime") serves, so none is written beside them: a folder of runtime source
+ * serves every one (it binds the project's facts); the runtime package only a revision this
+ * package ships as the package is built on (its own generated/, kept, with the same
+ * extensions); any other gets a copy bound to its facts. Worked out once per run: it reads
+ * mcp-gen's own package.json and a manifest per revision.
  */
-export function runtimeKeptFor(config: ProjectConfig, revision: string): boolean {
-  if (config.runtime === undefined) return false;
-  if (isRuntimeFolder(config.runtime)) return true;
+export function revisionsKeptRuntimeServes(config: ProjectConfig, revisions: readonly string[] = config.revisions): ReadonlySet<string> {
+  if (config.runtime === undefined) return new Set();
+  if (isRuntimeFolder(config.runtime)) return new Set(revisions);
   const own = readProjectConfig(packageRoot);
-  if (own === undefined || config.schemas[revision] !== undefined) return false;
-  const shipped = readManifest(join(packageRoot, own.out, versionFolder(revision)));
-  const sameExtensions = JSON.stringify(config.extensions[revision] ?? []) === JSON.stringify(own.extensions[revision] ?? []);
-  return shipped?.inputs.runtimeKept === true && sameExtensions;
+  if (own === undefined) return new Set();
+  const sameExtensions = (revision: string) => JSON.stringify(config.extensions[revision] ?? []) === JSON.stringify(own.extensions[revision] ?? []);
+  const keptInPackage = (revision: string) => {
+    const shipped = readManifest(join(packageRoot, own.out, versionFolder(revision)));
+    return shipped !== undefined && runtimePlacement(shipped) === "kept";
+  };
+  return new Set(revisions.filter((revision) => config.schemas[revision] === undefined && sameExtensions(revision) && keptInPackage(revision)));
+}
+
+/** Where a revision's runtime lives: the project's kept runtime when it serves it (--types-only changes nothing then), else a copy beside it unless --types-only. */
+function placementFor(kept: ReadonlySet<string>, revision: string, typesOnly: boolean): RuntimePlacement {
+  return kept.has(revision) ? "kept" : typesOnly ? "none" : "beside";
 }
 
 /** The entries of the runtime the project keeps ("mcp-gen.runtime"), as the import point names them. */

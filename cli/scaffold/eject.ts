@@ -13,6 +13,7 @@ import { readRuntimeSource } from "../generate/emit-runtime.js";
 import { readEras, renderImportPoint } from "../generate/import-point.js";
 import { runtimeSourceDir } from "../generate/paths.js";
 import { keptRuntimeEntries } from "../generate/project.js";
+import { withoutJsonValue } from "../toolbox/json-text.js";
 import type { PackageManifest } from "../toolbox/package.js";
 import { isRuntimeFolder, readProjectConfig, renderConfig, withConfigText, type ProjectConfig } from "../toolbox/project-config.js";
 import { writeFilesAtomically, type PlannedFile } from "../toolbox/write.js";
@@ -75,36 +76,14 @@ function rebound(text: string, folder: string, out: string): string {
 }
 
 /**
- * package.json with the config naming the folder and without the dependency on the package:
- * its one line taken out, the rest of the file as it was. When that line cannot be taken out
- * cleanly, the dependency stays and a note says so.
+ * package.json with the config naming the folder and without the dependency on the package,
+ * the rest of the file byte for byte; refused in one line, before anything is written, when
+ * the file cannot be edited in place.
  */
 function packageJsonWithout(root: string, dependency: string, next: ProjectConfig): { text: string; notes: string[] } {
   const original = readFileSync(join(root, "package.json"), "utf8");
   const spec = (JSON.parse(original) as PackageManifest).dependencies?.[dependency];
-  const withConfig = withConfigText(original, renderConfig(next));
   const notes = spec?.startsWith("file:") ? [`${spec.slice("file:".length)} (the runtime package's tarball) is no longer needed`] : [];
-  const text = withoutDependencyLine(withConfig, dependency);
-  if (text === undefined) {
-    if (spec !== undefined) notes.push(`package.json still lists ${dependency} in dependencies; the project no longer imports it`);
-    return { text: withConfig, notes };
-  }
+  const text = withoutJsonValue(withConfigText(original, renderConfig(next)), ["dependencies", dependency], "package.json");
   return { text, notes };
-}
-
-/** `text` without the line `"<name>": "...",`, or undefined when the result would not be that JSON without that one dependency. */
-function withoutDependencyLine(text: string, name: string): string | undefined {
-  const line = new RegExp(`^[ \\t]*"${name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}"\\s*:\\s*"[^"\\n]*"(,?)[ \\t]*\\r?\\n`, "m").exec(text);
-  if (line === null) return undefined;
-  let before = text.slice(0, line.index);
-  // The last entry of its object: the entry before it loses its comma.
-  if (line[1] === "") before = before.replace(/,(\s*)$/, "$1");
-  const result = before + text.slice(line.index + line[0].length);
-  try {
-    const expected = JSON.parse(text) as PackageManifest;
-    delete expected.dependencies?.[name];
-    return JSON.stringify(JSON.parse(result)) === JSON.stringify(expected) ? result : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -5,8 +5,8 @@ import { CliError } from "../errors.js";
 import { noLegacyRevision, withEmittedRuntime } from "../generate/emit-runtime.js";
 import { generateTypes, readRunInputs } from "../generate/index.js";
 import { readEras, renderImportPoint } from "../generate/import-point.js";
-import { readManifest, RUNTIME_ENTRY, type Manifest } from "../generate/manifest.js";
-import { keptRuntimeEntries, legacyFoldersOf, runtimeKeptFor, schemaSource } from "../generate/project.js";
+import { readManifest, RUNTIME_ENTRY, runtimePlacement, type Manifest } from "../generate/manifest.js";
+import { keptRuntimeEntries, legacyFoldersOf, revisionsKeptRuntimeServes, schemaSource } from "../generate/project.js";
 import { readLock, versionFolder } from "../generate/verify.js";
 import { listFiles } from "../toolbox/files.js";
 import { packageRoot } from "../toolbox/package.js";
@@ -53,9 +53,10 @@ export function projectConfigFor(revisions: readonly string[], out: string): Pro
  */
 export async function planGenerated(packageRoot: string, config: ProjectConfig): Promise<PlannedFile[]> {
   const shipped = join(packageRoot, "generated");
+  const kept = revisionsKeptRuntimeServes(config);
   // The common case (every listed folder ships as the project needs it) reads them where they
   // are; only a folder to generate needs the temp copy, which costs a copy, a read and a removal.
-  if (config.revisions.every((revision) => usableAsIs(config, shipped, revision))) return plannedFrom(shipped, config);
+  if (config.revisions.every((revision) => usableAsIs(config, kept, shipped, revision))) return plannedFrom(shipped, config);
   const work = mkdtempSync(join(tmpdir(), "mcp-gen-create-"));
   try {
     const lock = readLock();
@@ -64,12 +65,12 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
       if (existsSync(join(shipped, folder))) cpSync(join(shipped, folder), join(work, folder), { recursive: true });
     }
     for (const revision of config.revisions) {
-      if (usableAsIs(config, work, revision)) continue;
+      if (usableAsIs(config, kept, work, revision)) continue;
       const folder = versionFolder(revision);
       const legacyFolders = legacyFoldersOf(config, work, revision);
       const manifest = readManifest(join(work, folder));
       if (manifest !== undefined && needsRuntime(manifest) && legacyFolders.length === 0) throw noLegacyRevision(revision);
-      if (manifest?.inputs.runtimeKept === true && !runtimeKeptFor(config, revision)) {
+      if (manifest !== undefined && runtimePlacement(manifest) === "kept" && !kept.has(revision)) {
         addRuntime(join(work, folder), manifest, legacyFolders);
         continue;
       }
@@ -86,16 +87,17 @@ export async function planGenerated(packageRoot: string, config: ProjectConfig):
 /**
  * A revision's folder in `dir` as the project can take it: present, with no runtime to add (this
  * package keeps its own, a project gets a copy), and a runtime bound to the legacy folders the
- * project lists.
+ * project lists. `kept`: the revisions the project's kept runtime serves, worked out once.
  */
-function usableAsIs(config: ProjectConfig, dir: string, revision: string): boolean {
+function usableAsIs(config: ProjectConfig, kept: ReadonlySet<string>, dir: string, revision: string): boolean {
   const manifest = readManifest(join(dir, versionFolder(revision)));
-  if (manifest === undefined || (manifest.inputs.runtimeKept === true) !== runtimeKeptFor(config, revision)) return false;
+  if (manifest === undefined || (runtimePlacement(manifest) === "kept") !== kept.has(revision)) return false;
   return !(RUNTIME_ENTRY in manifest.outputs) || sameList(manifest.inputs.legacyFolders, legacyFoldersOf(config, dir, revision));
 }
 
 function needsRuntime(manifest: Manifest): boolean {
-  return RUNTIME_ENTRY in manifest.outputs || manifest.inputs.runtimeKept === true;
+  const runtime = runtimePlacement(manifest);
+  return runtime === "beside" || runtime === "kept";
 }
 
 /** Writes the runtime beside a kept-runtime output in the work folder, as `mcp-gen types` would have made it there. */

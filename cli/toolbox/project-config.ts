@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, normalize } from "node:path";
 import { CliError } from "../errors.js";
+import { withJsonValue } from "./json-text.js";
 import { writeFilesAtomically } from "./write.js";
 
 /**
@@ -155,47 +156,9 @@ export function writeProjectConfig(dir: string, config: ProjectConfig): void {
   if (next !== text) writeFilesAtomically(dir, [{ path: "package.json", content: next }]);
 }
 
-/** `text` (a package.json) with the "mcp-gen" value replaced by `value`, in the file's indentation. */
+/** `text` (a package.json) with the "mcp-gen" value replaced by `value` (or added at the end), every other byte kept. */
 export function withConfigText(text: string, value: Record<string, unknown>): string {
-  const indent = /^[ \t]+(?=")/m.exec(text)?.[0] ?? "  ";
-  const rendered = JSON.stringify(value, null, indent)
-    .replace(/\[\s+("[^"\n]*"(?:,\s+"[^"\n]*")*)\s+\]/g, (_all, items: string) => `[${items.split(/,\s+/).join(", ")}]`)
-    .split("\n")
-    .join(`\n${indent}`);
-  const span = topLevelValueSpan(text, CONFIG_KEY);
-  if (span) return text.slice(0, span.start) + rendered + text.slice(span.end);
-  const close = text.lastIndexOf("}");
-  const body = text.slice(0, close).trimEnd();
-  const comma = body.endsWith("{") ? "" : ",";
-  return `${body}${comma}\n${indent}${JSON.stringify(CONFIG_KEY)}: ${rendered}\n${text.slice(close)}`;
-}
-
-/** Where the value of a top-level `key` starts and ends in a JSON object's text. */
-function topLevelValueSpan(text: string, key: string): { start: number; end: number } | undefined {
-  let depth = 0;
-  let stringStart = -1;
-  let lastString = "";
-  let valueStart = -1;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (stringStart >= 0) {
-      if (char === "\\") i++;
-      else if (char === '"') {
-        lastString = text.slice(stringStart, i + 1);
-        stringStart = -1;
-      }
-      continue;
-    }
-    if (char === '"') stringStart = i;
-    else if (char === "{" || char === "[") depth++;
-    else if (char === "}" || char === "]" || char === ",") {
-      if (valueStart >= 0 && depth === 1 && char !== "]") return { start: valueStart, end: text.slice(0, i).trimEnd().length };
-      if (char !== ",") depth--;
-    } else if (char === ":" && depth === 1 && valueStart < 0 && JSON.parse(lastString) === key) {
-      valueStart = i + 1 + (text.slice(i + 1).length - text.slice(i + 1).trimStart().length);
-    }
-  }
-  return undefined;
+  return withJsonValue(text, [CONFIG_KEY], value, "package.json");
 }
 
 /** The config as package.json holds it. */

@@ -65,7 +65,7 @@ test("a project's runtime beside v2607 is the source plus the header, file by fi
     else assert.equal(copy, path.endsWith(".ts") ? header + text : text, path);
   }
   const manifest = JSON.parse(completed.get("mcp-gen.manifest.json")!);
-  assert.equal(manifest.inputs.runtimeKept, undefined);
+  assert.equal(manifest.inputs.runtime, "beside");
   assert.deepEqual(manifest.inputs.legacyFolders, ["v2511", "v2506"]);
   assert.equal(Object.keys(manifest.outputs).length, completed.size - 1, "every file but the manifest is hashed");
 });

@@ -24,7 +24,7 @@ before(async () => {
   temp = tempFolder("mcp-gen-types");
   for (const { revision, folder, extensions } of REVISIONS) {
     // As this repository's package.json says ("mcp-gen.runtime"): it keeps the runtime's source in packages/runtime/src.
-    const report = await generateTypes({ schema: schemaPath(revision), out: temp.dir, extensions, runtimeKept: true });
+    const report = await generateTypes({ schema: schemaPath(revision), out: temp.dir, extensions, runtime: "kept" });
     assert.equal(report.outDir, join(temp.dir, folder));
     generated.set(revision, report.outDir);
   }
@@ -80,16 +80,16 @@ test("2025-11-25 has types and method maps, an explicit empty subscription map, 
   assert.equal(existsSync(join(generated.get("2025-11-25")!, "runtime")), false);
 });
 
-test("typesOnly leaves the runtime of a revision that has one out, and so needs no legacy folder to bind", SLOW, async () => {
+test("runtime none (--types-only) leaves the runtime of a revision that has one out, and so needs no legacy folder to bind", SLOW, async () => {
   const dir = tempFolder("mcp-gen-types-only");
   try {
-    const report = await generateTypes({ schema: schemaPath("2026-07-28"), out: dir.dir, typesOnly: true, legacyFolders: [] });
+    const report = await generateTypes({ schema: schemaPath("2026-07-28"), out: dir.dir, runtime: "none", legacyFolders: [] });
     assert.equal(report.runtimeEmitted, false);
-    assert.equal(report.runtimeLeftOut, true);
+    assert.equal(report.runtime, "none");
     assert.deepEqual(listFiles(report.outDir), ["capabilities.ts", "mcp-gen.manifest.json", "methods.ts", "shapes.ts", "types.ts"]);
     assert.equal(existsSync(join(report.outDir, "runtime")), false);
     const manifest = JSON.parse(readFileSync(join(report.outDir, "mcp-gen.manifest.json"), "utf8"));
-    assert.equal(manifest.inputs.typesOnly, true);
+    assert.equal(manifest.inputs.runtime, "none");
     assert.equal(manifest.inputs.runtimeSourceSha256, undefined, "no runtime inputs");
   } finally {
     dir.remove();
@@ -99,9 +99,9 @@ test("typesOnly leaves the runtime of a revision that has one out, and so needs 
 test("a kept runtime is written nowhere, and the manifest says so only for the revision a runtime serves", () => {
   assert.equal(existsSync(join(generated.get("2026-07-28")!, "runtime")), false);
   const manifest = (revision: string) => JSON.parse(read(revision, "mcp-gen.manifest.json"));
-  assert.equal(manifest("2026-07-28").inputs.runtimeKept, true);
+  assert.equal(manifest("2026-07-28").inputs.runtime, "kept");
   assert.equal(manifest("2026-07-28").summary.listenStream, true);
-  assert.equal(manifest("2025-11-25").inputs.runtimeKept, undefined, "an initialize-era output is the same whoever keeps the runtime");
+  assert.equal(manifest("2025-11-25").inputs.runtime, undefined, "an initialize-era output is the same whoever keeps the runtime");
   assert.equal(manifest("2025-11-25").summary.listenStream, false);
 });
 

@@ -24,8 +24,8 @@ let withApps: string;
 let withoutApps: string;
 before(async () => {
   temp = tempFolder("mcp-gen-published");
-  withApps = (await generateTypes({ schema: core(), out: join(temp.dir, "with"), extensions: [TASKS, APPS], runtimeKept: true })).outDir;
-  withoutApps = (await generateTypes({ schema: core(), out: join(temp.dir, "without"), extensions: [TASKS], runtimeKept: true })).outDir;
+  withApps = (await generateTypes({ schema: core(), out: join(temp.dir, "with"), extensions: [TASKS, APPS], runtime: "kept" })).outDir;
+  withoutApps = (await generateTypes({ schema: core(), out: join(temp.dir, "without"), extensions: [TASKS], runtime: "kept" })).outDir;
 });
 after(() => temp.remove());
 
