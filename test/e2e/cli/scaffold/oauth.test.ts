@@ -4,14 +4,17 @@
  * loopback): its metadata, the 401 challenge for a missing, foreign-audience, expired or
  * forged token, tools listed with a good one, admin_reset shown only to a token carrying
  * mcp:admin and answered to any other as an unknown tool (2026-07-28 requests and a 2025-11-25
- * session),
+ * session), and likewise an admin prompt, resource template and ui:// view the test adds (get,
+ * read, completion and a legacy subscription compared with an unknown name's, byte for byte
+ * but for ids and the name),
  * the official 2.x client's own OAuth flow, the token on an HTTP+SSE stream and its POSTs, and
  * the one-line stop on a missing variable.
  * The project is not installed: it uses this checkout's node_modules (jose included).
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { dirname } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { generateKeyPair, SignJWT } from "jose";
@@ -26,6 +29,34 @@ const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", 
 const ADMIN: TestClient = { clientId: "admin", clientSecret: "admin-secret", scope: "mcp:read mcp:admin" };
 const SHORT_LIVED: TestClient = { clientId: "short", clientSecret: "short-secret", scope: "mcp:read", tokenTtlSeconds: 1 };
 
+/**
+ * Beside the scaffold's admin_reset, the other kinds an administrator alone may see: a
+ * prompt, a resource template with a completer, and an MCP Apps view (a ui:// resource),
+ * each declaring mcp:admin with `visibility: { byScopes: true }`, listed with the resources.
+ */
+const ADMIN_EXTRAS = `import type { Server } from "../mcp.js";
+
+const ADMIN = { scopes: ["mcp:admin"], visibility: { byScopes: true } };
+
+export function addAdminExtras(server: Server): void {
+  server.addPrompt({ name: "admin_brief" }, () => ({ messages: [{ role: "user", content: { type: "text", text: "brief" } }] }), ADMIN);
+  server.addResourceTemplate({ uriTemplate: "ledger://admin/{id}", name: "ledger" }, (uri) => uri, {
+    ...ADMIN,
+    complete: { id: () => ["1", "2"] },
+  });
+  server.addResource({ uri: "ui://admin/panel", name: "panel", mimeType: "text/html;profile=mcp-app" }, () => "<p>panel</p>", ADMIN);
+}
+`;
+
+function addAdminExtras(dir: string): void {
+  writeFileSync(join(dir, "src", "resources", "admin-extras.ts"), ADMIN_EXTRAS);
+  const list = join(dir, "src", "resources", "index.ts");
+  const text = readFileSync(list, "utf8");
+  const listed = text.replace("  addGreetingResource,\n", "  addGreetingResource,\n  addAdminExtras,\n");
+  assert.notEqual(listed, text, "the resource list has its greeting entry");
+  writeFileSync(list, `import { addAdminExtras } from "./admin-extras.js";\n${listed}`);
+}
+
 let project: ScaffoldedProject | undefined;
 let app: string;
 let as: AuthorizationServer;
@@ -35,7 +66,7 @@ const stops: Array<() => Promise<unknown>> = [];
 before(
   async () => {
     as = await startAuthorizationServer([READER, ADMIN, SHORT_LIVED]);
-    project = scaffoldProject(["--transport", "http", "--auth", "oauth"]);
+    project = scaffoldProject(["--transport", "http", "--auth", "oauth"], addAdminExtras);
     app = project.dir;
     const port = await freePort();
     url = `http://127.0.0.1:${port}/mcp`;
@@ -126,6 +157,15 @@ async function legacySession(token: string) {
       const listed = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method: "tools/list", params: {} }, session);
       return listed.response!["result"].tools.map((tool: { name: string }) => tool.name);
     },
+    async listed(method: string, key: string, field: string): Promise<string[]> {
+      const answer = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method, params: {} }, session);
+      return answer.response!["result"][key].map((entry: Record<string, string>) => entry[field]);
+    },
+    async ask(method: string, params: Record<string, unknown>, secret: string): Promise<string> {
+      const asked = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method, params }, session);
+      assert.ok(asked.response, asked.text);
+      return `${asked.status} ${JSON.stringify({ ...asked.response, id: 0 }).replaceAll(secret, "<name>")}`;
+    },
     async call(name: string): Promise<string> {
       const called = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name, arguments: {} } }, session);
       assert.ok(called.response, called.text);
@@ -161,6 +201,84 @@ test("in a 2025-11-25 session, a token without mcp:admin lists no admin_reset an
   const admin = await legacySession(await as.token(ADMIN, url, "mcp:read mcp:admin"));
   assert.ok((await admin.toolNames()).includes("admin_reset"));
   assert.match(await admin.call("admin_reset"), /greet was removed/);
+});
+
+/** What a hidden entry is asked, beside the same ask of an unknown one; `secret` is written out of each answer. */
+const PROBES: Array<{ what: string; method: string; params: (secret: string) => Record<string, unknown>; hidden: string; unknown: string }> = [
+  { what: "a prompt's get", method: "prompts/get", params: (name) => ({ name }), hidden: "admin_brief", unknown: "no_such_prompt" },
+  { what: "a view's read", method: "resources/read", params: (uri) => ({ uri }), hidden: "ui://admin/panel", unknown: "ui://admin/nothing" },
+  { what: "a template's read", method: "resources/read", params: (uri) => ({ uri }), hidden: "ledger://admin/1", unknown: "nomatch://admin/1" },
+  {
+    what: "a template's completion",
+    method: "completion/complete",
+    params: (uri) => ({ ref: { type: "ref/resource", uri }, argument: { name: "id", value: "" } }),
+    hidden: "ledger://admin/{id}",
+    unknown: "nomatch://admin/{id}",
+  },
+];
+
+/** The names and URIs of every list a 2026-07-28 request with `token` gets. */
+async function listedTo(token: string): Promise<string[]> {
+  const names: string[] = [];
+  for (const [method, key, field] of [
+    ["tools/list", "tools", "name"],
+    ["prompts/list", "prompts", "name"],
+    ["resources/list", "resources", "uri"],
+    ["resources/templates/list", "resourceTemplates", "uriTemplate"],
+  ] as const) {
+    const listed = await post(url, request(1, method), bearer(token));
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    names.push(...listed.body.result[key].map((entry: Record<string, string>) => entry[field]!));
+  }
+  return names;
+}
+
+/** A 2026-07-28 request's answer: status, content type and body bytes, `secret` written out. */
+async function modernAnswer(token: string, method: string, params: Record<string, unknown>, secret: string): Promise<string> {
+  const message = request(2, method, params);
+  const answer = await fetch(url, { method: "POST", headers: { ...mcpHeaders(message), ...bearer(token) }, body: JSON.stringify(message) });
+  return `${answer.status} ${answer.headers.get("content-type")} ${(await answer.text()).replaceAll(secret, "<name>")}`;
+}
+
+const ADMIN_ENTRIES = ["admin_reset", "admin_brief", "ui://admin/panel", "ledger://admin/{id}"];
+
+test("a token without mcp:admin lists no admin prompt, template or view, and getting, reading or completing one is answered as an unknown one, with 2026-07-28 requests", async () => {
+  const token = await as.token(READER, url, "mcp:read");
+  const listed = await listedTo(token);
+  assert.deepEqual(ADMIN_ENTRIES.filter((entry) => listed.includes(entry)), [], listed.join(", "));
+  for (const probe of PROBES) {
+    const hidden = await modernAnswer(token, probe.method, probe.params(probe.hidden), probe.hidden);
+    assert.equal(hidden, await modernAnswer(token, probe.method, probe.params(probe.unknown), probe.unknown), probe.what);
+  }
+  const admin = await as.token(ADMIN, url, "mcp:read mcp:admin");
+  const adminListed = await listedTo(admin);
+  assert.deepEqual(ADMIN_ENTRIES.filter((entry) => !adminListed.includes(entry)), []);
+  for (const probe of PROBES) {
+    const answer = await modernAnswer(admin, probe.method, probe.params(probe.hidden), probe.hidden);
+    assert.match(answer, /^200 .*"result"/, `${probe.what} with mcp:admin: ${answer}`);
+  }
+});
+
+test("in a 2025-11-25 session a token without mcp:admin lists no admin prompt, template or view, and getting, reading, completing or subscribing to one is answered as an unknown one", async () => {
+  const subscribe = { what: "a view's subscription", method: "resources/subscribe", params: (uri: string) => ({ uri }) };
+  const probes = [...PROBES, { ...subscribe, hidden: "ui://admin/panel", unknown: "ui://admin/nothing" }];
+  for (const [client, scope, sees] of [[READER, "mcp:read", false], [ADMIN, "mcp:read mcp:admin", true]] as const) {
+    const session = await legacySession(await as.token(client, url, scope));
+    const listed = [
+      ...(await session.toolNames()),
+      ...(await session.listed("prompts/list", "prompts", "name")),
+      ...(await session.listed("resources/list", "resources", "uri")),
+      ...(await session.listed("resources/templates/list", "resourceTemplates", "uriTemplate")),
+    ];
+    assert.deepEqual(ADMIN_ENTRIES.filter((entry) => listed.includes(entry) !== sees), [], `${scope}: ${listed.join(", ")}`);
+    for (const probe of probes) {
+      const hidden = await session.ask(probe.method, probe.params(probe.hidden), probe.hidden);
+      // The scaffold's handler serves tool list changes only, so it declines any resource subscription: with mcp:admin it is asked.
+      if (sees && probe.method === subscribe.method) assert.match(hidden, /^200 .*declined the subscription/, hidden);
+      else if (sees) assert.match(hidden, /"result"/, `${probe.what} with mcp:admin: ${hidden}`);
+      else assert.equal(hidden, await session.ask(probe.method, probe.params(probe.unknown), probe.unknown), probe.what);
+    }
+  }
 });
 
 test(
