@@ -3,9 +3,11 @@
  * entry (`dist/src/fetch.js`) as through `npm start`: served by Bun, Deno and workerd (the
  * Cloudflare Workers runtime, the entry bundled as wrangler would), against a real
  * authorization server (oidc-provider on loopback), it serves its metadata, challenges a
- * request without a token, lists tools for a valid one, and shows admin_reset only to a token
- * carrying mcp:admin: to any other it is not listed and its call is answered byte for byte as
- * an unknown tool's. The project is not installed: it uses this checkout's node_modules.
+ * request without a token, lists tools for a valid one, and shows admin_reset (and the admin
+ * prompt, template and ui:// view admin-extras.ts adds) only to a token carrying mcp:admin:
+ * to any other none is listed, and calling, getting, reading or completing one is answered
+ * byte for byte as an unknown name's. The project is not installed: it uses this checkout's
+ * node_modules.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -14,6 +16,7 @@ import { mcpHeaders, post, request } from "../../../runtime/transports/http-help
 import { FETCH_RUNTIMES, serveFetchEntry } from "./fetch-runtimes.js";
 import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
 import { within } from "../../../cli/scaffold/helpers.js";
+import { addAdminExtras, ADMIN_ENTRIES, listedTo, modernAnswer, PROBES } from "./admin-extras.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
 const ADMIN: TestClient = { clientId: "admin", clientSecret: "admin-secret", scope: "mcp:read mcp:admin" };
@@ -26,7 +29,7 @@ const stops: Array<() => Promise<unknown>> = [];
 before(
   async () => {
     as = await startAuthorizationServer([READER, ADMIN]);
-    project = scaffoldProject(["--transport", "http", "--auth", "oauth"]);
+    project = scaffoldProject(["--transport", "http", "--auth", "oauth"], addAdminExtras);
     app = project.dir;
   },
   { timeout: 240_000 },
@@ -67,18 +70,25 @@ for (const name of Object.keys(FETCH_RUNTIMES)) {
       assert.equal(anonymous.status, 401, server.stderr());
       assert.equal(challenge(anonymous.headers)["resource_metadata"], metadataUrl);
 
-      const listedTo = async (token: string) =>
-        (await post(url, request(2, "tools/list"), { authorization: `Bearer ${token}` })).body.result.tools.map((tool: { name: string }) => tool.name);
       const token = await as.token(READER, url, "mcp:read");
-      const names = await listedTo(token);
-      assert.ok(names.includes("toggle_greet") && !names.includes("admin_reset"), `${names.join(", ")}\n${server.stderr()}`);
+      const names = await listedTo(url, token);
+      assert.ok(names.includes("toggle_greet"), `${names.join(", ")}\n${server.stderr()}`);
+      assert.deepEqual(ADMIN_ENTRIES.filter((entry) => names.includes(entry)), [], names.join(", "));
       const hidden = await callAnswer(url, token, "admin_reset");
       assert.equal(hidden, await callAnswer(url, token, "no_such_tool"));
       assert.doesNotMatch(hidden, /insufficient_scope|^403/);
+      for (const probe of PROBES) {
+        const answer = await modernAnswer(url, token, probe.method, probe.params(probe.hidden), probe.hidden);
+        assert.equal(answer, await modernAnswer(url, token, probe.method, probe.params(probe.unknown), probe.unknown), probe.what);
+      }
 
       const admin = await as.token(ADMIN, url, "mcp:read mcp:admin");
-      assert.ok((await listedTo(admin)).includes("admin_reset"));
+      const adminNames = await listedTo(url, admin);
+      assert.deepEqual(ADMIN_ENTRIES.filter((entry) => !adminNames.includes(entry)), []);
       assert.match(await callAnswer(url, admin, "admin_reset"), /greet was removed/);
+      for (const probe of PROBES) {
+        assert.match(await modernAnswer(url, admin, probe.method, probe.params(probe.hidden), probe.hidden), /^200 .*"result"/, probe.what);
+      }
     } finally {
       await server.stop();
     }

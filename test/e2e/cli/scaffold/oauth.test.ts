@@ -13,8 +13,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { after, before, test } from "node:test";
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { generateKeyPair, SignJWT } from "jose";
@@ -22,40 +21,13 @@ import { freePort } from "../../../support/redis-server.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../../support/oidc-provider.js";
 import { mcpHeaders, post, request } from "../../../runtime/transports/http-helpers.js";
 import { initializeParams, postMessage } from "./legacy-raw.js";
+import { addAdminExtras, ADMIN_ENTRIES, listedTo, modernAnswer, PROBES } from "./admin-extras.js";
 import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
 import { explain, runCreate, startProcess, within } from "../../../cli/scaffold/helpers.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
 const ADMIN: TestClient = { clientId: "admin", clientSecret: "admin-secret", scope: "mcp:read mcp:admin" };
 const SHORT_LIVED: TestClient = { clientId: "short", clientSecret: "short-secret", scope: "mcp:read", tokenTtlSeconds: 1 };
-
-/**
- * Beside the scaffold's admin_reset, the other kinds an administrator alone may see: a
- * prompt, a resource template with a completer, and an MCP Apps view (a ui:// resource),
- * each declaring mcp:admin with `visibility: { byScopes: true }`, listed with the resources.
- */
-const ADMIN_EXTRAS = `import type { Server } from "../mcp.js";
-
-const ADMIN = { scopes: ["mcp:admin"], visibility: { byScopes: true } };
-
-export function addAdminExtras(server: Server): void {
-  server.addPrompt({ name: "admin_brief" }, () => ({ messages: [{ role: "user", content: { type: "text", text: "brief" } }] }), ADMIN);
-  server.addResourceTemplate({ uriTemplate: "ledger://admin/{id}", name: "ledger" }, (uri) => uri, {
-    ...ADMIN,
-    complete: { id: () => ["1", "2"] },
-  });
-  server.addResource({ uri: "ui://admin/panel", name: "panel", mimeType: "text/html;profile=mcp-app" }, () => "<p>panel</p>", ADMIN);
-}
-`;
-
-function addAdminExtras(dir: string): void {
-  writeFileSync(join(dir, "src", "resources", "admin-extras.ts"), ADMIN_EXTRAS);
-  const list = join(dir, "src", "resources", "index.ts");
-  const text = readFileSync(list, "utf8");
-  const listed = text.replace("  addGreetingResource,\n", "  addGreetingResource,\n  addAdminExtras,\n");
-  assert.notEqual(listed, text, "the resource list has its greeting entry");
-  writeFileSync(list, `import { addAdminExtras } from "./admin-extras.js";\n${listed}`);
-}
 
 let project: ScaffoldedProject | undefined;
 let app: string;
@@ -203,58 +175,19 @@ test("in a 2025-11-25 session, a token without mcp:admin lists no admin_reset an
   assert.match(await admin.call("admin_reset"), /greet was removed/);
 });
 
-/** What a hidden entry is asked, beside the same ask of an unknown one; `secret` is written out of each answer. */
-const PROBES: Array<{ what: string; method: string; params: (secret: string) => Record<string, unknown>; hidden: string; unknown: string }> = [
-  { what: "a prompt's get", method: "prompts/get", params: (name) => ({ name }), hidden: "admin_brief", unknown: "no_such_prompt" },
-  { what: "a view's read", method: "resources/read", params: (uri) => ({ uri }), hidden: "ui://admin/panel", unknown: "ui://admin/nothing" },
-  { what: "a template's read", method: "resources/read", params: (uri) => ({ uri }), hidden: "ledger://admin/1", unknown: "nomatch://admin/1" },
-  {
-    what: "a template's completion",
-    method: "completion/complete",
-    params: (uri) => ({ ref: { type: "ref/resource", uri }, argument: { name: "id", value: "" } }),
-    hidden: "ledger://admin/{id}",
-    unknown: "nomatch://admin/{id}",
-  },
-];
-
-/** The names and URIs of every list a 2026-07-28 request with `token` gets. */
-async function listedTo(token: string): Promise<string[]> {
-  const names: string[] = [];
-  for (const [method, key, field] of [
-    ["tools/list", "tools", "name"],
-    ["prompts/list", "prompts", "name"],
-    ["resources/list", "resources", "uri"],
-    ["resources/templates/list", "resourceTemplates", "uriTemplate"],
-  ] as const) {
-    const listed = await post(url, request(1, method), bearer(token));
-    assert.equal(listed.status, 200, JSON.stringify(listed.body));
-    names.push(...listed.body.result[key].map((entry: Record<string, string>) => entry[field]!));
-  }
-  return names;
-}
-
-/** A 2026-07-28 request's answer: status, content type and body bytes, `secret` written out. */
-async function modernAnswer(token: string, method: string, params: Record<string, unknown>, secret: string): Promise<string> {
-  const message = request(2, method, params);
-  const answer = await fetch(url, { method: "POST", headers: { ...mcpHeaders(message), ...bearer(token) }, body: JSON.stringify(message) });
-  return `${answer.status} ${answer.headers.get("content-type")} ${(await answer.text()).replaceAll(secret, "<name>")}`;
-}
-
-const ADMIN_ENTRIES = ["admin_reset", "admin_brief", "ui://admin/panel", "ledger://admin/{id}"];
-
 test("a token without mcp:admin lists no admin prompt, template or view, and getting, reading or completing one is answered as an unknown one, with 2026-07-28 requests", async () => {
   const token = await as.token(READER, url, "mcp:read");
-  const listed = await listedTo(token);
+  const listed = await listedTo(url, token);
   assert.deepEqual(ADMIN_ENTRIES.filter((entry) => listed.includes(entry)), [], listed.join(", "));
   for (const probe of PROBES) {
-    const hidden = await modernAnswer(token, probe.method, probe.params(probe.hidden), probe.hidden);
-    assert.equal(hidden, await modernAnswer(token, probe.method, probe.params(probe.unknown), probe.unknown), probe.what);
+    const hidden = await modernAnswer(url, token, probe.method, probe.params(probe.hidden), probe.hidden);
+    assert.equal(hidden, await modernAnswer(url, token, probe.method, probe.params(probe.unknown), probe.unknown), probe.what);
   }
   const admin = await as.token(ADMIN, url, "mcp:read mcp:admin");
-  const adminListed = await listedTo(admin);
+  const adminListed = await listedTo(url, admin);
   assert.deepEqual(ADMIN_ENTRIES.filter((entry) => !adminListed.includes(entry)), []);
   for (const probe of PROBES) {
-    const answer = await modernAnswer(admin, probe.method, probe.params(probe.hidden), probe.hidden);
+    const answer = await modernAnswer(url, admin, probe.method, probe.params(probe.hidden), probe.hidden);
     assert.match(answer, /^200 .*"result"/, `${probe.what} with mcp:admin: ${answer}`);
   }
 });
