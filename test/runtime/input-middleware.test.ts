@@ -13,6 +13,7 @@ import { ElicitRequestSchema, ListRootsRequestSchema } from "@modelcontextprotoc
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { createServer, inputRequest, McpError, type RuntimeEvent } from "../../packages/runtime/src/index.js";
 import { serveHttp, type HttpServerHandle } from "../../packages/runtime/src/transports/http-server.js";
+import { LegacyPeer } from "../support/legacy-peer.js";
 
 const SLOW = { timeout: 60_000 };
 const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
@@ -169,6 +170,29 @@ describe("input middleware wraps the requests an initialize-era session sends fo
       await client.close();
     }
   });
+});
+
+test("params an input middleware changes are checked again against what the client's revision can carry", { timeout: 20_000 }, async () => {
+  const server = createServer({ name: "rechecked", version: "1.0.0" });
+  server.addTool({ name: "greet", inputSchema: { type: "object" } }, (_args, _context, input) => {
+    const answer = input.response("who", "elicitation/create");
+    if (answer === undefined) return input.ask({ who: inputRequest.elicit({ mode: "form", message: "Your name?", requestedSchema: NAME_SCHEMA }) });
+    return { content: [{ type: "text", text: "answered" }] };
+  });
+  // URL mode came with 2025-11-25: a 2025-06-18 session can carry the handler's form, not this.
+  server.useInput("elicitation/create", (_ctx, next) =>
+    next({ mode: "url", message: "Sign in", url: "https://example.org/sign-in" }),
+  );
+  const peer = await LegacyPeer.open(server);
+  try {
+    await peer.initialize({ protocolVersion: "2025-06-18", capabilities: { elicitation: {} }, clientInfo: { name: "older", version: "1" } });
+    const answer = await peer.call("tools/call", { name: "greet", arguments: {} });
+    assert.equal(answer["error"]?.code, -32600, JSON.stringify(answer));
+    assert.match(answer["error"].message, /elicitation\/create, which this client cannot receive/);
+    assert.ok(!peer.messages.some((message) => message["method"] === "elicitation/create"), "nothing was sent to the client");
+  } finally {
+    await server.close();
+  }
 });
 
 test("useInput takes only the requests input.ask sends", () => {
