@@ -23,6 +23,8 @@ export interface ClientCommandOptions {
   readonly headers: Readonly<Record<string, string>>;
   readonly out?: string | undefined;
   readonly generated?: string | undefined;
+  /** In a project: list its tools as a caller whose token carries these scopes (see toolsFromProject). */
+  readonly scopes?: readonly string[] | undefined;
 }
 
 export interface ClientFileReport {
@@ -42,11 +44,17 @@ export async function generateClient(options: ClientCommandOptions): Promise<Cli
   const owner = project ?? ownerOf(place.generated);
   const entry = runtimeEntry(place.generated, owner);
   refuseForeignFile(place.file);
+  if (options.scopes !== undefined && (options.fromUrl !== undefined || project === undefined)) {
+    throw new CliError("--scopes applies to a project's own tools", {
+      hint: "with --from-url the server lists what the token in --header 'Authorization: Bearer ...' may see",
+      exitCode: 2,
+    });
+  }
   const source: ToolSource =
     options.fromUrl !== undefined
       ? await toolsFromUrl(options.fromUrl, options.headers)
       : project !== undefined
-        ? await toolsFromProject(project)
+        ? await toolsFromProject(project, options.scopes)
         : { tools: [], origin: "no tools" };
   const runtimeImport =
     entry.kept === undefined
@@ -148,6 +156,7 @@ function regenerateCommand(project: string | undefined, options: ClientCommandOp
   const root = project ?? options.cwd;
   if (project === undefined || options.out !== undefined) parts.push(`--out ${relative(root, place.file).split(sep).join("/")}`);
   if (project === undefined || options.generated !== undefined) parts.push(`--generated ${relative(root, place.generated).split(sep).join("/") || "."}`);
+  if (options.scopes !== undefined) parts.push(`--scopes ${options.scopes.join(",")}`);
   if (Object.keys(options.headers).length > 0) parts.push("--header ...");
   return parts.join(" ");
 }

@@ -29,8 +29,13 @@ export async function toolsFromUrl(url: string, headers: Readonly<Record<string,
   return { tools: await listTools({ url, headers }, url), origin: `--from-url ${url}` };
 }
 
-/** The project's tools as its built server lists them; refused while `dist/` is missing or a source is newer than its own output. */
-export async function toolsFromProject(project: string): Promise<ToolSource> {
+/**
+ * The project's tools as its built server lists them to one caller: anonymous (as over
+ * stdio) unless `scopes` are given, then a caller whose token carries those scopes, so a tool
+ * whose `visibility` hides it from that caller is not listed. Refused while `dist/` is
+ * missing or a source is newer than its own output.
+ */
+export async function toolsFromProject(project: string, scopes?: readonly string[]): Promise<ToolSource> {
   const built = join(project, "dist", "src", "server.js");
   const hint = "run `npm run build` in the project first, or pass --from-url for a running server";
   if (!existsSync(built))
@@ -49,7 +54,9 @@ export async function toolsFromProject(project: string): Promise<ToolSource> {
   }
   const server = module.createAppServer();
   try {
-    return { tools: await listTools({ server }, "the project's server"), origin: "the project's tools (src/tools/)" };
+    const principal = scopes === undefined ? undefined : { scopes: [...scopes] };
+    const seenBy = scopes === undefined ? "" : `, as a caller with scopes ${scopes.join(" ")} sees them`;
+    return { tools: await listTools({ server, principal }, "the project's server"), origin: `the project's tools (src/tools/)${seenBy}` };
   } finally {
     await server.close?.();
   }

@@ -6,6 +6,7 @@ export type CommandName =
   | "tool"
   | "resource"
   | "prompt"
+  | "middleware"
   | "app"
   | "transport"
   | "listen"
@@ -60,6 +61,12 @@ export const commandLoaders: ReadonlyArray<{
     describe: "Add a typed prompt, its test, and its entry in src/prompts/index.ts",
     example: "Summarize",
     load: async () => (await import("./prompt.js")).default,
+  },
+  {
+    name: "middleware",
+    describe: "Add a typed middleware around tools/call, its test, and its entry in src/middleware/index.ts",
+    example: "Audit",
+    load: async () => (await import("./middleware.js")).default,
   },
   {
     name: "app",

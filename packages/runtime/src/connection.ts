@@ -66,6 +66,8 @@ export interface ConnectionHost extends AdmissionHost {
    * what `finishResult` adds (a legacy answer, which would drop it again).
    */
   dispatch(request: JsonRpcRequest, context: RequestContext, asReturned?: boolean): Promise<JsonRpcResponse>;
+  /** Sends a request to the client for the request of `context` through the server's input middleware (`useInput`); `send` sends it. */
+  askClient(method: string, params: JsonObject, context: RequestContext, send: (params: JsonObject) => Promise<JsonObject>): Promise<JsonObject>;
   forget(connection: Connection): void;
   /** OpenTelemetry spans (tracing.ts); undefined when `@opentelemetry/api` is absent or tracing is off. */
   readonly tracing: Tracing | undefined;
@@ -357,5 +359,9 @@ class RetryRounds implements Rounds {
 
   dispatch(retry: JsonRpcRequest): Promise<JsonRpcResponse> {
     return this.host.dispatch(retry, this.scope, true);
+  }
+
+  ask(method: string, params: JsonObject, send: (params: JsonObject) => Promise<JsonObject>): Promise<JsonObject> {
+    return this.host.askClient(method, params, this.scope, send);
   }
 }

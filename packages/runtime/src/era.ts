@@ -19,6 +19,7 @@ import {
   INVALID_PARAMS,
   isObject,
   type Classified,
+  type JsonObject,
   type JsonRpcMessage,
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -37,10 +38,12 @@ import type { ExchangeOptions } from "./transports/http-exchange.js";
 /** The method that opened a connection before 2026-07-28; the core knows only how to refuse it. */
 export const INITIALIZE_METHOD = "initialize";
 
-/** A request's further rounds (an era's input rounds): its signal, and its handler run again in the same scope. */
+/** A request's further rounds (an era's input rounds): its signal, its handler run again in the same scope, and its requests to the client. */
 export interface Rounds {
   readonly signal: AbortSignal;
   dispatch(request: JsonRpcRequest): Promise<JsonRpcResponse>;
+  /** One request to the client through the server's input middleware; `send` sends the params the chain ends with. */
+  ask(method: string, params: JsonObject, send: (params: JsonObject) => Promise<JsonObject>): Promise<JsonObject>;
 }
 
 /**

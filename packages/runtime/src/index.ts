@@ -10,6 +10,7 @@ export { Server } from "./server.js";
 export type { CloseOptions, HandledMethod, HandlerResult, InputRequiredMethod, RequestHandler, ServerLimits } from "./server-options.js";
 export type { RequestContext } from "./connection.js";
 export type { AnyMethodMiddleware, Middleware, MiddlewareContext, MiddlewareMethod, MiddlewareNext, MiddlewareResult, TaskCreation } from "./middleware.js";
+export type { AnyInputMiddleware, InputMiddleware, InputMiddlewareContext, InputMiddlewareNext, InputParams } from "./input-middleware.js";
 export { LOG_LEVEL_SEVERITY } from "./request-notifications.js";
 export type { LogMessage, ProgressUpdate, RequestRefusalReason, RequestSendResult } from "./request-notifications.js";
 export type { DiscoverOptions } from "./discover.js";

@@ -63,13 +63,17 @@ export class MiddlewareChain {
   readonly #entries: Array<{ readonly method: string | undefined; readonly step: Step }> = [];
   readonly #chains = new Map<string, readonly Step[]>();
 
+  /** `refusal`: why a method cannot be wrapped by this chain (undefined when it can). */
+  constructor(readonly refusal: (method: string) => string | undefined = refuseListen) {}
+
   get empty(): boolean {
     return this.#entries.length === 0;
   }
 
   add(method: string | undefined, step: unknown): void {
     if (typeof step !== "function") throw new TypeError("use: the middleware must be a function (context, next) => result");
-    if (method === LISTEN) throw new TypeError(`use: ${LISTEN} opens a stream, not a request middleware can wrap; see onEvent`);
+    const refused = method === undefined ? undefined : this.refusal(method);
+    if (refused !== undefined) throw new TypeError(refused);
     this.#entries.push({ method, step: step as Step });
     this.#chains.clear();
   }
@@ -89,6 +93,10 @@ export class MiddlewareChain {
     }
     return chain;
   }
+}
+
+function refuseListen(method: string): string | undefined {
+  return method === LISTEN ? `use: ${LISTEN} opens a stream, not a request middleware can wrap; see onEvent` : undefined;
 }
 
 /**

@@ -37,6 +37,8 @@ import {
 } from "./server-options.js";
 import { TASKS_AVAILABLE, TASKS_EXTENSION, taskMethod } from "./tasks/shapes.js";
 import { MiddlewareChain, type AnyMethodMiddleware, type Middleware, type MiddlewareMethod } from "./middleware.js";
+import { inputChain, type AnyInputMiddleware, type InputMiddleware } from "./input-middleware.js";
+import type { InputMethod } from "./input-required.js";
 import type { Viewer } from "./visibility.js";
 
 /** Absent from schemas whose results carry no server info; then nothing is added. */
@@ -52,6 +54,7 @@ export class Server<E extends Era = Era> {
   readonly #ownMethods = new Set<string>();
   readonly #subscriptionHandlers: HandlerEntry[] = [];
   readonly #middleware = new MiddlewareChain();
+  readonly #inputMiddleware = inputChain();
   readonly #connections = new Set<Connection>();
   readonly #tasks: TaskService;
   #stateSealer: RequestStateSealer | undefined;
@@ -115,6 +118,20 @@ export class Server<E extends Era = Era> {
   use(first: unknown, second?: unknown): this {
     if (typeof first === "string") this.#middleware.add(first, second);
     else this.#middleware.add(undefined, first);
+    return this;
+  }
+
+  /**
+   * Adds a middleware around every request `input.ask` makes the server send its client
+   * (`useInput(middleware)`), or around one kind's (`useInput(method, middleware)`, typed from
+   * its params and the client's result). Runs where such a request is sent: an
+   * initialize-era session. See input-middleware.ts.
+   */
+  useInput(middleware: AnyInputMiddleware): this;
+  useInput<M extends InputMethod>(method: M, middleware: NoInfer<InputMiddleware<M>>): this;
+  useInput(first: unknown, second?: unknown): this {
+    if (typeof first === "string") this.#inputMiddleware.add(first, second);
+    else this.#inputMiddleware.add(undefined, first);
     return this;
   }
 
@@ -345,6 +362,8 @@ export class Server<E extends Era = Era> {
       finishResult: (result) => this.#finishResult(result),
       hasMethod: (method) => method === DISCOVER_METHOD || this.#handlers.has(method),
       dispatch: (request, context, asReturned) => this.#dispatch(request, context, asReturned),
+      askClient: (method, params, context, send) =>
+        this.#inputMiddleware.empty ? send(params) : (this.#inputMiddleware.run(method, params, context, send) as Promise<JsonObject>),
       forget: (connection) => void this.#connections.delete(connection),
       tracing: openTracing(this.#options.tracing !== false),
     };

@@ -1,6 +1,6 @@
 /**
  * The scaffold renderer (cli/scaffold/template.ts) against handlebars itself: every file
- * the generators render, for projects, handlers, tools, resources, prompts and transports
+ * the generators render, for projects, handlers, tools, resources, prompts, middleware and transports
  * of several shapes, comes out byte for byte as handlebars renders it; the stored trees
  * `npm run build` writes are used only while their template is unchanged.
  */
@@ -11,6 +11,7 @@ import Handlebars from "handlebars";
 import { PACKAGE_KINDS } from "../../../cli/scaffold/notification-kinds.js";
 import { parseNotifications, renderHandler } from "../../../cli/scaffold/handler.js";
 import { validateName } from "../../../cli/scaffold/names.js";
+import { renderMiddleware } from "../../../cli/scaffold/middleware.js";
 import { renderPrimitive } from "../../../cli/scaffold/primitive.js";
 import { parsePromptArguments, promptView, resourceView, toolView } from "../../../cli/scaffold/primitive-views.js";
 import { planProject } from "../../../cli/scaffold/project.js";
@@ -59,6 +60,7 @@ test("every template renders byte for byte as handlebars renders it, for every g
     await renderPrimitive("resource", names, resourceView(names, {}).view);
     await renderPrimitive("resource", names, resourceView(names, { template: "app://orders/{id}/{line}" }).view);
     for (const args of [[], ["topic"], ["topic,style?"]]) await renderPrimitive("prompt", names, promptView(names, parsePromptArguments(args)).view);
+    for (const name of ["Audit", "QuotaMiddleware"]) await renderMiddleware(validateName(name, "middleware"));
     for (const push of [true, false]) {
       const transport = validateName("Socket", "transport");
       const view = { className: "SocketTransport", names: transport, push, wiring: transportWiring("Socket") };
@@ -66,7 +68,7 @@ test("every template renders byte for byte as handlebars renders it, for every g
     }
   });
   const templates = new Set(compared);
-  for (const folder of ["project", "handler", "tool", "resource", "prompt", "transport", "docker"]) {
+  for (const folder of ["project", "handler", "tool", "resource", "prompt", "middleware", "transport", "docker"]) {
     assert.ok([...templates].some((path) => path.startsWith(`templates/${folder}/`)), `templates/${folder} was compared`);
   }
   assert.ok(compared.length > 40, `${compared.length} renders compared`);

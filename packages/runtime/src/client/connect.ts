@@ -30,6 +30,12 @@ export type StdioTarget = StdioClientOptions;
 /** A server in this process, such as a project's `createAppServer()`. */
 export interface InProcessTarget {
   readonly server: { connect(transport: Transport): Promise<void> };
+  /**
+   * Who the server sees calling, as an authenticating transport would vouch for it (OAuth's
+   * token principal, or `{ scopes: [...] }`): its lists then hold what that caller may see
+   * (`visibility`). Undefined: an anonymous caller, as over stdio.
+   */
+  readonly principal?: unknown;
 }
 
 export type ClientTarget = HttpTarget | StdioTarget | InProcessTarget;
@@ -65,7 +71,7 @@ async function openTransport(target: ClientTarget): Promise<Transport> {
     return transport;
   }
   if ("server" in target) {
-    const pair = createInProcessTransportPair();
+    const pair = createInProcessTransportPair(target.principal === undefined ? {} : { serverContext: { principal: target.principal } });
     await target.server.connect(pair.server);
     await pair.client.connect();
     return pair.client;

@@ -8,7 +8,7 @@
  */
 import type { InputMethod } from "../input-required.js";
 import type { Rounds } from "../era.js";
-import { errorResponse, INTERNAL_ERROR, INVALID_REQUEST, isObject, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "../jsonrpc.js";
+import { errorResponse, INTERNAL_ERROR, INVALID_REQUEST, isObject, McpError, type JsonObject, type JsonRpcRequest, type JsonRpcResponse } from "../jsonrpc.js";
 import type * as Legacy from "./protocol.js";
 import { ClientRequestFailed } from "./server-requests.js";
 
@@ -71,8 +71,10 @@ export async function serveInputRounds(request: JsonRpcRequest, first: JsonRpcRe
     }
     let answers: JsonObject;
     try {
-      answers = await askAll(asked, rounds.signal, asker);
+      answers = await askAll(method, asked, rounds, asker);
     } catch (error) {
+      // A refusal from input middleware (useInput) is the request's answer, as from a handler.
+      if (error instanceof McpError) return errorResponse(id, error.code, error.message, error.data);
       if (!(error instanceof ClientRequestFailed)) throw error;
       return errorResponse(id, INTERNAL_ERROR, `${method} could not get the input it needs: ${error.message}`, error.clientError);
     }
@@ -125,14 +127,28 @@ function subCapability(method: string, params: JsonObject, capability: JsonObjec
   return undefined;
 }
 
-/** Asks every request at once; the first failure cancels the rest. */
-async function askAll(asked: Asked, signal: AbortSignal, asker: InputAsker): Promise<JsonObject> {
+/**
+ * Asks every request at once, each through the server's input middleware (`rounds.ask`); the
+ * first failure cancels the rest. Params a middleware changed are checked again against what
+ * the client's revision can carry; what it answers must be a result object.
+ */
+async function askAll(asking: string, asked: Asked, rounds: Rounds, asker: InputAsker): Promise<JsonObject> {
+  const { signal } = rounds;
   const group = new AbortController();
   const onAbort = () => group.abort();
   signal.addEventListener("abort", onAbort, { once: true });
+  const send = (method: string, params: JsonObject, sent: JsonObject): Promise<JsonObject> => {
+    const refusal = sent === params ? undefined : asker.refusal(method, sent);
+    if (refusal !== undefined) throw new McpError(INVALID_REQUEST, `${asking} needs to send ${method}, which this client cannot receive: ${refusal}`);
+    return asker.ask(method, sent, group.signal);
+  };
   try {
     const entries = await Promise.all(
-      Object.entries(asked).map(async ([key, { method, params }]) => [key, await asker.ask(method, params, group.signal)] as const),
+      Object.entries(asked).map(async ([key, { method, params }]) => {
+        const answer = await rounds.ask(method, params, (sent) => send(method, params, sent));
+        if (!isObject(answer)) throw new TypeError(`the input middleware of ${method} answered no result object`);
+        return [key, answer] as const;
+      }),
     );
     return Object.fromEntries(entries);
   } catch (error) {

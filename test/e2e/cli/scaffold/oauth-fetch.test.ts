@@ -3,18 +3,23 @@
  * entry (`dist/src/fetch.js`) as through `npm start`: served by Bun, Deno and workerd (the
  * Cloudflare Workers runtime, the entry bundled as wrangler would), against a real
  * authorization server (oidc-provider on loopback), it serves its metadata, challenges a
- * request without a token, lists tools for a valid one and refuses admin_reset without
- * mcp:admin. The project is not installed: it uses this checkout's node_modules.
+ * request without a token, lists tools for a valid one, and shows admin_reset (and the admin
+ * prompt, template and ui:// view admin-extras.ts adds) only to a token carrying mcp:admin:
+ * to any other none is listed, and calling, getting, reading or completing one is answered
+ * byte for byte as an unknown name's. The project is not installed: it uses this checkout's
+ * node_modules.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../../support/oidc-provider.js";
-import { post, request } from "../../../runtime/transports/http-helpers.js";
+import { mcpHeaders, post, request } from "../../../runtime/transports/http-helpers.js";
 import { FETCH_RUNTIMES, serveFetchEntry } from "./fetch-runtimes.js";
 import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
 import { within } from "../../../cli/scaffold/helpers.js";
+import { addAdminExtras, ADMIN_ENTRIES, listedTo, modernAnswer, PROBES } from "./admin-extras.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
+const ADMIN: TestClient = { clientId: "admin", clientSecret: "admin-secret", scope: "mcp:read mcp:admin" };
 
 let project: ScaffoldedProject | undefined;
 let app: string;
@@ -23,8 +28,8 @@ const stops: Array<() => Promise<unknown>> = [];
 
 before(
   async () => {
-    as = await startAuthorizationServer([READER]);
-    project = scaffoldProject(["--transport", "http", "--auth", "oauth"]);
+    as = await startAuthorizationServer([READER, ADMIN]);
+    project = scaffoldProject(["--transport", "http", "--auth", "oauth"], addAdminExtras);
     app = project.dir;
   },
   { timeout: 240_000 },
@@ -42,8 +47,16 @@ function challenge(headers: Headers): Record<string, string> {
   return Object.fromEntries([...value.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((match) => [match[1]!, match[2]!]));
 }
 
+/** A 2026-07-28 tools/call of `tool`: status, content type and body bytes, the tool's name written out. */
+async function callAnswer(url: string, token: string, tool: string): Promise<string> {
+  const message = request(3, "tools/call", { name: tool, arguments: {} });
+  const headers = { ...mcpHeaders(message), authorization: `Bearer ${token}` };
+  const answer = await fetch(url, { method: "POST", headers, body: JSON.stringify(message) });
+  return `${answer.status} ${answer.headers.get("content-type")} ${(await answer.text()).replaceAll(tool, "<name>")}`;
+}
+
 for (const name of Object.keys(FETCH_RUNTIMES)) {
-  test(`served by ${name}: metadata, 401 without a token, tools with one, 403 insufficient_scope for admin_reset`, { timeout: 120_000 }, async () => {
+  test(`served by ${name}: metadata, 401 without a token, tools with one, admin_reset only with mcp:admin`, { timeout: 120_000 }, async () => {
     const server = await serveFetchEntry(name, app, (url) => ({ MCP_AUTH_ISSUER: as.issuer, MCP_PUBLIC_URL: url }));
     stops.push(() => server.stop());
     try {
@@ -58,13 +71,24 @@ for (const name of Object.keys(FETCH_RUNTIMES)) {
       assert.equal(challenge(anonymous.headers)["resource_metadata"], metadataUrl);
 
       const token = await as.token(READER, url, "mcp:read");
-      const listed = await post(url, request(2, "tools/list"), { authorization: `Bearer ${token}` });
-      assert.equal(listed.status, 200, server.stderr());
-      assert.ok(listed.body.result.tools.some((tool: { name: string }) => tool.name === "admin_reset"));
+      const names = await listedTo(url, token);
+      assert.ok(names.includes("toggle_greet"), `${names.join(", ")}\n${server.stderr()}`);
+      assert.deepEqual(ADMIN_ENTRIES.filter((entry) => names.includes(entry)), [], names.join(", "));
+      const hidden = await callAnswer(url, token, "admin_reset");
+      assert.equal(hidden, await callAnswer(url, token, "no_such_tool"));
+      assert.doesNotMatch(hidden, /insufficient_scope|^403/);
+      for (const probe of PROBES) {
+        const answer = await modernAnswer(url, token, probe.method, probe.params(probe.hidden), probe.hidden);
+        assert.equal(answer, await modernAnswer(url, token, probe.method, probe.params(probe.unknown), probe.unknown), probe.what);
+      }
 
-      const refused = await post(url, request(3, "tools/call", { name: "admin_reset", arguments: {} }), { authorization: `Bearer ${token}` });
-      assert.equal(refused.status, 403);
-      assert.equal(challenge(refused.headers)["error"], "insufficient_scope");
+      const admin = await as.token(ADMIN, url, "mcp:read mcp:admin");
+      const adminNames = await listedTo(url, admin);
+      assert.deepEqual(ADMIN_ENTRIES.filter((entry) => !adminNames.includes(entry)), []);
+      assert.match(await callAnswer(url, admin, "admin_reset"), /greet was removed/);
+      for (const probe of PROBES) {
+        assert.match(await modernAnswer(url, admin, probe.method, probe.params(probe.hidden), probe.hidden), /^200 .*"result"/, probe.what);
+      }
     } finally {
       await server.stop();
     }

@@ -2,7 +2,11 @@
  * A project made with `create-mcp-handler --auth oauth`, built and started as `npm start`
  * would (`node dist/src/main.js`), against a real authorization server (oidc-provider on
  * loopback): its metadata, the 401 challenge for a missing, foreign-audience, expired or
- * forged token, tools listed with a good one, admin_reset refused 403 without mcp:admin,
+ * forged token, tools listed with a good one, admin_reset shown only to a token carrying
+ * mcp:admin and answered to any other as an unknown tool (2026-07-28 requests and a 2025-11-25
+ * session), and likewise an admin prompt, resource template and ui:// view the test adds (get,
+ * read, completion and a legacy subscription compared with an unknown name's, byte for byte
+ * but for ids and the name),
  * the official 2.x client's own OAuth flow, the token on an HTTP+SSE stream and its POSTs, and
  * the one-line stop on a missing variable.
  * The project is not installed: it uses this checkout's node_modules (jose included).
@@ -15,11 +19,14 @@ import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from
 import { generateKeyPair, SignJWT } from "jose";
 import { freePort } from "../../../support/redis-server.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../../support/oidc-provider.js";
-import { post, request } from "../../../runtime/transports/http-helpers.js";
+import { mcpHeaders, post, request } from "../../../runtime/transports/http-helpers.js";
+import { initializeParams, postMessage } from "./legacy-raw.js";
+import { addAdminExtras, ADMIN_ENTRIES, listedTo, modernAnswer, PROBES } from "./admin-extras.js";
 import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
 import { explain, runCreate, startProcess, within } from "../../../cli/scaffold/helpers.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
+const ADMIN: TestClient = { clientId: "admin", clientSecret: "admin-secret", scope: "mcp:read mcp:admin" };
 const SHORT_LIVED: TestClient = { clientId: "short", clientSecret: "short-secret", scope: "mcp:read", tokenTtlSeconds: 1 };
 
 let project: ScaffoldedProject | undefined;
@@ -30,8 +37,8 @@ const stops: Array<() => Promise<unknown>> = [];
 
 before(
   async () => {
-    as = await startAuthorizationServer([READER, SHORT_LIVED]);
-    project = scaffoldProject(["--transport", "http", "--auth", "oauth"]);
+    as = await startAuthorizationServer([READER, ADMIN, SHORT_LIVED]);
+    project = scaffoldProject(["--transport", "http", "--auth", "oauth"], addAdminExtras);
     app = project.dir;
     const port = await freePort();
     url = `http://127.0.0.1:${port}/mcp`;
@@ -97,16 +104,114 @@ test("no token, a foreign-audience token, an expired token and a forged one each
   assertChallenged(await post(url, listTools(), bearer(expiring)), "invalid_token");
 });
 
-test("a valid token lists the tools; admin_reset without mcp:admin gets 403 insufficient_scope", async () => {
+/** The answer as its bytes, with the request's id and the tool's name written out: what must not tell a hidden tool from an unknown one. */
+function normalized(text: string, id: number, name: string): string {
+  return text.replaceAll(`"id":${id}`, '"id":0').replaceAll(name, "<name>");
+}
+
+/** A 2026-07-28 tools/call of `name` (its own id): status, content type and body bytes, normalized. */
+async function modernCall(token: string, name: string, id: number): Promise<string> {
+  const message = request(id, "tools/call", { name, arguments: {} });
+  const answer = await fetch(url, { method: "POST", headers: { ...mcpHeaders(message), ...bearer(token) }, body: JSON.stringify(message) });
+  return `${answer.status} ${answer.headers.get("content-type")} ${normalized(await answer.text(), id, name)}`;
+}
+
+/** A 2025-11-25 session opened with `token`: its tools/list names and a tools/call's answer (normalized), as a legacy client sends them. */
+async function legacySession(token: string) {
+  const headers = { ...bearer(token), "mcp-protocol-version": "2025-11-25" };
+  const opened = await postMessage(new URL(url), { jsonrpc: "2.0", id: 1, method: "initialize", params: initializeParams("2025-11-25") }, bearer(token));
+  assert.equal(opened.status, 200, opened.text);
+  const session = { ...headers, "mcp-session-id": opened.sessionId! };
+  await postMessage(new URL(url), { jsonrpc: "2.0", method: "notifications/initialized" }, session);
+  let id = 1;
+  return {
+    async toolNames(): Promise<string[]> {
+      const listed = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method: "tools/list", params: {} }, session);
+      return listed.response!["result"].tools.map((tool: { name: string }) => tool.name);
+    },
+    async listed(method: string, key: string, field: string): Promise<string[]> {
+      const answer = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method, params: {} }, session);
+      return answer.response!["result"][key].map((entry: Record<string, string>) => entry[field]);
+    },
+    async ask(method: string, params: Record<string, unknown>, secret: string): Promise<string> {
+      const asked = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method, params }, session);
+      assert.ok(asked.response, asked.text);
+      return `${asked.status} ${JSON.stringify({ ...asked.response, id: 0 }).replaceAll(secret, "<name>")}`;
+    },
+    async call(name: string): Promise<string> {
+      const called = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name, arguments: {} } }, session);
+      assert.ok(called.response, called.text);
+      return `${called.status} ${normalized(JSON.stringify(called.response), id, name)}`;
+    },
+  };
+}
+
+test("a token without mcp:admin lists no admin_reset, and its call is answered byte for byte as an unknown tool's, with 2026-07-28 requests", async () => {
   const token = await as.token(READER, url, "mcp:read");
   const listed = await post(url, listTools(), bearer(token));
   assert.equal(listed.status, 200);
   const names = listed.body.result.tools.map((tool: { name: string }) => tool.name);
-  assert.ok(names.includes("admin_reset") && names.includes("toggle_greet"), names.join(", "));
-  const refused = await post(url, request(2, "tools/call", { name: "admin_reset", arguments: {} }), bearer(token));
-  assert.equal(refused.status, 403);
-  assert.equal(challenge(refused.headers)["error"], "insufficient_scope");
-  assert.equal(challenge(refused.headers)["scope"], "mcp:admin");
+  assert.ok(names.includes("toggle_greet") && !names.includes("admin_reset"), names.join(", "));
+  const hidden = await modernCall(token, "admin_reset", 2);
+  assert.equal(hidden, await modernCall(token, "no_such_tool", 2));
+  assert.doesNotMatch(hidden, /insufficient_scope|^403/);
+});
+
+test("a token with mcp:admin lists admin_reset and calls it, with 2026-07-28 requests", async () => {
+  const token = await as.token(ADMIN, url, "mcp:read mcp:admin");
+  const listed = await post(url, listTools(), bearer(token));
+  assert.ok(listed.body.result.tools.some((tool: { name: string }) => tool.name === "admin_reset"));
+  const reset = await post(url, request(2, "tools/call", { name: "admin_reset", arguments: {} }), bearer(token));
+  assert.equal(reset.status, 200);
+  assert.deepEqual(reset.body.result.content, [{ type: "text", text: "greet was removed" }]);
+});
+
+test("in a 2025-11-25 session, a token without mcp:admin lists no admin_reset and its call is answered as an unknown tool's; one with it lists and calls it", async () => {
+  const reader = await legacySession(await as.token(READER, url, "mcp:read"));
+  assert.ok(!(await reader.toolNames()).includes("admin_reset"));
+  assert.equal(await reader.call("admin_reset"), await reader.call("no_such_tool"));
+  const admin = await legacySession(await as.token(ADMIN, url, "mcp:read mcp:admin"));
+  assert.ok((await admin.toolNames()).includes("admin_reset"));
+  assert.match(await admin.call("admin_reset"), /greet was removed/);
+});
+
+test("a token without mcp:admin lists no admin prompt, template or view, and getting, reading or completing one is answered as an unknown one, with 2026-07-28 requests", async () => {
+  const token = await as.token(READER, url, "mcp:read");
+  const listed = await listedTo(url, token);
+  assert.deepEqual(ADMIN_ENTRIES.filter((entry) => listed.includes(entry)), [], listed.join(", "));
+  for (const probe of PROBES) {
+    const hidden = await modernAnswer(url, token, probe.method, probe.params(probe.hidden), probe.hidden);
+    assert.equal(hidden, await modernAnswer(url, token, probe.method, probe.params(probe.unknown), probe.unknown), probe.what);
+  }
+  const admin = await as.token(ADMIN, url, "mcp:read mcp:admin");
+  const adminListed = await listedTo(url, admin);
+  assert.deepEqual(ADMIN_ENTRIES.filter((entry) => !adminListed.includes(entry)), []);
+  for (const probe of PROBES) {
+    const answer = await modernAnswer(url, admin, probe.method, probe.params(probe.hidden), probe.hidden);
+    assert.match(answer, /^200 .*"result"/, `${probe.what} with mcp:admin: ${answer}`);
+  }
+});
+
+test("in a 2025-11-25 session a token without mcp:admin lists no admin prompt, template or view, and getting, reading, completing or subscribing to one is answered as an unknown one", async () => {
+  const subscribe = { what: "a view's subscription", method: "resources/subscribe", params: (uri: string) => ({ uri }) };
+  const probes = [...PROBES, { ...subscribe, hidden: "ui://admin/panel", unknown: "ui://admin/nothing" }];
+  for (const [client, scope, sees] of [[READER, "mcp:read", false], [ADMIN, "mcp:read mcp:admin", true]] as const) {
+    const session = await legacySession(await as.token(client, url, scope));
+    const listed = [
+      ...(await session.toolNames()),
+      ...(await session.listed("prompts/list", "prompts", "name")),
+      ...(await session.listed("resources/list", "resources", "uri")),
+      ...(await session.listed("resources/templates/list", "resourceTemplates", "uriTemplate")),
+    ];
+    assert.deepEqual(ADMIN_ENTRIES.filter((entry) => listed.includes(entry) !== sees), [], `${scope}: ${listed.join(", ")}`);
+    for (const probe of probes) {
+      const hidden = await session.ask(probe.method, probe.params(probe.hidden), probe.hidden);
+      // The scaffold's handler serves tool list changes only, so it declines any resource subscription: with mcp:admin it is asked.
+      if (sees && probe.method === subscribe.method) assert.match(hidden, /^200 .*declined the subscription/, hidden);
+      else if (sees) assert.match(hidden, /"result"/, `${probe.what} with mcp:admin: ${hidden}`);
+      else assert.equal(hidden, await session.ask(probe.method, probe.params(probe.unknown), probe.unknown), probe.what);
+    }
+  }
 });
 
 test(
@@ -149,13 +254,14 @@ test(
   },
 );
 
-test("the official 2.x client completes the OAuth flow from the first 401, and is refused admin_reset", { timeout: 30_000 }, async () => {
+test("the official 2.x client completes the OAuth flow from the first 401, does not see admin_reset, and is refused it", { timeout: 30_000 }, async () => {
   const authProvider = new ClientCredentialsProvider({ clientId: READER.clientId, clientSecret: READER.clientSecret, expectedIssuer: as.issuer });
   const client = new Client({ name: "scaffold-oauth", version: "1.0.0" });
   try {
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider }));
     const { tools } = await client.listTools();
     assert.ok(tools.some((tool) => tool.name === "toggle_greet"));
+    assert.ok(!tools.some((tool) => tool.name === "admin_reset"));
     assert.equal(authProvider.tokens()?.scope, "mcp:read");
     await assert.rejects(client.callTool({ name: "admin_reset", arguments: {} }));
   } finally {
