@@ -20,15 +20,7 @@
  */
 import { SUBSCRIPTION_STREAM_METHODS, type SubscriptionFilter } from "../protocol.js";
 import type { EventHook, StreamEndCause } from "../hooks.js";
-import {
-  errorResponse,
-  INTERNAL_ERROR,
-  isObject,
-  McpError,
-  type JsonRpcMessage,
-  type JsonRpcResultResponse,
-  type RequestId,
-} from "../jsonrpc.js";
+import { errorResponse, INTERNAL_ERROR, isObject, McpError, type JsonRpcMessage, type JsonRpcResultResponse, type RequestId } from "../jsonrpc.js";
 import type { ClientKey } from "./slots.js";
 import { intersectFilter, isEmptyFilter, KINDS, unionFilters } from "./filter.js";
 import { splicedFrom, stampedJson, stampNotification } from "./stamp.js";

@@ -71,7 +71,8 @@ function parseV1(bytes: Uint8Array): ProxyHeader {
   if (protocol !== "TCP4" && protocol !== "TCP6") return invalid(`PROXY v1 protocol ${JSON.stringify(protocol)} is none of TCP4, TCP6, UNKNOWN`);
   const family = protocol === "TCP4" ? 4 : 6;
   const client = addressOfFamily(source, family);
-  if (client === undefined || addressOfFamily(destination, family) === undefined) return invalid(`a PROXY v1 ${protocol} line names ${protocol === "TCP4" ? "IPv4" : "IPv6"} addresses`);
+  if (client === undefined || addressOfFamily(destination, family) === undefined)
+    return invalid(`a PROXY v1 ${protocol} line names ${protocol === "TCP4" ? "IPv4" : "IPv6"} addresses`);
   if (!isPort(sourcePort) || !isPort(destinationPort)) return invalid("a PROXY v1 port is a number from 0 to 65535");
   return { state: "complete", length, source: client };
 }
@@ -126,7 +127,8 @@ function earlyV2Check(bytes: Uint8Array): ProxyHeader | undefined {
   if (bytes.length > 13) {
     const family = bytes[13]!;
     if (V2_DATAGRAMS.has(family)) return invalid("a PROXY v2 header for a datagram does not describe a TCP connection");
-    if (!V2_ADDRESS_BYTES.has(family)) return invalid(`PROXY v2 family and transport byte 0x${family.toString(16).padStart(2, "0")} is not one the spec defines`);
+    if (!V2_ADDRESS_BYTES.has(family))
+      return invalid(`PROXY v2 family and transport byte 0x${family.toString(16).padStart(2, "0")} is not one the spec defines`);
   }
   return undefined;
 }
