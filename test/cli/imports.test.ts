@@ -18,8 +18,11 @@ const DEEP_IMPORTS_ALLOWED: Readonly<Record<string, string>> = {
   "cli/dev/supervisor.ts -> packages/runtime/src/transports/lines.ts":
     "the line splitter no entry exports; it splits a child's output in the CLI's own process, no runtime object crosses",
   "cli/dev/supervisor.ts -> packages/runtime/src/transports/ndjson.ts": "DEFAULT_MAX_LINE, a number no entry exports",
-  "cli/ship/lint/index.ts -> packages/runtime/src/schema-portability/lint.ts":
-    "the testing entry exports it but loads node:test; a function over plain data",
+  "cli/dev/http-supervisor.ts -> packages/runtime/src/transports/lines.ts": "as supervisor.ts: the line splitter, over a child's output",
+  "cli/dev/http-listen.ts -> packages/runtime/src/transports/sse-frames.ts":
+    "the SSE frame writer no entry exports; the dev relay writes text to its own client, no runtime object crosses",
+  "cli/dev/http-listen.ts -> packages/runtime/src/transports/sse-messages.ts": "the SSE reader no entry exports; it reads the child server's stream as text",
+  "cli/ship/lint/index.ts -> packages/runtime/src/schema-portability/lint.ts": "the testing entry exports it but loads node:test; a function over plain data",
   "cli/ship/lint/index.ts -> packages/runtime/src/schema-portability/provider-rules.ts": "as lint.ts: data from the testing entry, without node:test",
   "cli/scaffold/primitive-views.ts -> packages/runtime/src/primitives/uri-template.ts":
     "the main entry would load the whole runtime into every `mcp-gen create` and `tool`; the parser checks a string, no instance leaves the module",
