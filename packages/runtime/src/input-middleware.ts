@@ -47,6 +47,8 @@ const INPUT_METHODS: Readonly<Record<InputMethod, true>> = { "elicitation/create
 /** The chain of a server's input middleware: only input request methods may be named. */
 export function inputChain(): MiddlewareChain {
   return new MiddlewareChain((method) =>
-    Object.hasOwn(INPUT_METHODS, method) ? undefined : `useInput: ${method} is not a request input.ask sends; name one of ${Object.keys(INPUT_METHODS).join(", ")}`,
+    Object.hasOwn(INPUT_METHODS, method)
+      ? undefined
+      : `useInput: ${method} is not a request input.ask sends; name one of ${Object.keys(INPUT_METHODS).join(", ")}`,
   );
 }
