@@ -7,47 +7,18 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
 import { npmEnv, startProcess } from "../../../cli/scaffold/helpers.js";
-import { mcpGenOnPath } from "../../../support/mcp-gen-bin.js";
+import { freePort } from "../../../support/redis-server.js";
+import { DESCRIPTION, devScaffold, TOOL_FILE } from "./dev-scaffold.js";
 
 const E2E = { timeout: 180_000 };
 const WAIT_MS = 60_000;
-const TOOL_FILE = join("src", "tools", "ask-name.ts");
-const DESCRIPTION = "Asks for your name, then greets you by it.";
-
-let project: ScaffoldedProject;
-let bin: ReturnType<typeof mcpGenOnPath>;
-before(() => {
-  project = scaffoldProject(["--transport", "http"]);
-  bin = mcpGenOnPath();
-}, E2E);
-after(async () => {
-  bin?.remove();
-  // tsc --watch may still be writing dist/ a moment after its group was signalled.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return project?.remove();
-    } catch (error) {
-      if (attempt === 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-});
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+const project = devScaffold(E2E.timeout);
 
 function bounded<T>(promise: Promise<T>, what: string, output: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -58,7 +29,7 @@ function bounded<T>(promise: Promise<T>, what: string, output: () => string): Pr
 test("a 2026-07-28 listen stream stays open across npm run dev's reload on a saved edit and hears the tool list changed; a 2025-11-25 session answers under its id", E2E, async () => {
   const port = await freePort();
   const url = new URL(`http://127.0.0.1:${port}/mcp`);
-  const dev = startProcess("npm", ["run", "dev"], { cwd: project.dir, env: { ...npmEnv, ...bin.env, PORT: String(port) } });
+  const dev = startProcess("npm", ["run", "dev"], { cwd: project.dir, env: { ...npmEnv, ...project.env, PORT: String(port) } });
   const output = () => dev.stderr;
   const current = new Client({ name: "dev-http-e2e", version: "0.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
   const legacy = new LegacyClient({ name: "dev-http-e2e-legacy", version: "0.0.0" });

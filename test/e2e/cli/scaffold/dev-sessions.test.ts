@@ -6,51 +6,21 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
 import { npmEnv, startProcess } from "../../../cli/scaffold/helpers.js";
-import { mcpGenOnPath } from "../../../support/mcp-gen-bin.js";
+import { freePort } from "../../../support/redis-server.js";
+import { DESCRIPTION, devScaffold, TOOL_FILE } from "../dev/dev-scaffold.js";
 
 const E2E = { timeout: 180_000 };
 const WAIT_MS = 60_000;
-const TOOL_FILE = join("src", "tools", "ask-name.ts");
-const DESCRIPTION = "Asks for your name, then greets you by it.";
-
-let project: ScaffoldedProject;
-let bin: ReturnType<typeof mcpGenOnPath>;
-before(() => {
-  project = scaffoldProject(["--transport", "http"]);
-  bin = mcpGenOnPath();
-}, E2E);
-after(async () => {
-  bin?.remove();
-  // tsc --watch may still be writing dist/ a moment after its group was signalled.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return project?.remove();
-    } catch (error) {
-      if (attempt === 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  }
-});
-
-/** A port free now: the dev server must come back on the same one after each restart. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+const project = devScaffold(E2E.timeout);
 
 /** `npm run dev`'s output: tsc's, mcp-gen dev's and the server's, all on stderr. */
 function devRun(port: number) {
-  const dev = startProcess("npm", ["run", "dev"], { cwd: project.dir, env: { ...npmEnv, ...bin.env, PORT: String(port) } });
+  const dev = startProcess("npm", ["run", "dev"], { cwd: project.dir, env: { ...npmEnv, ...project.env, PORT: String(port) } });
   const count = (pattern: RegExp) => dev.stderr.match(pattern)?.length ?? 0;
   const state = () => ({
     builds: count(/Found 0 errors\. Watching for file changes/g),
