@@ -86,7 +86,12 @@ export function createFanoutServer(events: EventSource<FanoutTopics>, name: stri
       if (tools) published.push(events.publish("tools", { origin: name }));
       if (prompts) published.push(events.publish("prompts", { origin: name }));
       for (const uri of resourceUris) published.push(events.publish(`resource:${uri}`, { origin: name, uri }));
-      await Promise.all(published);
+      try {
+        await Promise.all(published);
+      } catch (error) {
+        // The caller is told why (a broker away for now), as the scaffold's toggle_greet tells it.
+        return { isError: true, content: [{ type: "text", text: error instanceof Error ? error.message : String(error) }] };
+      }
       return { content: [{ type: "text", text: `${name} fired ${published.length} events` }] };
     },
   );

@@ -13,6 +13,7 @@ import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/c
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { legacyRoundTrip } from "./legacy-client.js";
 import { exercisePrimitives, openDemoSession, type DemoNegotiation, type DemoSession, type PrimitivesSeen } from "./mcp-client.js";
+import { mcpGenOnPath } from "../../../support/mcp-gen-bin.js";
 
 // One project for the whole file, scaffolded with both transports and installed (from the
 // npm cache) by create-mcp-handler itself; the tests run in order and build on it.
@@ -247,8 +248,13 @@ test("npm run dev rebuilds and restarts the server when a source file changes", 
   const port = await freePort();
   const main = join(app, "src", "main.ts");
   const original = readFileSync(main, "utf8");
-  const server = startProcess("npm", ["run", "dev"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
-  stops.push(() => server.stop("SIGKILL"));
+  // The dev script runs mcp-gen, which a project made from an unbuilt checkout (CI's) has no command for.
+  const bin = mcpGenOnPath();
+  const server = startProcess("npm", ["run", "dev"], { cwd: app, env: { ...npmEnv, ...bin.env, PORT: String(port) } });
+  stops.push(async () => {
+    await server.stop("SIGKILL");
+    bin.remove();
+  });
   try {
     await server.waitFor(/serving MCP on http:/, 60_000);
     // tsc --watch may still be in its first pass, whose watchers miss an edit made meanwhile:

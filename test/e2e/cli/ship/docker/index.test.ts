@@ -42,6 +42,7 @@ before(() => {
   const create = runCreate(["app", "--yes", "--no-install", "--no-git", "--transport", "both", "--docker"], temp.dir);
   assert.equal(create.status, 0, explain(create));
   app = join(temp.dir, "app");
+  unlinkCheckout(app);
   // The lockfile the image installs from, resolved from npm's cache.
   const locked = spawnSync("npm", ["install", "--package-lock-only", "--ignore-scripts"], { cwd: app, env: npmEnv, encoding: "utf8", timeout: 300_000 });
   assert.equal(locked.status, 0, explain({ status: locked.status, stdout: locked.stdout, stderr: locked.stderr }));
@@ -53,6 +54,21 @@ before(() => {
 }, E2E);
 
 after(() => temp?.remove());
+
+/**
+ * Made from an unbuilt checkout (CI's), a project names mcp-gen by the checkout's own folder
+ * (`file:/...`), which no image can reach; one made by a built, packed or published mcp-gen
+ * vendors it or names a version. The folder link is dropped here, as it is a dev dependency
+ * the final stage leaves out anyway.
+ */
+function unlinkCheckout(dir: string): void {
+  const path = join(dir, "package.json");
+  const manifest = JSON.parse(readFileSync(path, "utf8")) as { devDependencies?: Record<string, string> };
+  const spec = manifest.devDependencies?.["mcp-gen"];
+  if (spec === undefined || !spec.startsWith("file:") || spec.startsWith("file:vendor/")) return;
+  delete manifest.devDependencies!["mcp-gen"];
+  writeFileSync(path, `${JSON.stringify(manifest, null, 2)}\n`);
+}
 
 /**
  * Every `file:` package the lockfile names is in the stage's folder before its install: npm
