@@ -5,8 +5,8 @@
  * forged token, tools listed with a good one, admin_reset shown only to a token carrying
  * mcp:admin and answered to any other as an unknown tool (2026-07-28 requests and a 2025-11-25
  * session), and likewise an admin prompt, resource template and ui:// view the test adds (get,
- * read, completion and a legacy subscription compared with an unknown name's, byte for byte
- * but for ids and the name),
+ * read, completion, a legacy subscription and a 2026-07-28 listen stream compared with an
+ * unknown name's, byte for byte but for ids and the name),
  * the official 2.x client's own OAuth flow, the token on an HTTP+SSE stream and its POSTs, and
  * the one-line stop on a missing variable.
  * The project is not installed: it uses this checkout's node_modules (jose included).
@@ -19,7 +19,7 @@ import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from
 import { generateKeyPair, SignJWT } from "jose";
 import { freePort } from "../../../support/redis-server.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../../support/oidc-provider.js";
-import { mcpHeaders, post, request } from "../../../runtime/transports/http-helpers.js";
+import { mcpHeaders, openListen, post, request } from "../../../runtime/transports/http-helpers.js";
 import { initializeParams, postMessage } from "./legacy-raw.js";
 import { addAdminExtras, ADMIN_ENTRIES, listedTo, modernAnswer, PROBES } from "./admin-extras.js";
 import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
@@ -212,6 +212,28 @@ test("in a 2025-11-25 session a token without mcp:admin lists no admin prompt, t
       else assert.equal(hidden, await session.ask(probe.method, probe.params(probe.unknown), probe.unknown), probe.what);
     }
   }
+});
+
+/** A 2026-07-28 listen for tool list changes and updates of `uri`: status, content type and its first message, `uri` written out. */
+async function listenAnswer(token: string, uri: string): Promise<string> {
+  const listen = await openListen(url, 7, { toolsListChanged: true, resourceSubscriptions: [uri] }, bearer(token));
+  try {
+    // An answer that is not a stream (a refusal) has no message to read: its status says enough.
+    const first = await within(listen.next(), 10_000, "nothing within 10 s");
+    return `${listen.status} ${listen.headers.get("content-type")} ${JSON.stringify(first ?? "no message").replaceAll(uri, "<uri>")}`;
+  } finally {
+    listen.close();
+  }
+}
+
+test("a listen stream naming an admin view is answered to a token without mcp:admin as one naming an unknown URI, and opened for a token with it", async () => {
+  const reader = await as.token(READER, url, "mcp:read");
+  const hidden = await listenAnswer(reader, "ui://admin/panel");
+  assert.equal(hidden, await listenAnswer(reader, "ui://admin/nothing"));
+  assert.match(hidden, /^200 text\/event-stream /, hidden);
+  const admin = await as.token(ADMIN, url, "mcp:read mcp:admin");
+  // The scaffold's handler serves tool list changes only: the stream is opened (no 403) and honours those.
+  assert.match(await listenAnswer(admin, "ui://admin/panel"), /^200 text\/event-stream .*"toolsListChanged":true/);
 });
 
 test(
