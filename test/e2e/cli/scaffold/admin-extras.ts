@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { mcpHeaders, post, request } from "../../../runtime/transports/http-helpers.js";
+import { mcpHeaders, openListen, post, request } from "../../../runtime/transports/http-helpers.js";
+import { within } from "../../../cli/scaffold/helpers.js";
 import { initializeParams, postMessage } from "./legacy-raw.js";
 
 /** The project's src/resources/admin-extras.ts, listed with its resources. */
@@ -74,6 +75,18 @@ export async function modernAnswer(url: string, token: string, method: string, p
   const message = request(2, method, params);
   const answer = await fetch(url, { method: "POST", headers: { ...mcpHeaders(message), authorization: `Bearer ${token}` }, body: JSON.stringify(message) });
   return `${answer.status} ${answer.headers.get("content-type")} ${(await answer.text()).replaceAll(secret, "<name>")}`;
+}
+
+/** A 2026-07-28 listen for tool list changes and updates of `uri`: status, content type and its first message, `uri` written out. */
+export async function listenAnswer(url: string, token: string, uri: string): Promise<string> {
+  const listen = await openListen(url, 7, { toolsListChanged: true, resourceSubscriptions: [uri] }, { authorization: `Bearer ${token}` });
+  try {
+    // An answer that is not a stream (a refusal) has no message to read: its status says enough.
+    const first = await within(listen.next(), 10_000, "nothing within 10 s");
+    return `${listen.status} ${listen.headers.get("content-type")} ${JSON.stringify(first ?? "no message").replaceAll(uri, "<uri>")}`;
+  } finally {
+    listen.close();
+  }
 }
 
 /** A 2025-11-25 session opened at `url` with `token`, its messages sent as a legacy client sends them. */

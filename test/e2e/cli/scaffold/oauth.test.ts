@@ -19,8 +19,8 @@ import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from
 import { generateKeyPair, SignJWT } from "jose";
 import { freePort } from "../../../support/redis-server.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../../support/oidc-provider.js";
-import { mcpHeaders, openListen, post, request } from "../../../runtime/transports/http-helpers.js";
-import { addAdminExtras, ADMIN_ENTRIES, checkLegacySession, legacySession, listedTo, modernAnswer, PROBES } from "./admin-extras.js";
+import { mcpHeaders, post, request } from "../../../runtime/transports/http-helpers.js";
+import { addAdminExtras, ADMIN_ENTRIES, checkLegacySession, legacySession, listedTo, listenAnswer, modernAnswer, PROBES } from "./admin-extras.js";
 import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
 import { explain, runCreate, startProcess, within } from "../../../cli/scaffold/helpers.js";
 
@@ -166,26 +166,14 @@ test("in a 2025-11-25 session a token without mcp:admin lists no admin prompt, t
   await checkLegacySession(url, await as.token(ADMIN, url, "mcp:read mcp:admin"), true);
 });
 
-/** A 2026-07-28 listen for tool list changes and updates of `uri`: status, content type and its first message, `uri` written out. */
-async function listenAnswer(token: string, uri: string): Promise<string> {
-  const listen = await openListen(url, 7, { toolsListChanged: true, resourceSubscriptions: [uri] }, bearer(token));
-  try {
-    // An answer that is not a stream (a refusal) has no message to read: its status says enough.
-    const first = await within(listen.next(), 10_000, "nothing within 10 s");
-    return `${listen.status} ${listen.headers.get("content-type")} ${JSON.stringify(first ?? "no message").replaceAll(uri, "<uri>")}`;
-  } finally {
-    listen.close();
-  }
-}
-
 test("a listen stream naming an admin view is answered to a token without mcp:admin as one naming an unknown URI, and opened for a token with it", async () => {
   const reader = await as.token(READER, url, "mcp:read");
-  const hidden = await listenAnswer(reader, "ui://admin/panel");
-  assert.equal(hidden, await listenAnswer(reader, "ui://admin/nothing"));
+  const hidden = await listenAnswer(url, reader, "ui://admin/panel");
+  assert.equal(hidden, await listenAnswer(url, reader, "ui://admin/nothing"));
   assert.match(hidden, /^200 text\/event-stream /, hidden);
   const admin = await as.token(ADMIN, url, "mcp:read mcp:admin");
   // The scaffold's handler serves tool list changes only: the stream is opened (no 403) and honours those.
-  assert.match(await listenAnswer(admin, "ui://admin/panel"), /^200 text\/event-stream .*"toolsListChanged":true/);
+  assert.match(await listenAnswer(url, admin, "ui://admin/panel"), /^200 text\/event-stream .*"toolsListChanged":true/);
 });
 
 test(
