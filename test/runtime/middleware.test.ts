@@ -18,8 +18,8 @@ const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 const SLOW = { timeout: 60_000 };
 const WAIT_LIMIT_MS = 10_000;
-/** A code of the server's choosing, with retry advice in its data. */
-const QUOTA_CODE = -32042;
+/** A server error code of the server's choosing (-32042 would be 2025-11-25's URL elicitation required), with retry advice in its data. */
+const QUOTA_CODE = -32000;
 
 interface Seen {
   client: string;

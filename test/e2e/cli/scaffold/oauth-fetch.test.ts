@@ -6,8 +6,9 @@
  * request without a token, lists tools for a valid one, and shows admin_reset (and the admin
  * prompt, template and ui:// view admin-extras.ts adds) only to a token carrying mcp:admin:
  * to any other none is listed, and calling, getting, reading or completing one is answered
- * byte for byte as an unknown name's. The project is not installed: it uses this checkout's
- * node_modules.
+ * byte for byte as an unknown name's, and so is a listen stream naming the view, with
+ * 2026-07-28 requests; likewise in a 2025-11-25 session (which the fetch entry serves through
+ * the same core as `npm start`), a subscription included. The project is not installed: it uses this checkout's node_modules.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -16,7 +17,7 @@ import { mcpHeaders, post, request } from "../../../runtime/transports/http-help
 import { FETCH_RUNTIMES, serveFetchEntry } from "./fetch-runtimes.js";
 import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
 import { within } from "../../../cli/scaffold/helpers.js";
-import { addAdminExtras, ADMIN_ENTRIES, listedTo, modernAnswer, PROBES } from "./admin-extras.js";
+import { addAdminExtras, ADMIN_ENTRIES, checkLegacySession, listedTo, listenAnswer, modernAnswer, PROBES } from "./admin-extras.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };
 const ADMIN: TestClient = { clientId: "admin", clientSecret: "admin-secret", scope: "mcp:read mcp:admin" };
@@ -56,7 +57,7 @@ async function callAnswer(url: string, token: string, tool: string): Promise<str
 }
 
 for (const name of Object.keys(FETCH_RUNTIMES)) {
-  test(`served by ${name}: metadata, 401 without a token, tools with one, admin_reset only with mcp:admin`, { timeout: 120_000 }, async () => {
+  test(`served by ${name}: metadata, 401 without a token, tools with one, admin entries only with mcp:admin, both eras`, { timeout: 120_000 }, async () => {
     const server = await serveFetchEntry(name, app, (url) => ({ MCP_AUTH_ISSUER: as.issuer, MCP_PUBLIC_URL: url }));
     stops.push(() => server.stop());
     try {
@@ -81,6 +82,9 @@ for (const name of Object.keys(FETCH_RUNTIMES)) {
         const answer = await modernAnswer(url, token, probe.method, probe.params(probe.hidden), probe.hidden);
         assert.equal(answer, await modernAnswer(url, token, probe.method, probe.params(probe.unknown), probe.unknown), probe.what);
       }
+      const hiddenListen = await listenAnswer(url, token, "ui://admin/panel");
+      assert.equal(hiddenListen, await listenAnswer(url, token, "ui://admin/nothing"), "a listen stream naming the view");
+      assert.match(hiddenListen, /^200 text\/event-stream /, hiddenListen);
 
       const admin = await as.token(ADMIN, url, "mcp:read mcp:admin");
       const adminNames = await listedTo(url, admin);
@@ -89,6 +93,10 @@ for (const name of Object.keys(FETCH_RUNTIMES)) {
       for (const probe of PROBES) {
         assert.match(await modernAnswer(url, admin, probe.method, probe.params(probe.hidden), probe.hidden), /^200 .*"result"/, probe.what);
       }
+      assert.match(await listenAnswer(url, admin, "ui://admin/panel"), /^200 text\/event-stream .*"toolsListChanged":true/);
+
+      await checkLegacySession(url, token, false);
+      await checkLegacySession(url, admin, true);
     } finally {
       await server.stop();
     }

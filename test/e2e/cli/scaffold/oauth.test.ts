@@ -5,8 +5,8 @@
  * forged token, tools listed with a good one, admin_reset shown only to a token carrying
  * mcp:admin and answered to any other as an unknown tool (2026-07-28 requests and a 2025-11-25
  * session), and likewise an admin prompt, resource template and ui:// view the test adds (get,
- * read, completion and a legacy subscription compared with an unknown name's, byte for byte
- * but for ids and the name),
+ * read, completion, a legacy subscription and a 2026-07-28 listen stream compared with an
+ * unknown name's, byte for byte but for ids and the name),
  * the official 2.x client's own OAuth flow, the token on an HTTP+SSE stream and its POSTs, and
  * the one-line stop on a missing variable.
  * The project is not installed: it uses this checkout's node_modules (jose included).
@@ -20,8 +20,7 @@ import { generateKeyPair, SignJWT } from "jose";
 import { freePort } from "../../../support/redis-server.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../../support/oidc-provider.js";
 import { mcpHeaders, post, request } from "../../../runtime/transports/http-helpers.js";
-import { initializeParams, postMessage } from "./legacy-raw.js";
-import { addAdminExtras, ADMIN_ENTRIES, listedTo, modernAnswer, PROBES } from "./admin-extras.js";
+import { addAdminExtras, ADMIN_ENTRIES, checkLegacySession, legacySession, listedTo, listenAnswer, modernAnswer, PROBES } from "./admin-extras.js";
 import { scaffoldProject, type ScaffoldedProject } from "../../scale/scaffolded.js";
 import { explain, runCreate, startProcess, within } from "../../../cli/scaffold/helpers.js";
 
@@ -116,36 +115,6 @@ async function modernCall(token: string, name: string, id: number): Promise<stri
   return `${answer.status} ${answer.headers.get("content-type")} ${normalized(await answer.text(), id, name)}`;
 }
 
-/** A 2025-11-25 session opened with `token`: its tools/list names and a tools/call's answer (normalized), as a legacy client sends them. */
-async function legacySession(token: string) {
-  const headers = { ...bearer(token), "mcp-protocol-version": "2025-11-25" };
-  const opened = await postMessage(new URL(url), { jsonrpc: "2.0", id: 1, method: "initialize", params: initializeParams("2025-11-25") }, bearer(token));
-  assert.equal(opened.status, 200, opened.text);
-  const session = { ...headers, "mcp-session-id": opened.sessionId! };
-  await postMessage(new URL(url), { jsonrpc: "2.0", method: "notifications/initialized" }, session);
-  let id = 1;
-  return {
-    async toolNames(): Promise<string[]> {
-      const listed = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method: "tools/list", params: {} }, session);
-      return listed.response!["result"].tools.map((tool: { name: string }) => tool.name);
-    },
-    async listed(method: string, key: string, field: string): Promise<string[]> {
-      const answer = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method, params: {} }, session);
-      return answer.response!["result"][key].map((entry: Record<string, string>) => entry[field]);
-    },
-    async ask(method: string, params: Record<string, unknown>, secret: string): Promise<string> {
-      const asked = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method, params }, session);
-      assert.ok(asked.response, asked.text);
-      return `${asked.status} ${JSON.stringify({ ...asked.response, id: 0 }).replaceAll(secret, "<name>")}`;
-    },
-    async call(name: string): Promise<string> {
-      const called = await postMessage(new URL(url), { jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name, arguments: {} } }, session);
-      assert.ok(called.response, called.text);
-      return `${called.status} ${normalized(JSON.stringify(called.response), id, name)}`;
-    },
-  };
-}
-
 test("a token without mcp:admin lists no admin_reset, and its call is answered byte for byte as an unknown tool's, with 2026-07-28 requests", async () => {
   const token = await as.token(READER, url, "mcp:read");
   const listed = await post(url, listTools(), bearer(token));
@@ -167,10 +136,10 @@ test("a token with mcp:admin lists admin_reset and calls it, with 2026-07-28 req
 });
 
 test("in a 2025-11-25 session, a token without mcp:admin lists no admin_reset and its call is answered as an unknown tool's; one with it lists and calls it", async () => {
-  const reader = await legacySession(await as.token(READER, url, "mcp:read"));
+  const reader = await legacySession(url, await as.token(READER, url, "mcp:read"));
   assert.ok(!(await reader.toolNames()).includes("admin_reset"));
   assert.equal(await reader.call("admin_reset"), await reader.call("no_such_tool"));
-  const admin = await legacySession(await as.token(ADMIN, url, "mcp:read mcp:admin"));
+  const admin = await legacySession(url, await as.token(ADMIN, url, "mcp:read mcp:admin"));
   assert.ok((await admin.toolNames()).includes("admin_reset"));
   assert.match(await admin.call("admin_reset"), /greet was removed/);
 });
@@ -193,25 +162,18 @@ test("a token without mcp:admin lists no admin prompt, template or view, and get
 });
 
 test("in a 2025-11-25 session a token without mcp:admin lists no admin prompt, template or view, and getting, reading, completing or subscribing to one is answered as an unknown one", async () => {
-  const subscribe = { what: "a view's subscription", method: "resources/subscribe", params: (uri: string) => ({ uri }) };
-  const probes = [...PROBES, { ...subscribe, hidden: "ui://admin/panel", unknown: "ui://admin/nothing" }];
-  for (const [client, scope, sees] of [[READER, "mcp:read", false], [ADMIN, "mcp:read mcp:admin", true]] as const) {
-    const session = await legacySession(await as.token(client, url, scope));
-    const listed = [
-      ...(await session.toolNames()),
-      ...(await session.listed("prompts/list", "prompts", "name")),
-      ...(await session.listed("resources/list", "resources", "uri")),
-      ...(await session.listed("resources/templates/list", "resourceTemplates", "uriTemplate")),
-    ];
-    assert.deepEqual(ADMIN_ENTRIES.filter((entry) => listed.includes(entry) !== sees), [], `${scope}: ${listed.join(", ")}`);
-    for (const probe of probes) {
-      const hidden = await session.ask(probe.method, probe.params(probe.hidden), probe.hidden);
-      // The scaffold's handler serves tool list changes only, so it declines any resource subscription: with mcp:admin it is asked.
-      if (sees && probe.method === subscribe.method) assert.match(hidden, /^200 .*declined the subscription/, hidden);
-      else if (sees) assert.match(hidden, /"result"/, `${probe.what} with mcp:admin: ${hidden}`);
-      else assert.equal(hidden, await session.ask(probe.method, probe.params(probe.unknown), probe.unknown), probe.what);
-    }
-  }
+  await checkLegacySession(url, await as.token(READER, url, "mcp:read"), false);
+  await checkLegacySession(url, await as.token(ADMIN, url, "mcp:read mcp:admin"), true);
+});
+
+test("a listen stream naming an admin view is answered to a token without mcp:admin as one naming an unknown URI, and opened for a token with it", async () => {
+  const reader = await as.token(READER, url, "mcp:read");
+  const hidden = await listenAnswer(url, reader, "ui://admin/panel");
+  assert.equal(hidden, await listenAnswer(url, reader, "ui://admin/nothing"));
+  assert.match(hidden, /^200 text\/event-stream /, hidden);
+  const admin = await as.token(ADMIN, url, "mcp:read mcp:admin");
+  // The scaffold's handler serves tool list changes only: the stream is opened (no 403) and honours those.
+  assert.match(await listenAnswer(url, admin, "ui://admin/panel"), /^200 text\/event-stream .*"toolsListChanged":true/);
 });
 
 test(
