@@ -131,6 +131,26 @@ for (const [library, makeValidator] of Object.entries(VALIDATORS)) {
       assert.deepEqual(makeValidator().compile(data)({ link: { $ref: "not a schema" } }), { valid: true }, "a $ref key inside const is data");
     });
 
+    it("a schema whose keywords hold values of the wrong kind is refused at addTool with one line, before any call", () => {
+      const server = createServer({ name: "v", version: "1", validator: makeValidator() });
+      const malformed: Record<string, object> = {
+        "type-name": { type: "object", properties: { a: { type: "strin" } } },
+        "required-text": { type: "object", required: "a" },
+        "minimum-text": { type: "object", properties: { a: { minimum: "x" } } },
+        "nested-pattern": { type: "object", properties: { a: { anyOf: [{ type: "string", pattern: "(" }] } } },
+      };
+      for (const [name, inputSchema] of Object.entries(malformed)) {
+        assert.throws(
+          () => server.addTool({ name, inputSchema: inputSchema as Tool["inputSchema"] }, () => ({ content: [] })),
+          (error: Error) =>
+            error instanceof TypeError && error.message.startsWith(`addTool ${name}: its inputSchema cannot be used (`) && !error.message.includes("\n"),
+          name,
+        );
+      }
+      const data = { type: "object", properties: { a: { const: { type: "strin", required: "a" } } } };
+      assert.deepEqual(makeValidator().compile(data)({ a: { type: "strin", required: "a" } }), { valid: true }, "keywords inside const are data");
+    });
+
     it(
       "a number too large for a double (1e309 on the wire, Infinity once parsed) is refused as an integer and as a number under a maximum, as any violation",
       T,

@@ -9,6 +9,8 @@
  *   interpreted, for runtimes that forbid generating code (Cloudflare Workers).
  */
 
+import { assertSchemaShape } from "./schema-shape.js";
+
 /** One value checked: valid, or the violations as short lines ("/path message"). */
 export type ValidationResult = { readonly valid: true } | { readonly valid: false; readonly errors: readonly string[] };
 export type CompiledSchema = (value: unknown) => ValidationResult;
@@ -63,13 +65,15 @@ export interface CfworkerValidatorClass {
 
 /**
  * A SchemaValidator over @cfworker/json-schema, e.g. `cfworkerSchemaValidator(Validator)`.
- * That library resolves a `$ref` only when a value reaches it; every one is resolved here at
- * compile instead, so a schema with a dangling or remote `$ref` is refused at `addTool`, as
- * with Ajv, rather than failing a call later.
+ * That library resolves a `$ref` only when a value reaches it, and takes any keyword value;
+ * here every `$ref` is resolved and every keyword's value checked (schema-shape.ts) at
+ * compile instead, so a schema with a dangling or remote `$ref`, or `required: "a"`, is
+ * refused at `addTool`, as with Ajv, rather than failing or misleading a call later.
  */
 export function cfworkerSchemaValidator(Validator: CfworkerValidatorClass): SchemaValidator {
   return {
     compile(schema) {
+      assertSchemaShape(schema);
       assertLocalRefs(schema);
       const validator = new Validator(schema, "2020-12", false);
       return (value) => {
