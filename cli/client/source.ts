@@ -5,12 +5,13 @@
  * binding holds exactly what the server lists. Either way the listing goes through the
  * runtime's client, and tools whose `x-mcp-header` annotations are invalid are left out.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { connectClient, type ClientTarget } from "../../packages/runtime/src/client/index.js";
 import type { Tool } from "../../generated/index.js";
 import { CliError } from "../errors.js";
+import { whyBuildIsStale } from "./build-current.js";
 
 /** The tools to bind and where they came from (for the file's header). */
 export interface ToolSource {
@@ -33,19 +34,15 @@ export async function toolsFromUrl(url: string, headers: Readonly<Record<string,
  * The project's tools as its built server lists them to one caller: anonymous (as over
  * stdio) unless `scopes` are given, then a caller whose token carries those scopes, so a tool
  * whose `visibility` hides it from that caller is not listed. Refused while `dist/` is
- * missing or a source is newer than its own output.
+ * missing or the build's own record (dist/.tsbuildinfo) says a source changed since.
  */
 export async function toolsFromProject(project: string, scopes?: readonly string[]): Promise<ToolSource> {
   const built = join(project, "dist", "src", "server.js");
   const hint = "run `npm run build` in the project first, or pass --from-url for a running server";
   if (!existsSync(built))
     throw new CliError(`${relative(process.cwd(), built) || built} does not exist: the project's tools are read from its built server`, { hint });
-  const stale = staleSource(project);
-  if (stale !== undefined) {
-    const { source, output, missing } = stale;
-    const why = missing ? `${output} does not exist` : `${source} is newer than ${output}, which the last build wrote from it`;
-    throw new CliError(`${why}: the built server may not hold the project's tools`, { hint });
-  }
+  const stale = whyBuildIsStale(project);
+  if (stale !== undefined) throw new CliError(`${stale}: the built server may not hold the project's tools`, { hint });
   const module = (await import(pathToFileURL(built).href)) as { createAppServer?: () => ProjectServer };
   if (typeof module.createAppServer !== "function") {
     throw new CliError("dist/src/server.js exports no createAppServer()", {
@@ -76,35 +73,6 @@ async function listTools(target: ClientTarget, where: string): Promise<Tool[]> {
   } finally {
     await client.close();
   }
-}
-
-/**
- * The first source under src/ the last build did not compile as it is now: its own emitted
- * file (dist/src/<path>.js) missing or older than it. Each source is compared with its own
- * output, not with dist/src/server.js: an incremental tsc writes only the files whose
- * source changed (or whose imports' types did), so after editing src/resources/index.ts
- * and building, server.js keeps its older time while the build is current.
- */
-function staleSource(project: string): { source: string; output: string; missing: boolean } | undefined {
-  const dir = join(project, "src");
-  if (!existsSync(dir)) return undefined;
-  const sources = readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && isCompiled(entry.name))
-    .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
-    .sort();
-  for (const path of sources) {
-    const source = relative(project, path);
-    const output = join("dist", source.replace(/\.(m|c)?ts$/, ".$1js"));
-    const emitted = join(project, output);
-    if (!existsSync(emitted)) return { source, output, missing: true };
-    if (statSync(path).mtimeMs > statSync(emitted).mtimeMs) return { source, output, missing: false };
-  }
-  return undefined;
-}
-
-/** A TypeScript source tsc emits JavaScript for (declaration files emit nothing). */
-function isCompiled(name: string): boolean {
-  return /\.(m|c)?ts$/.test(name) && !/\.d\.(m|c)?ts$/.test(name);
 }
 
 function describe(error: unknown): string {

@@ -51,14 +51,14 @@ export function watchBuild(projectDir: string, tsconfig: string, onBuilt: (error
   };
 }
 
-/** The project's own TypeScript compiler (its devDependency), never one found elsewhere. */
-function projectTsc(projectDir: string): string {
+/** The project's own TypeScript compiler (its devDependency), never one found elsewhere; `command` names who needs it. */
+export function projectTsc(projectDir: string, command = "mcp-gen dev"): string {
   const require = createRequire(join(resolve(projectDir), "package.json"));
   let manifestPath: string;
   try {
     manifestPath = require.resolve("typescript/package.json");
   } catch (error) {
-    throw new CliError("mcp-gen dev needs the project's typescript, which is not installed here", { hint: "run `npm install` in the project", cause: error });
+    throw new CliError(`${command} needs the project's typescript, which is not installed here`, { hint: "run `npm install` in the project", cause: error });
   }
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { bin?: string | Record<string, string> };
   const bin = typeof manifest.bin === "string" ? manifest.bin : manifest.bin?.["tsc"];

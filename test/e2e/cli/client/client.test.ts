@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { explain, runCreate, runIn, runMcpGen, servedAt, startProcess, tempFolder, within } from "../../../cli/scaffold/helpers.js";
+import { explain, runCreate, runIn, runMcpGen, schemasDir, servedAt, startProcess, tempFolder, within } from "../../../cli/scaffold/helpers.js";
 
 let temp: ReturnType<typeof tempFolder>;
 let app: string;
@@ -97,7 +97,7 @@ test("typed tools: a deliberately wrong tool argument fails tsc, with the error 
   writeFileSync(join(app, "test", "client-use.ts"), USE);
 });
 
-test("a build is current when each source is older than its own output, though an incremental build left dist/src/server.js older", E2E, () => {
+test("a build is current though an incremental build left dist/src/server.js older than an edited source", E2E, () => {
   // `mcp-gen resource` edits src/resources/index.ts; tsc then rewrites what changed and
   // leaves server.js (whose imports' types did not change) as it was.
   const resource = runMcpGen(["resource", "Stations", "--uri", "weather://stations"], app);
@@ -112,7 +112,47 @@ test("a build is current when each source is older than its own output, though a
   assert.match(run.stdout, /^wrote generated\/client\.ts: a client for MCP 2026-07-28, 3 tools/);
 });
 
-test("refused in one line, nothing written: a file mcp-gen did not write, a build older than src/, a bad --from-url", E2E, () => {
+test("a build is current when its own record says so: a source saved unchanged after the build is no reason to refuse", E2E, () => {
+  // An incremental tsc compares each source's hash with dist/.tsbuildinfo and leaves the
+  // output of a source saved unchanged as it was, older than that source.
+  const later = new Date(Date.now() + 60_000);
+  utimesSync(join(app, "src", "tools", "weather.ts"), later, later);
+  const build = runIn(app, "npm", ["run", "build"]);
+  assert.equal(build.status, 0, explain(build));
+  const mtime = (path: string) => statSync(join(app, path)).mtimeMs;
+  assert.ok(mtime("src/tools/weather.ts") > mtime("dist/src/tools/weather.js"), "the build left the output of an unchanged source as it was");
+  const run = runMcpGen(["client"], app);
+  assert.equal(run.status, 0, explain(run));
+  assert.match(run.stdout, /^wrote generated\/client\.ts: a client for MCP 2026-07-28, 3 tools/);
+});
+
+test("right after mcp-gen app Dashboard and npm run build, mcp-gen client writes the client; after an edit without a build it refuses in one line", E2E, () => {
+  const dashboard = runMcpGen(["app", "Dashboard"], app, { MCP_SCHEMAS_DIR: schemasDir() });
+  assert.equal(dashboard.status, 0, explain(dashboard));
+  const install = runIn(app, "npm", ["install"]); // as the README says after `mcp-gen app`
+  assert.equal(install.status, 0, explain(install));
+  const build = runIn(app, "npm", ["run", "build"]);
+  assert.equal(build.status, 0, explain(build));
+  const run = runMcpGen(["client"], app);
+  assert.equal(run.status, 0, explain(run));
+  // dashboard is listed only to a client that declares the apps extension, which this listing does not.
+  assert.match(run.stdout, /^wrote generated\/client\.ts: a client for MCP 2026-07-28, 3 tools/);
+
+  const weather = join(app, "src", "tools", "weather.ts");
+  const built = readFileSync(weather, "utf8");
+  writeFileSync(weather, `${built}// edited after the build\n`);
+  const stale = runMcpGen(["client", "--out", "src/stale-client.ts"], app);
+  writeFileSync(weather, built);
+  assert.equal(stale.status, 1, explain(stale));
+  assert.equal(stale.stderr.trim().split("\n").length, 1, explain(stale));
+  assert.match(
+    stale.stderr,
+    /^error: the last build is not current: .*: the built server may not hold the project's tools \(run `npm run build` in the project first/,
+  );
+  assert.equal(existsSync(join(app, "src", "stale-client.ts")), false);
+});
+
+test("refused in one line, nothing written: a file mcp-gen did not write, a source changed since the last build, a bad --from-url", E2E, () => {
   const foreign = join(app, "src", "mine.ts");
   writeFileSync(foreign, "export const mine = 1;\n");
   const overwrite = runMcpGen(["client", "--out", "src/mine.ts"], app);
@@ -124,13 +164,15 @@ test("refused in one line, nothing written: a file mcp-gen did not write, a buil
   assert.equal(readFileSync(foreign, "utf8"), "export const mine = 1;\n");
   rmSync(foreign); // never built: it would be refused as such below
 
-  const later = new Date(Date.now() + 60_000);
-  utimesSync(join(app, "src", "tools", "weather.ts"), later, later);
+  const weather = join(app, "src", "tools", "weather.ts");
+  const built = readFileSync(weather, "utf8");
+  writeFileSync(weather, built.replace("the text to measure", "the text to count"));
   const stale = runMcpGen(["client", "--out", "src/stale-client.ts"], app);
+  writeFileSync(weather, built);
   assert.equal(stale.status, 1, explain(stale));
   assert.match(
     stale.stderr,
-    /^error: src\/tools\/weather\.ts is newer than dist\/src\/tools\/weather\.js, which the last build wrote from it: the built server may not hold the project's tools \(run `npm run build` in the project first/,
+    /^error: the last build is not current: output 'dist\/\.tsbuildinfo' is older than input 'src\/tools\/weather\.ts': the built server may not hold the project's tools \(run `npm run build` in the project first/,
   );
   assert.equal(existsSync(join(app, "src", "stale-client.ts")), false);
 
@@ -138,7 +180,7 @@ test("refused in one line, nothing written: a file mcp-gen did not write, a buil
   writeFileSync(join(app, "src", "tools", "unbuilt.ts"), "export const unbuilt = 1;\n");
   const unbuilt = runMcpGen(["client", "--out", "src/stale-client.ts"], app);
   assert.equal(unbuilt.status, 1, explain(unbuilt));
-  assert.match(unbuilt.stderr, /^error: dist\/src\/tools\/unbuilt\.js does not exist: the built server may not hold the project's tools/);
+  assert.match(unbuilt.stderr, /^error: the last build is not current: .*'src\/tools\/unbuilt\.ts': the built server may not hold the project's tools/);
   rmSync(join(app, "src", "tools", "unbuilt.ts"));
 
   const badUrl = runMcpGen(["client", "--from-url", "ftp://127.0.0.1/mcp"], app);
