@@ -9,15 +9,16 @@ import { propertyKey, stringLiteral, valueLiteral } from "../toolbox/escape.js";
 export function emitShapes(revision: string, shapes: ShapesIR): string {
   return [
     `/**
- * A value's shape, as far as trimming an answer to what this revision defines needs: \`true\`
- * anything, taken whole; a name, that entry of SHAPES (absent: anything); \`keys\`, an object
- * with these properties (and, when \`open\`, any others); \`items\`, an array; \`byType\`, a
+ * A value's shape, as far as trimming an answer to what this revision defines, and checking
+ * that it holds what this revision requires, need: \`true\` anything, taken whole; a name, that
+ * entry of SHAPES (absent: anything); \`keys\`, an object with these properties (and, when
+ * \`open\`, any others; \`required\`, those it must hold); \`items\`, an array; \`byType\`, a
  * union of objects told apart by their \`type\` property.
  */
 export type Shape =
   | true
   | string
-  | { readonly keys: { readonly [key: string]: Shape }; readonly open?: true }
+  | { readonly keys: { readonly [key: string]: Shape }; readonly open?: true; readonly required?: readonly string[] }
   | { readonly items: Shape }
   | { readonly byType: { readonly [type: string]: Shape } };
 `,

@@ -89,12 +89,18 @@ export interface ExtensionFacts {
 }
 
 /**
- * A value's shape, as far as trimming an answer to what a revision defines needs: `true`
- * anything, taken whole; a name, that named shape; `keys`, an object with these properties
- * (and, when `open`, any others); `items`, an array; `byType`, a union of objects told
- * apart by their `type` property.
+ * A value's shape, as far as trimming an answer to what a revision defines, and checking that
+ * it holds what the revision requires, need: `true` anything, taken whole; a name, that named
+ * shape; `keys`, an object with these properties (and, when `open`, any others; `required`,
+ * those it must hold); `items`, an array; `byType`, a union of objects told apart by their
+ * `type` property.
  */
-export type Shape = true | string | { keys: Record<string, Shape>; open?: true } | { items: Shape } | { byType: Record<string, Shape> };
+export type Shape =
+  | true
+  | string
+  | { keys: Record<string, Shape>; open?: true; required?: string[] }
+  | { items: Shape }
+  | { byType: Record<string, Shape> };
 
 export interface ShapesIR {
   /** Named shapes that are not `true`, sorted by name. */

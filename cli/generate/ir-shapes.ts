@@ -100,15 +100,16 @@ class ShapeDeriver {
   #object(node: JsonObject): Shape {
     const keys: Record<string, Shape> = {};
     for (const [key, value] of Object.entries(node.properties as JsonObject)) keys[key] = this.of(value);
-    return isOpen(node) ? { keys, open: true } : { keys };
+    return objectShape(keys, isOpen(node), requiredOf(node, keys));
   }
 
   /** allOf: the members' keys together (with the node's own properties). */
   #merged(parts: JsonValue[], node: JsonObject): Shape {
-    const own = { properties: isObject(node.properties) ? node.properties : {} };
+    const own = { properties: isObject(node.properties) ? node.properties : {}, required: node.required ?? [] };
     return this.#keysTogether(
       [...parts, own].map((part) => this.of(part)),
       isOpen(node),
+      "every",
     );
   }
 
@@ -123,19 +124,28 @@ class ShapeDeriver {
     return this.#keysTogether(
       members.map((member) => this.of(member)),
       false,
+      "one",
     );
   }
 
-  /** Object shapes as one: every key of each (open if any is); anything when one of them is not an object. */
-  #keysTogether(shapes: readonly Shape[], open: boolean): Shape {
+  /**
+   * Object shapes as one: every key of each (open if any is); anything when one of them is not
+   * an object. What it requires: what any part requires when it must match `every` part
+   * (allOf), what all of them require when it need match only `one` (anyOf, oneOf).
+   */
+  #keysTogether(shapes: readonly Shape[], open: boolean, matches: "every" | "one"): Shape {
     const keys: Record<string, Shape> = {};
+    const requiredSets: string[][] = [];
     for (const shape of shapes) {
       const object = this.#resolve(shape);
       if (object === true || !("keys" in object)) return true;
       Object.assign(keys, object.keys);
       open ||= object.open === true;
+      requiredSets.push(object.required ?? []);
     }
-    return open ? { keys, open: true } : { keys };
+    const required =
+      matches === "every" ? [...new Set(requiredSets.flat())] : (requiredSets[0] ?? []).filter((key) => requiredSets.every((set) => set.includes(key)));
+    return objectShape(keys, open, required);
   }
 
   /** The `type` constant of an object member of a union, looked up through a $ref. */
@@ -155,6 +165,17 @@ class ShapeDeriver {
     const own = this.shapes.get(shape);
     return own === undefined || typeof own === "string" ? true : own;
   }
+}
+
+/** An object shape; `open` and `required` written only when they say something, so most shapes stay `{ keys }`. */
+function objectShape(keys: Record<string, Shape>, open: boolean, required: readonly string[]): Shape {
+  const sorted = [...required].sort();
+  return { keys, ...(open ? { open: true as const } : {}), ...(sorted.length > 0 ? { required: sorted } : {}) };
+}
+
+/** The keys a node requires that it also defines (a required key without a property says nothing a check could use). */
+function requiredOf(node: JsonObject, keys: Record<string, Shape>): string[] {
+  return Array.isArray(node.required) ? node.required.filter((key): key is string => typeof key === "string" && key in keys) : [];
 }
 
 /** `additionalProperties` other than false (or absent) lets an object hold keys beyond its properties. */

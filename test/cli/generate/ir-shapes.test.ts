@@ -76,3 +76,25 @@ test("the params keys a const fixes in every member that has them are a request'
   assert.deepEqual(shapes.serverRequestTags, [{ method: "ask", keys: ["mode"] }]);
   assert.deepEqual(shapes.serverRequests, [{ method: "ask", shape: { keys: { mode: true, message: true, url: true } } }]);
 });
+
+test("an object's required keys: its own that it defines, every part's under allOf, only those all members share under anyOf", () => {
+  const defs = {
+    Result: { type: "object", properties: { _meta: { type: "object" }, resultType: { type: "string" } }, required: ["resultType"] },
+    Text: { type: "object", properties: { uri: { type: "string" }, text: { type: "string" } }, required: ["uri", "text"] },
+    Blob: { type: "object", properties: { uri: { type: "string" }, blob: { type: "string" } }, required: ["blob", "uri"] },
+    ReadResult: {
+      allOf: [ref("Result")],
+      properties: { contents: { type: "array", items: { anyOf: [ref("Text"), ref("Blob")] } }, ttl: { type: "number" } },
+      required: ["contents", "undefinedKey"],
+    },
+  };
+  const shapes = shapesOf(defs, {
+    clientRequests: [{ method: "resources/read", requestType: "ReadRequest", params: { kind: "none" }, resultType: "ReadResult" }],
+  });
+  const named = Object.fromEntries(shapes.named.map(({ name, shape }) => [name, shape]));
+  assert.deepEqual(named.ReadResult, {
+    keys: { _meta: true, resultType: true, contents: { items: { keys: { uri: true, text: true, blob: true }, required: ["uri"] } }, ttl: true },
+    required: ["contents", "resultType"],
+  });
+  assert.deepEqual(named.Text, { keys: { uri: true, text: true }, required: ["text", "uri"] });
+});

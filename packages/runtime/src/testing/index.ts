@@ -11,3 +11,5 @@ export { lintToolSchemas, MAX_LINT_DEPTH } from "../schema-portability/lint.js";
 export type { ListedTool, SchemaFinding, SchemaSide } from "../schema-portability/lint.js";
 export { PROVIDER_RULES } from "../schema-portability/provider-rules.js";
 export type { ProviderId, ProviderRule, RuleCheck, RuleEffect } from "../schema-portability/provider-rules.js";
+// What an answer lacks that its revision requires (a project's conformance test, on its own primitives).
+export { answerProblems, shapedRevisions } from "./answer-shape.js";
