@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CliError } from "../errors.js";
 import { listFiles } from "../toolbox/files.js";
+import { withJsonValue } from "../toolbox/json-text.js";
 import { packageRoot } from "../toolbox/package.js";
 import type { PlannedFile } from "../toolbox/write.js";
 import { applyFiles, requireProject, type ApplyOptions, type ApplyResult } from "./apply.js";
@@ -80,7 +81,20 @@ export async function planPrimitive(
     moduleSpecifier,
     byHand: `import ${imported} from ${moduleSpecifier} and call it with the server in src/server.ts`,
   });
-  return { created, edited: registered === listText ? [] : [{ path: listPath, content: registered }] };
+  const edited = registered === listText ? [] : [{ path: listPath, content: registered }];
+  return { created, edited: [...edited, ...(kind === "tool" ? conformanceCall(names, read) : [])] };
+}
+
+/** The file naming the tools a project's conformance test calls, with their arguments. */
+export const CONFORMANCE_CALLS_FILE = "test/conformance-calls.json";
+/** Arguments the tool skeleton accepts (templates/tool/src: one required `text`). */
+const SKELETON_ARGUMENTS = { text: "hello" };
+
+/** The new tool named in the conformance test's calls, so its answers are checked; nothing when the project has no such file. */
+function conformanceCall(names: NameForms, read: ProjectReader): PlannedFile[] {
+  const text = read(CONFORMANCE_CALLS_FILE);
+  if (text === undefined) return [];
+  return [{ path: CONFORMANCE_CALLS_FILE, content: withJsonValue(text, ["calls", names.snake], [SKELETON_ARGUMENTS], CONFORMANCE_CALLS_FILE) }];
 }
 
 function refuseClaims(kind: PrimitiveKind, names: NameForms, claims: readonly Claim[], registered: Awaited<ReturnType<typeof registeredPrimitives>>): void {

@@ -47,14 +47,27 @@ describe("the conformance suite in an HTTP project's npm test", () => {
     assert.match(tests.stdout, /# \d{3} checks, \d+ failing as test\/conformance-expected.json expects/);
   });
 
-  it("a tool name the spec's naming rule refuses fails the conformance test, naming tools-name-format", E2E, () => {
-    const tool = join(app, "src", "tools", "ask-name.ts");
-    const source = readFileSync(tool, "utf8");
-    assert.ok(source.includes('name: "ask_name"'), source);
-    writeFileSync(tool, source.replace('name: "ask_name"', 'name: "ask name"'));
+  it("edits that break the protocol fail the conformance test, each named: a tool name the naming rule refuses (the suite's tools-name-format), a tool answering without content, a resource read without uri (own-*)", E2E, () => {
+    const edit = (path: string, from: string, to: string) => {
+      const file = join(app, ...path.split("/"));
+      const source = readFileSync(file, "utf8");
+      assert.ok(source.includes(from), `${path} holds ${from}:\n${source}`);
+      writeFileSync(file, source.replace(from, to));
+    };
+    edit("src/tools/ask-name.ts", 'name: "ask_name"', 'name: "ask name"');
+    // A declined question ends in this answer, which the conformance test's client declines.
+    edit("src/tools/ask-name.ts", 'return { content: [{ type: "text", text: "No name given; maybe next time." }] };', "return { structuredContent: {} } as never;");
+    edit("src/resources/about.ts", '() => "About is served by this server.",', '() => ({ contents: [{ text: "no uri" }] }) as never,');
+    edit("test/conformance-calls.json", '"ask_name"', '"ask name"');
     const tests = runIn(app, "npm", ["test"], E2E.timeout);
     assert.notEqual(tests.status, 0, explain(tests));
     assert.match(tests.stdout, /^ +not ok \d+ - at 2026-07-28: every check passes or is listed in test\/conformance-expected.json$/m);
     assert.match(tests.stdout, /tools-name-format \(tools-list\): WARNING .*ask name/);
+    for (const revision of ["2025-11-25", "2026-07-28"]) {
+      const failed = new RegExp(`^ +not ok \\d+ - at ${revision}: this server's own tools, resources and prompts answer what the revision requires$`, "m");
+      assert.match(tests.stdout, failed);
+    }
+    assert.match(tests.stdout, /own-tools-call ask name: result\.content: missing, CallToolResult requires it/);
+    assert.match(tests.stdout, /own-resources-read app:\/\/about: result\.contents\[0\]\.uri: missing, ReadResourceResult requires it/);
   });
 });

@@ -131,7 +131,11 @@ test("a project without the kind's list is refused, saying how to add one", SLOW
 test("each generator adds its module to its list, after the last entry, and keeps every other byte", SLOW, async () => {
   const lists = ["src/tools/index.ts", "src/resources/index.ts", "src/prompts/index.ts"];
   const before = lists.map(read);
+  const callsBefore = JSON.parse(read("test/conformance-calls.json"));
   await generateTool({ ...write, project: app, name: "LookupOrder" });
+  // The conformance test calls the new tool with arguments its skeleton accepts; the rest of the file is kept.
+  const calls = JSON.parse(read("test/conformance-calls.json"));
+  assert.deepEqual(calls, { ...callsBefore, calls: { ...callsBefore.calls, lookup_order: [{ text: "hello" }] } });
   await generateResource({ ...write, project: app, name: "Orders", template: "app://orders/{id}{?fields}" });
   await generatePrompt({ ...write, project: app, name: "Summarize", arguments: ["topic,style?"] });
   const added = lists.map((path, index) =>
