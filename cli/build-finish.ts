@@ -1,13 +1,16 @@
 /**
  * The steps of `npm run build` after tsc: every scaffold template stored as rendering
  * nodes in dist/templates.json (creating a project then never loads handlebars, see
- * scaffold/template.ts), then the runtime package (built before tsc) packed into
+ * scaffold/template.ts), the pinned schemas stored for the package to carry
+ * (generate/pinned-copies.ts), then the runtime package (built before tsc) packed into
  * dist/runtime.tgz and this package into dist/package.tgz: the tarballs a project made from
  * this checkout keeps in vendor/ (packing them at each create would cost more than the rest
  * of the create).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PINNED_COPIES, storePinnedCopies } from "./generate/pinned-copies.js";
+import { readLock } from "./generate/verify.js";
 import { listFiles } from "./toolbox/files.js";
 import { packageRoot } from "./toolbox/package.js";
 import { packTarball, PACKED_BUILD, PACKED_RUNTIME } from "./toolbox/tarball.js";
@@ -20,6 +23,10 @@ for (const path of listFiles(join(root, "templates"), "templates/").filter((file
   stored[path] = { source, nodes: await parseTemplate(source) };
 }
 writeFileSync(join(root, PRECOMPILED_TEMPLATES), `${JSON.stringify(stored)}\n`);
+for (const copy of await storePinnedCopies(readLock())) {
+  if ("from" in copy) console.log(`stored the pinned ${copy.revision} schema in ${PINNED_COPIES}/ from ${copy.from}`);
+  else console.log(`warning: no pinned ${copy.revision} schema in ${PINNED_COPIES}/ (${copy.missing}): this build regenerates it only from MCP_SCHEMAS_DIR or the network`);
+}
 // The runtime first: this package's tarball carries it.
 writeFileSync(join(root, PACKED_RUNTIME), packTarball(join(root, "packages", "runtime")));
 writeFileSync(join(root, PACKED_BUILD), packTarball(root));

@@ -16,7 +16,8 @@ const command: CommandModule<object, DiffArgs> = {
       .usage(
         "$0 diff <from> <to>\n\n" +
           "Compares two protocol revisions, each a revision name (the project's schema for it, else\n" +
-          "$MCP_SCHEMAS_DIR/<revision>/schema.json, else the URL schemas/lock.json pins) or a schema file:\n" +
+          "$MCP_SCHEMAS_DIR/<revision>/schema.json, else the copy this mcp-gen carries, else the URL\n" +
+          "schemas/lock.json pins) or a schema file:\n" +
           "methods and notifications, request and result fields, capabilities, list-changed and\n" +
           "subscription kinds, error codes, content block types. In a project (package.json \"mcp-gen\")\n" +
           "it then reads src/ and names each tool, resource, prompt and handler that uses something\n" +

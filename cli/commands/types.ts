@@ -23,7 +23,8 @@ const typesOptions = {
     describe:
       'schema.json path or http(s) URL; in a project (package.json "mcp-gen") it adds or replaces that revision in the list. ' +
       "Without it a project regenerates every listed revision, each read from $MCP_SCHEMAS_DIR/<revision>/schema.json when that is set, " +
-      "else downloaded from the URL schemas/lock.json pins and checked against its sha256; outside a project the pinned 2026-07-28 URL",
+      "else the copy this mcp-gen carries (schemas/pinned/, stored by its build), else downloaded from the URL schemas/lock.json pins " +
+      "and checked against its sha256; outside a project the pinned 2026-07-28 URL",
   },
   out: { type: "string", describe: 'folder that receives v<yymm>/ (default: the project\'s "mcp-gen.out", else generated)' },
   check: { type: "boolean", default: false, describe: "write nothing; exit 1 listing stale files (every listed revision in a project)" },

@@ -5,6 +5,7 @@ import { isRuntimeFolder, readProjectConfig, withRevision, writeProjectConfig, t
 import { writeFilesAtomically } from "../toolbox/write.js";
 import { generateTypes, pinnedOutputStale, readRunInputs, type TypesReport } from "./index.js";
 import { isUrl, loadSchema, type LoadedSchema } from "./load.js";
+import { pinnedCopy } from "./pinned-copies.js";
 import { describeChanges, MANIFEST_FILE, manifestInCurrentForm, readManifest, runtimePlacement, type RuntimePlacement } from "./manifest.js";
 import {
   assertImportPointOurs,
@@ -33,14 +34,15 @@ export interface ProjectReport {
 /**
  * Where a listed revision's schema is read from: the location the config records for it (a
  * revision the lock does not pin), else `$MCP_SCHEMAS_DIR/<revision>/schema.json` when that
- * variable is set, else the lock's pinned URL (its bytes checked against the pinned sha256).
+ * variable is set, else the copy a built mcp-gen carries (pinned-copies.ts), else the lock's
+ * pinned URL (its bytes checked against the pinned sha256).
  */
 export function schemaSource(revision: string, config: ProjectConfig, projectDir: string, lock: Lock, env = process.env): string {
   const recorded = config.schemas[revision];
   if (recorded !== undefined) return isUrl(recorded) ? recorded : resolve(projectDir, recorded);
   if (env.MCP_SCHEMAS_DIR) return join(env.MCP_SCHEMAS_DIR, revision, "schema.json");
   const pin = lock.revisions[revision];
-  if (pin) return pin.url;
+  if (pin) return pinnedCopy(revision, lock) ?? pin.url;
   throw new CliError(`revision ${revision} has no schema: schemas/lock.json does not pin it and "mcp-gen.schemas" does not name one`, {
     hint: `add it with \`mcp-gen types --schema <file or URL> --protocol-version ${revision}\``,
   });

@@ -3,6 +3,8 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { explain, npmEnv, runIn, tempFolder } from "../../../cli/scaffold/helpers.js";
+import { storePinnedCopies } from "../../../../cli/generate/pinned-copies.js";
+import { readLock } from "../../../../cli/generate/verify.js";
 import { offlineCopy, type OfflineCopy } from "../../../support/offline-copy.js";
 import { repoRoot, schemaPath } from "../../../support/schemas.js";
 
@@ -10,7 +12,8 @@ import { repoRoot, schemaPath } from "../../../support/schemas.js";
  * `mcp-gen app Dashboard` as the README writes it, in a fresh scaffold, with no network: the
  * copy of mcp-gen it runs from lacks @modelcontextprotocol/ext-apps (a project's install of
  * mcp-gen has none of its development packages) and pins every schema at a loopback port
- * nothing listens on; npm works offline, from its cache.
+ * nothing listens on, carrying the pinned schemas as a build stores them; npm works offline,
+ * from its cache.
  */
 const APPS = "@modelcontextprotocol/ext-apps";
 const SLOW = { timeout: 400_000 };
@@ -23,6 +26,8 @@ before(
   async () => {
     temp = tempFolder("mcp-gen-offline-app");
     copy = await offlineCopy(temp.dir, [APPS]);
+    const stored = await storePinnedCopies(readLock(), { MCP_SCHEMAS_DIR: dirname(dirname(schemaPath("2026-07-28"))) }, copy.root);
+    assert.ok(stored.every((entry) => "from" in entry), JSON.stringify(stored));
     // $MCP_SCHEMAS_DIR with the one schema the app's regeneration reads.
     onlyNewest = join(temp.dir, "only-newest");
     mkdirSync(onlyNewest);
@@ -40,9 +45,9 @@ function scaffold(name: string): string {
 
 const offlineNpm = { ...npmEnv, npm_config_offline: "true" };
 
-test("mcp-gen app installs the extension package it reads, regenerates only the revision it changes, and the project's tests pass", SLOW, () => {
+test("mcp-gen app installs the extension package it reads, regenerates only the revision it changes from the schema mcp-gen carries, and the project's tests pass", SLOW, () => {
   const project = scaffold("demo");
-  const app = copy.run("main", ["app", "Dashboard"], project, { ...offlineNpm, MCP_SCHEMAS_DIR: onlyNewest });
+  const app = copy.run("main", ["app", "Dashboard"], project, { ...offlineNpm, MCP_SCHEMAS_DIR: "" });
   assert.equal(app.status, 0, explain(app));
   assert.match(app.stdout, new RegExp(`^adding ${APPS}, playwright-core, esbuild to package\\.json and installing them with npm: `, "m"));
   assert.match(app.stdout, /^create src\/apps\/dashboard\.ts$/m);
