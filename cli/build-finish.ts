@@ -23,9 +23,15 @@ for (const path of listFiles(join(root, "templates"), "templates/").filter((file
   stored[path] = { source, nodes: await parseTemplate(source) };
 }
 writeFileSync(join(root, PRECOMPILED_TEMPLATES), `${JSON.stringify(stored)}\n`);
-for (const copy of await storePinnedCopies(readLock())) {
-  if ("from" in copy) console.log(`stored the pinned ${copy.revision} schema in ${PINNED_COPIES}/ from ${copy.from}`);
-  else console.log(`warning: no pinned ${copy.revision} schema in ${PINNED_COPIES}/ (${copy.missing}): this build regenerates it only from MCP_SCHEMAS_DIR or the network`);
+const copies = await storePinnedCopies(readLock());
+const carried = copies.flatMap((copy) => ("from" in copy ? [copy.revision] : []));
+const missing = copies.flatMap((copy) => ("missing" in copy ? [copy] : []));
+if (carried.length > 0) console.log(`stored the pinned schemas of ${carried.join(", ")} in ${PINNED_COPIES}/`);
+if (missing.length > 0) {
+  console.log(
+    `warning: ${PINNED_COPIES}/ lacks ${missing.map((copy) => copy.revision).join(", ")} (first cause: ${missing[0]!.missing}); ` +
+      "this build remakes those only from MCP_SCHEMAS_DIR or the network: build with MCP_SCHEMAS_DIR set to carry them",
+  );
 }
 // The runtime first: this package's tarball carries it.
 writeFileSync(join(root, PACKED_RUNTIME), packTarball(join(root, "packages", "runtime")));

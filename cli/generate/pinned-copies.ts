@@ -48,7 +48,8 @@ export async function storePinnedCopies(lock: Lock, env: NodeJS.ProcessEnv = pro
       writeFilesAtomically(join(root, PINNED_COPIES, revision), [{ path: "schema.json", content: "", bytes }]);
       stored.push({ revision, from: location });
     } catch (error) {
-      stored.push({ revision, missing: `${location}: ${error instanceof Error ? error.message : String(error)}` });
+      const why = error instanceof Error ? error.message : String(error);
+      stored.push({ revision, missing: why.includes(location) ? why : `${location}: ${why}` });
     }
   }
   return stored;

@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { PINNED_COPIES } from "../../cli/generate/pinned-copies.js";
 import { repoRoot } from "./schemas.js";
 
 const tsx = import.meta.resolve("tsx");
@@ -31,7 +32,11 @@ async function closedPort(): Promise<number> {
 
 export async function offlineCopy(dir: string, leftOut: readonly string[] = []): Promise<OfflineCopy> {
   const root = join(dir, "mcp-gen");
-  for (const entry of ["package.json", "cli", "generated", "templates", "schemas", "packages"]) cpSync(join(repoRoot, entry), join(root, entry), { recursive: true });
+  // Without the pinned schemas a build of this checkout may have stored: a test gives the copy those it should carry.
+  const carried = join(repoRoot, PINNED_COPIES);
+  for (const entry of ["package.json", "cli", "generated", "templates", "schemas", "packages"]) {
+    cpSync(join(repoRoot, entry), join(root, entry), { recursive: true, filter: (source) => source !== carried });
+  }
   const unreachable = `http://127.0.0.1:${await closedPort()}/`;
   const lockPath = join(root, "schemas", "lock.json");
   const lock = JSON.parse(readFileSync(lockPath, "utf8")) as { revisions: Record<string, { url: string }> };
