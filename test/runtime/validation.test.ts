@@ -6,6 +6,7 @@ import {
   ajvSchemaValidator,
   cfworkerSchemaValidator,
   createServer,
+  lazySchemaValidator,
   ToolOutputError,
   type RuntimeEvent,
   type SchemaValidator,
@@ -24,10 +25,11 @@ const INPUT: Tool["inputSchema"] = {
 };
 const OUTPUT: Tool["inputSchema"] = { type: "object", properties: { temperature: { type: "number" } }, required: ["temperature"] };
 
-/** Both adapters the runtime ships, held to the same rules. */
+/** Both adapters the runtime ships, and Ajv made on first use (the scaffold's default), held to the same rules. */
 const VALIDATORS: Record<string, () => SchemaValidator> = {
   ajv: () => ajvSchemaValidator(new Ajv2020({ strict: false })),
   "@cfworker/json-schema": () => cfworkerSchemaValidator(Validator),
+  "ajv, made on first use": () => lazySchemaValidator(() => ajvSchemaValidator(new Ajv2020({ strict: false }))),
 };
 
 for (const [library, makeValidator] of Object.entries(VALIDATORS)) {
@@ -222,6 +224,23 @@ describe("the validator adapters", () => {
       () => server.addTool({ name: "weather", inputSchema: INPUT }, () => ({ content: [] })),
       /^TypeError: addTool weather: the validator cannot compile its inputSchema on this runtime \(Code generation from strings disallowed for this context\); use cfworkerSchemaValidator here$/,
     );
+  });
+
+  it("a validator made on first use is made when a value is first checked, once, and compiles each schema on its first check, once", () => {
+    const made: string[] = [];
+    const lazy = lazySchemaValidator(() => {
+      made.push("validator");
+      const ajv = ajvSchemaValidator(new Ajv2020({ strict: false }));
+      return { compile: (schema) => (made.push("compile"), ajv.compile(schema)) };
+    });
+    const input = lazy.compile(INPUT);
+    const output = lazy.compile(OUTPUT);
+    assert.deepEqual(made, [], "adding schemas makes nothing");
+    assert.deepEqual(input({ city: "Oslo" }), { valid: true });
+    assert.equal(input({ city: 3 }).valid, false);
+    assert.equal(output({}).valid, false);
+    assert.deepEqual(made, ["validator", "compile", "compile"]);
+    assert.throws(() => lazy.compile({ type: "object", required: "city" }), /required/, "a malformed schema is still refused when given");
   });
 
   it("without a validator nothing is checked (the runtime core validates nothing by itself)", T, async () => {

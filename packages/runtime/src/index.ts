@@ -27,7 +27,7 @@ export { inputRequest } from "./input-required.js";
 export type { ToolOptions } from "./tools.js";
 export type { Visibility, VisibilityPredicate } from "./visibility.js";
 export type { InputMethod, InputRequiredAnswer, InputResultOf, InputRound } from "./input-required.js";
-export { ajvSchemaValidator, cfworkerSchemaValidator } from "./validation.js";
+export { ajvSchemaValidator, cfworkerSchemaValidator, lazySchemaValidator } from "./validation.js";
 export type { AjvLike, AjvValidateFunction, CfworkerValidatorClass, CompiledSchema, SchemaValidator, ValidationResult } from "./validation.js";
 export { runAsTask } from "./tasks/service.js";
 export type { RunAsTaskOptions, TaskContext, TaskOutcome, TasksOptions, TaskWork } from "./tasks/service.js";

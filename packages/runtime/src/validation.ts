@@ -52,6 +52,27 @@ export function ajvSchemaValidator(ajv: AjvLike): SchemaValidator {
   };
 }
 
+/**
+ * A SchemaValidator that makes the real one (`load`, called once) only when a value is first
+ * checked, and compiles each schema on its first check: a server then answers `initialize`,
+ * `server/discover` and its lists without paying for its validator (Ajv's instance and its
+ * compile of the 2020-12 meta-schema are a large part of a stdio server's start). Each schema
+ * is still checked when given (every keyword's value, schema-shape.ts; every `$ref` local and
+ * resolvable), so a malformed one is refused at `addTool` as before; what only the library
+ * would refuse fails that schema's first check instead.
+ */
+export function lazySchemaValidator(load: () => SchemaValidator): SchemaValidator {
+  let loaded: SchemaValidator | undefined;
+  return {
+    compile(schema) {
+      assertSchemaShape(schema);
+      assertLocalRefs(schema);
+      let compiled: CompiledSchema | undefined;
+      return (value) => (compiled ??= (loaded ??= load()).compile(schema))(value);
+    },
+  };
+}
+
 /** What `cfworkerSchemaValidator` needs of @cfworker/json-schema (4.x): its `Validator` class. */
 export interface CfworkerValidatorClass {
   new (
