@@ -7,9 +7,9 @@
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { PINNED_COPIES } from "../../cli/generate/pinned-copies.js";
+import { freePort } from "./ports.js";
 import { repoRoot } from "./schemas.js";
 
 const tsx = import.meta.resolve("tsx");
@@ -21,14 +21,6 @@ export interface OfflineCopy {
   run(cli: "main" | "create", args: string[], cwd: string, env?: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string };
 }
 
-/** A port that was free a moment ago and is closed now: a connection to it is refused. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export async function offlineCopy(dir: string, leftOut: readonly string[] = []): Promise<OfflineCopy> {
   const root = join(dir, "mcp-gen");
@@ -37,7 +29,7 @@ export async function offlineCopy(dir: string, leftOut: readonly string[] = []):
   for (const entry of ["package.json", "cli", "generated", "templates", "schemas", "packages"]) {
     cpSync(join(repoRoot, entry), join(root, entry), { recursive: true, filter: (source) => source !== carried });
   }
-  const unreachable = `http://127.0.0.1:${await closedPort()}/`;
+  const unreachable = `http://127.0.0.1:${await freePort()}/`;
   const lockPath = join(root, "schemas", "lock.json");
   const lock = JSON.parse(readFileSync(lockPath, "utf8")) as { revisions: Record<string, { url: string }> };
   for (const pin of Object.values(lock.revisions)) pin.url = pin.url.replace(/^https:\/\/[^/]+\//, unreachable);

@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "redis";
@@ -32,18 +31,9 @@ export interface RedisServer {
 
 const START_TIMEOUT_MS = 10_000;
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (the OS picks it). */
-export async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", resolve);
-  });
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("could not read the probe port");
-  return address.port;
-}
+// Where the tests get a free port; kept importable from here, where most of them found it first.
+import { freePort } from "./ports.js";
+export { freePort };
 
 /** True when the `redis-server` binary is on PATH. */
 export function redisServerInstalled(): boolean {

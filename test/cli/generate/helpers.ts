@@ -76,14 +76,6 @@ export async function serveOnLoopback(body: string): Promise<{ url: string; requ
   };
 }
 
-/** A loopback port with nothing listening: bound, then released. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** tsc --strict over the given files (native tsc, no project file); returns its run. */
 export function tscStrict(files: string[]): Promise<Run> {

@@ -9,8 +9,9 @@ import { describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { CliError } from "../../../cli/errors.js";
 import { loadSchema } from "../../../cli/generate/load.js";
+import { freePort } from "../../support/ports.js";
 import { schemaPath } from "../../support/schemas.js";
-import { closedPort, serveOnLoopback } from "./helpers.js";
+import { serveOnLoopback } from "./helpers.js";
 
 test("a file and the same bytes over http give the same sha256", async () => {
   const fromFile = await loadSchema(schemaPath("2026-07-28"));
@@ -26,7 +27,7 @@ test("a file and the same bytes over http give the same sha256", async () => {
 });
 
 test("an unreachable URL is a CliError naming the address and a local alternative", async () => {
-  const url = `http://127.0.0.1:${await closedPort()}/schema.json`;
+  const url = `http://127.0.0.1:${await freePort()}/schema.json`;
   await assert.rejects(loadSchema(url), (error: Error & { hint?: string }) => {
     assert.equal(error.name, "CliError");
     assert.match(error.message, /^cannot reach http:\/\/127\.0\.0\.1:\d+\/schema\.json \(ECONNREFUSED\)$/);

@@ -2,8 +2,9 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
+import { freePort } from "../../../support/ports.js";
 import { repoRoot, schemaPath } from "../../../support/schemas.js";
-import { closedPort, editedSchema, explain, put, runMcpGen, serveOnLoopback, tempFolder } from "../../../cli/generate/helpers.js";
+import { editedSchema, explain, put, runMcpGen, serveOnLoopback, tempFolder } from "../../../cli/generate/helpers.js";
 
 const SLOW = { timeout: 120_000 };
 let temp: ReturnType<typeof tempFolder>;
@@ -25,7 +26,7 @@ describe("bad input is a one-line error naming the problem and the fix, non-zero
   test("a missing file", SLOW, () => assertRefused(["--schema", join(temp.dir, "nope.json")], /schema file not found: .*nope\.json \(pass --schema/));
 
   test("an unreachable URL (a closed port on 127.0.0.1)", SLOW, async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/schema.json`;
+    const url = `http://127.0.0.1:${await freePort()}/schema.json`;
     await assertRefused(["--schema", url], /cannot reach http:\/\/127\.0\.0\.1:\d+\/schema\.json \(ECONNREFUSED\) \(check the network/);
   });
 

@@ -14,10 +14,10 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { explain, runCreate, runIn, runMcpGen, servedAt, startProcess, tempFolder, type Run } from "../../../cli/scaffold/helpers.js";
+import { freePort } from "../../../support/ports.js";
 import { repoRoot } from "../../../support/schemas.js";
 
 const NAME = "listed-both";
@@ -100,17 +100,9 @@ async function withHttpServer(body: (url: URL) => void | Promise<void>): Promise
   }
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 before(async () => {
   temp = tempFolder("mcp-gen-client-clis");
-  closedProxy = `http://127.0.0.1:${await closedPort()}`;
+  closedProxy = `http://127.0.0.1:${await freePort()}`;
   const created = runCreate([NAME, "--yes", "--no-git", "--no-install", "--transport", "both"], temp.dir);
   assert.equal(created.status, 0, explain(created));
   app = join(temp.dir, NAME);
