@@ -118,6 +118,13 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   readonly #topics = new Map<string, Set<Subscription>>();
   /** SUBSCRIBE commands Redis has not confirmed yet. */
   readonly #pending = new Set<Promise<unknown>>();
+  /**
+   * The topics a SUBSCRIBE was sent for and has not failed: the client holds their listeners
+   * and subscribes them again itself after a reconnection. Any other topic is subscribed once
+   * the connection is up (a cluster client refuses a SUBSCRIBE before it is connected, where a
+   * single node's would queue it).
+   */
+  readonly #requested = new Set<string>();
   #started = false;
   #startFailure: string | undefined;
   #closed = false;
@@ -156,6 +163,7 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       });
     }
     this.#started = true;
+    this.#subscribeMissing();
   }
 
   /**
@@ -169,14 +177,14 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     let subscriptions = this.#topics.get(topic);
     if (subscriptions === undefined) {
       this.#topics.set(topic, (subscriptions = new Set()));
-      this.#command(this.#subscriber.subscribe(this.#prefix + topic, this.#onMessage), `subscribe to "${topic}"`);
+      this.#subscribeTopic(topic);
     }
     subscriptions.add(subscription);
     return () => {
       if (!subscriptions.delete(subscription) || subscriptions.size > 0) return;
       if (this.#topics.get(topic) !== subscriptions) return;
       this.#topics.delete(topic);
-      if (!this.#closed) {
+      if (!this.#closed && this.#requested.delete(topic)) {
         this.#command(this.#subscriber.unsubscribe(this.#prefix + topic, this.#onMessage), `unsubscribe from "${topic}"`);
       }
     };
@@ -301,6 +309,7 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       this.#log(`redis event source: ${role} ${what} ${this.#where} (${rootCause(error)}); reconnecting with backoff`);
     });
     client.on("ready", () => {
+      if (client === this.#subscriber) this.#subscribeMissing();
       if (!down) return;
       down = false;
       this.#answering = true; // a new connection answered its handshake
@@ -323,8 +332,21 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     }
   }
 
-  #command(command: Promise<unknown>, what: string): void {
+  /** SUBSCRIBE for `topic`, once the connection is up; one that fails is sent again at the next `ready`. */
+  #subscribeTopic(topic: string): void {
+    if (!this.#started || this.#closed || this.#requested.has(topic)) return;
+    this.#requested.add(topic);
+    this.#command(this.#subscriber.subscribe(this.#prefix + topic, this.#onMessage), `subscribe to "${topic}"`, () => this.#requested.delete(topic));
+  }
+
+  /** Subscribes every topic that has listeners and no SUBSCRIBE sent (or one that failed). */
+  #subscribeMissing(): void {
+    for (const topic of this.#topics.keys()) this.#subscribeTopic(topic);
+  }
+
+  #command(command: Promise<unknown>, what: string, failed?: () => void): void {
     const settled = command.catch((error: unknown) => {
+      failed?.();
       if (!this.#closed) this.#log(`redis event source: could not ${what}: ${rootCause(error)}`);
     });
     this.#pending.add(settled);

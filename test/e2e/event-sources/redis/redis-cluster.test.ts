@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { connectRedisEventSource } from "../../../../templates/event-sources/redis/redis-event-source.js";
+import { connectRedisEventSource, openRedisEventSource } from "../../../../templates/event-sources/redis/redis-event-source.js";
 import { connectRedisSessionStore } from "../../../../templates/event-sources/redis/redis-session-store.js";
 import { connectRedisTaskStore, TaskStoreFullError } from "../../../../templates/event-sources/redis/redis-task-store.js";
 import { eventually } from "../../../support/eventually.js";
@@ -128,5 +128,21 @@ describe("the Redis modules against a Redis Cluster", { timeout: 120_000 }, () =
     assert.ok(await eventually(() => received.every((events) => events.length >= topics.length)), "every subscriber heard every topic");
     for (const events of received) assert.deepEqual([...events].sort(), expected);
     assert.ok(publisher.ready && subscribers.every((subscriber) => subscriber.ready));
+  });
+
+  test("a subscription made before the cluster connection is up (a server's handlers subscribe at start) is made once it is, and hears every event once", async () => {
+    const logged: string[] = [];
+    // As a server opens it: at once, connecting in the background, its handlers subscribing before it is connected.
+    const subscriber = opened(openRedisEventSource({ url: cluster.url, log: (line) => logged.push(line) }));
+    const heard: number[] = [];
+    subscriber.subscribe("early", (payload) => heard.push((payload as { n: number }).n));
+    const publisher = opened(await connectRedisEventSource({ url: cluster.url }));
+    assert.ok(await eventually(() => subscriber.ready), "the subscriber connects");
+    await subscriber.whenSubscribed();
+    for (let n = 1; n <= 3; n++) await publisher.publish("early", { n });
+    assert.ok(await eventually(() => heard.length >= 3), `heard ${heard.join(",")}; log: ${logged.join(" | ")}`);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // a second delivery would arrive within this
+    assert.deepEqual(heard, [1, 2, 3]);
+    assert.deepEqual(logged.filter((line) => line.includes("could not subscribe")), []);
   });
 });
