@@ -54,6 +54,8 @@ function configFor(port: number, socket: string, options: BalancerOptions): stri
     "  timeout client 5m",
     "  timeout server 5m",
     "  timeout http-request 30s",
+    // As the README recipe: a check answered late is not failed (inter alone would be its whole time).
+    "  timeout check 3s",
     "  option http-no-delay",
     "frontend mcp",
     `  bind 127.0.0.1:${port}`,

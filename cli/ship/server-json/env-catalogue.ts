@@ -54,6 +54,7 @@ export const KNOWN_VARIABLES: Readonly<Record<string, VariableFacts>> = {
   BODY_TIMEOUT_MS: { description: `Milliseconds a request body may take to arrive: ${HTTP_BOUND}`, httpOnly: true },
   MAX_TOTAL_BUFFERED_BYTES: { description: `Output buffered for slow readers, in bytes: ${HTTP_BOUND}`, httpOnly: true },
   MAX_BUFFERED_BYTES: { description: `Output buffered for one slow reader's stream, in bytes: ${HTTP_BOUND}`, httpOnly: true },
+  KEEP_ALIVE_MS: { description: `Milliseconds an idle connection waits for its next request, above the balancer's: ${HTTP_BOUND}`, httpOnly: true },
 };
 
 const SECRET_NAME = /(?:^|_)(?:KEY|SECRET|TOKEN|PASSWORD|CREDENTIALS?)$/;

@@ -21,10 +21,9 @@ function proxyProtocolRecipe(recipe: string, readme: string): string {
 describeClientShares("the README's HAProxy recipe with send-proxy-v2 at the default shares: each client address has its own", {
   /** 127.0.0.2 .. 127.0.0.21. */
   addresses: Array.from({ length: 20 }, (_, i) => `127.0.0.${2 + i}`),
-  // A fifth of the X-Forwarded-For test's load (400 sessions, 200 streams), which already
-  // passes what one share per replica for everyone behind the balancer would serve (300, 192).
-  sessionsEach: 20,
-  listensEach: 10,
+  // The X-Forwarded-For test's load: 2,000 sessions and 500 streams.
+  sessionsEach: 100,
+  listensEach: 25,
   greedyAddress: "127.0.0.22",
   env: { TRUSTED_PROXIES: "127.0.0.1", PROXY_PROTOCOL: "1" },
   variant: proxyProtocolRecipe,

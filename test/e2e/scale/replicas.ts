@@ -77,7 +77,15 @@ export function startRecipeBalancer(
   ports: readonly number[],
   variant: (recipe: string, readme: string) => string = (recipe) => recipe,
 ): Promise<Balancer> {
-  const readme = readFileSync(join(project.dir, "README.md"), "utf8");
+  return startReadmeBalancer(readFileSync(join(project.dir, "README.md"), "utf8"), ports, variant);
+}
+
+/** `startRecipeBalancer` on the recipe of README text `readme`, for a test that needs no project. */
+export function startReadmeBalancer(
+  readme: string,
+  ports: readonly number[],
+  variant: (recipe: string, readme: string) => string = (recipe) => recipe,
+): Promise<Balancer> {
   const recipe = variant(recipeIn(readme), readme);
   return startHaproxy((port, socket) => {
     let config = recipe.replace(/^(\s*)bind :8080$/m, `$1bind 127.0.0.1:${port}`);

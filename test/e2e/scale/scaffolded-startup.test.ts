@@ -64,6 +64,7 @@ test("an invalid bound (MAX_SESSIONS, MAX_BODY_BYTES, ...) is one line naming th
     ["MAX_BODY_BYTES", "4MiB", "4194304"],
     ["MAX_BUFFERED_BYTES", "1MiB", "1048576"],
     ["SESSION_IDLE_MS", "30m", "1800000"],
+    ["KEEP_ALIVE_MS", "65s", "65000"],
   ] as const) {
     assertOneLine(
       await startupFailure({ PORT: "0", [name]: value }),

@@ -69,6 +69,12 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
   /** Time a trusted peer's connection may take to send its PROXY protocol header. Default 5 s. */
   readonly proxyHeaderTimeoutMs?: number;
   /**
+   * How long a connection may wait idle for its next request before the server closes it
+   * (node:http's `keepAliveTimeout`, whose own default is 5 s). Default 65 s: see
+   * `DEFAULT_KEEP_ALIVE_MS`.
+   */
+  readonly keepAliveTimeoutMs?: number;
+  /**
    * What this process serves without right now, asked by each GET /readyz that finds it ready
    * (e.g. `["redis"]` while its broker is out of reach): a process that still serves discover
    * and lists stays in the balancer, so /readyz stays 200 and its body names each part.
@@ -76,6 +82,18 @@ export interface ServeHttpOptions extends HttpHandlerOptions {
    */
   readonly degraded?: () => readonly string[];
 }
+
+/**
+ * The idle keep-alive time unless told otherwise. A balancer reuses its idle connections to
+ * the server for later requests, so the server must not be the one to close an idle
+ * connection first: a close landing as the balancer sends a request on it fails that request
+ * (the client sees a reset). node:http's 5 s is the very interval at which HAProxy purges its
+ * idle server connections (`pool-purge-delay`) and far below the README recipe's 30 s
+ * `timeout http-request`; 65 s is past both, and past the 60 s idle timeout of common cloud
+ * balancers. node:http counts `headersTimeout` (60 s) from a request's first byte, not from
+ * the idle wait before it, so it needs no change beside this.
+ */
+const DEFAULT_KEEP_ALIVE_MS = 65_000;
 
 /** Liveness: 200 while the process serves HTTP at all. */
 export const HEALTH_PATH = "/healthz";
@@ -119,6 +137,7 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
     if (requestPath === READY_PATH && path !== READY_PATH) return probe(req, res, !draining && ready(), options.degraded?.());
     handler(req, res); // the endpoint, or 404 naming it
   });
+  httpServer.keepAliveTimeout = keepAliveFor(options);
   const headers = proxyHeadersFor(httpServer, options);
   await new Promise<void>((resolve, rejectListen) => {
     httpServer.once("error", rejectListen);
@@ -141,6 +160,13 @@ export async function serveHttp(server: ConnectableServer, options: ServeHttpOpt
         headers?.close();
       }),
   };
+}
+
+/** The idle keep-alive time `options` ask for: a whole number of ms above 0 (0 would keep idle connections forever). */
+function keepAliveFor(options: ServeHttpOptions): number {
+  const ms = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_MS;
+  if (!Number.isSafeInteger(ms) || ms <= 0) throw new TypeError(`keepAliveTimeoutMs must be a whole number of ms above 0, got ${String(ms)}`);
+  return ms;
 }
 
 /** The PROXY protocol reading `options` ask for, in front of `httpServer`; none unless asked. */

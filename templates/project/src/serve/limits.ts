@@ -109,6 +109,16 @@ export function proxyProtocolFromEnv(env: Env): Pick<ServeHttpOptions, "proxyPro
 }
 
 /**
+ * KEEP_ALIVE_MS: how long a connection may wait idle for its next request before the server
+ * closes it (the runtime's default, 65 s, outlasts the balancers' own idle times, so that a
+ * balancer never sends a request on a connection the server is closing). Read by `npm start`
+ * alone: a fetch runtime keeps its connections itself.
+ */
+export function keepAliveFromEnv(env: Env): Pick<ServeHttpOptions, "keepAliveTimeoutMs"> {
+  return defined({ keepAliveTimeoutMs: countFromEnv(env, "KEEP_ALIVE_MS", 65_000) });
+}
+
+/**
  * MCP_ALLOWED_ORIGINS: the browser origins that may call this server, separated by commas, or
  * `*` for any. Set, it replaces the runtime's default: origins on this machine (localhost, any
  * port) while HOST is a loopback address, none beyond it. A browser sends its origin as
