@@ -64,3 +64,56 @@ describe("the Redis modules behind sentinels", { timeout: 120_000 }, () => {
     );
   });
 });
+
+describe("a write the master could not pass to a replica, behind sentinels", { timeout: 120_000 }, () => {
+  let sentinels: RedisSentinelSet;
+  const closing: Array<{ close(): Promise<void> }> = [];
+  const opened = <T extends { close(): Promise<void> }>(thing: T): T => (closing.push(thing), thing);
+
+  before(async () => {
+    sentinels = await startRedisSentinelSet();
+  });
+  after(async () => {
+    for (const thing of closing) await thing.close().catch(() => {});
+    await sentinels?.stop();
+  });
+
+  test("a session or task write is acknowledged only once a replica holds it, so a failover loses nothing acknowledged", async () => {
+    const sessions = opened(await connectRedisSessionStore({ url: sentinels.url, commandTimeoutMs: 1000 }));
+    const tasks = opened(await connectRedisTaskStore<{ taskId: string; expiresAt: number; status?: string }>({ url: sentinels.url, commandTimeoutMs: 1000 }));
+    await sessions.create({ id: "s0" }, KEEPING);
+    const master = sentinels.masterPort()!;
+    const replica = sentinels.replicaPort()!;
+    // The replica loses its link and cannot make it again (the master has no password to check).
+    sentinels.cli(replica, "config", "set", "masterauth", "not-the-password");
+    sentinels.cli(replica, "client", "kill", "type", "master");
+    assert.ok(await eventually(() => sentinels.cli(replica, "info", "replication").includes("master_link_status:down")), "the link is down");
+
+    const acknowledged: string[] = [];
+    const refused: string[] = [];
+    const attempt = (what: string, write: () => Promise<unknown>) =>
+      write().then(
+        () => acknowledged.push(what),
+        (error: { retryable?: boolean; message: string }) => {
+          assert.equal(error.retryable, true, `${what} refused with a retryable error: ${error.message}`);
+          refused.push(what);
+        },
+      );
+    await attempt("session s1", () => sessions.create({ id: "s1" }, KEEPING));
+    await attempt("event on s0", () => sessions.append("s0", '{"n":1}', undefined, KEEPING));
+    await attempt("task t1", () => tasks.create({ taskId: "t1", expiresAt: Date.now() + 60_000, status: "working" }));
+    assert.equal(sentinels.masterPort(), master);
+
+    await sentinels.failOver();
+    // Once the stores reach the promoted replica (s0 was written while the link was up), each acknowledged write is read once.
+    assert.ok(await eventually(async () => (await sessions.load("s0").catch(() => undefined))?.id === "s0", 30_000), "the promoted replica serves");
+    const still: Record<string, () => Promise<boolean>> = {
+      "session s1": async () => (await sessions.load("s1"))?.id === "s1",
+      "event on s0": async () => ((await sessions.after("s0", 0)) ?? []).length === 1,
+      "task t1": async () => (await tasks.get("t1"))?.taskId === "t1",
+    };
+    const lost: string[] = [];
+    for (const what of acknowledged) if (!(await still[what]!())) lost.push(what);
+    assert.deepEqual(lost, [], `acknowledged ${acknowledged.join(", ") || "nothing"}, refused ${refused.join(", ") || "nothing"}; lost after the failover`);
+  });
+});
