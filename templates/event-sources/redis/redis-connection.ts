@@ -93,11 +93,16 @@ export interface ReplicasToAck {
  * a write before its replicas have it: a master that dies just after answering takes the write
  * with it, and the replica the sentinels promote never had it. Behind sentinels a write waits
  * for `asked` replicas (default 1), but never more than the sentinels count as able to take
- * over (not down in their view; asked every `everyMs`, and again before the next write when
- * `client`, the store's, moves to another master): once a failover has left no such replica,
- * writes go on, since no promotion can lose them. Until the sentinels first answer, all of
- * `asked`. Elsewhere `asked`, default 0 (a lone node has no replica, and a cluster's writes are
- * left as Redis Cluster makes them).
+ * over: replicas up in their view that report themselves replicas and have synced with this
+ * master at least once (an old master back from the dead reports itself a master until they
+ * demote it, then waits for its first sync; a write cannot be held by it before that ends, and
+ * waiting would refuse every write meanwhile).
+ * The sentinels are asked every `everyMs`, and again before the next write when `client`, the
+ * store's, moves to another master. So once a failover has left no such replica, writes go on,
+ * since no promotion can lose them; but while `client` writes to another master than the one
+ * the sentinels name (a demoted one it has not left yet), or before they first answer, a write
+ * waits for all of `asked`. Elsewhere `asked`, default 0 (a lone node has no replica, and a
+ * cluster's writes are left as Redis Cluster makes them).
  */
 export function replicasToAck(url: string, asked: number | undefined, client: RedisClient, everyMs = 500): ReplicasToAck {
   const broker = brokerOf(url);
@@ -107,8 +112,8 @@ export function replicasToAck(url: string, asked: number | undefined, client: Re
   }
   const count = new SentinelReplicaCount(broker.nodes, broker.master, asked ?? 1, everyMs);
   // What the sentinels said of the old master's replicas says nothing of the new one's.
-  client.on("topology-change", (change: { type?: string }) => {
-    if (change.type === "MASTER_CHANGE") count.refresh();
+  client.on("topology-change", (change: { type?: string; node?: { host: string; port: number } }) => {
+    if (change.type === "MASTER_CHANGE" && change.node !== undefined) count.writingTo(`${change.node.host}:${change.node.port}`);
   });
   return count;
 }
@@ -116,6 +121,9 @@ export function replicasToAck(url: string, asked: number | undefined, client: Re
 /** The replicas the sentinels count as able to take over from the master they name, polled. */
 class SentinelReplicaCount implements ReplicasToAck {
   #able: number;
+  /** `host:port` of the master the sentinels name, and of the one the store's client writes to. */
+  #named: string | undefined;
+  #writing: string | undefined;
   #client: RedisClient | undefined;
   /** The sentinel asked next: the one after any that failed. */
   #next = 0;
@@ -138,11 +146,13 @@ class SentinelReplicaCount implements ReplicasToAck {
 
   async current(): Promise<number> {
     await this.#fresh;
+    if (this.#writing === undefined || this.#writing !== this.#named) return this.asked;
     return Math.min(this.asked, this.#able);
   }
 
-  /** Asks again after the one under way, if any; writes wait for that answer. */
-  refresh(): void {
+  /** The store's client moved to the master at `address`: the sentinels are asked again, and writes wait for that answer. */
+  writingTo(address: string): void {
+    this.#writing = address;
     const fresh = (this.#fresh = (this.#asking ?? Promise.resolve())
       .then(() => this.#ask())
       .finally(() => {
@@ -164,7 +174,14 @@ class SentinelReplicaCount implements ReplicasToAck {
   async #askOnce(): Promise<void> {
     try {
       this.#client ??= await this.#connect();
-      const replicas = (await within(this.everyMs, this.#client.sendCommand(["SENTINEL", "REPLICAS", this.master]))) as ReplicaFields[];
+      const [named, replicas] = (await within(
+        this.everyMs,
+        Promise.all([
+          this.#client.sendCommand(["SENTINEL", "GET-MASTER-ADDR-BY-NAME", this.master]),
+          this.#client.sendCommand(["SENTINEL", "REPLICAS", this.master]),
+        ]),
+      )) as unknown as [[string, string] | null, ReplicaFields[]];
+      this.#named = named === null ? undefined : `${named[0]}:${named[1]}`;
       this.#able = replicas.filter(ableToTakeOver).length;
     } catch {
       // This sentinel is away: the next pass asks another, and the count stays as last told.
@@ -186,11 +203,17 @@ class SentinelReplicaCount implements ReplicasToAck {
 /** One replica in a SENTINEL REPLICAS answer: a map under RESP3, a list of field, value, ... under RESP2. */
 type ReplicaFields = Record<string, string> | string[];
 
-/** Whether no sentinel flag of `replica` rules it out of a promotion. */
+/** Whether `replica` is up in the sentinels' view, reports itself a replica, and has held this master's data. */
 function ableToTakeOver(replica: ReplicaFields): boolean {
-  const flagged = Array.isArray(replica) ? replica[replica.indexOf("flags") + 1] : replica.flags;
-  const flags = (flagged ?? "").split(",");
-  return !flags.some((flag) => flag === "s_down" || flag === "o_down" || flag === "disconnected");
+  const field = (name: string) => {
+    if (!Array.isArray(replica)) return replica[name] ?? "";
+    const at = replica.indexOf(name);
+    return at === -1 ? "" : (replica[at + 1] ?? "");
+  };
+  const flags = field("flags").split(",");
+  if (flags.some((flag) => flag === "s_down" || flag === "o_down" || flag === "disconnected")) return false;
+  // A negative link-down time: its link to this master was never up (its first sync is under way).
+  return field("role-reported") === "slave" && Number(field("master-link-down-time")) >= 0;
 }
 
 /** A pipeline of the client's commands, as `multi()` starts one. */

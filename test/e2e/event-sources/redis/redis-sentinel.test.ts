@@ -116,4 +116,41 @@ describe("a write the master could not pass to a replica, behind sentinels", { t
     for (const what of acknowledged) if (!(await still[what]!())) lost.push(what);
     assert.deepEqual(lost, [], `acknowledged ${acknowledged.join(", ") || "nothing"}, refused ${refused.join(", ") || "nothing"}; lost after the failover`);
   });
+
+  test("writes go on while the old master, back, makes its first sync as a replica, and are then held by it too", async () => {
+    const sessions = opened(await connectRedisSessionStore({ url: sentinels.url, commandTimeoutMs: 1000 }));
+    assert.ok(
+      await eventually(
+        async () =>
+          await sessions.create({ id: "r" }, KEEPING).then(
+            () => true,
+            () => false,
+          ),
+        30_000,
+      ),
+      "the promoted master takes writes",
+    );
+    let writing = true;
+    const refused: string[] = [];
+    let acknowledged = 0;
+    const writes = (async () => {
+      for (let n = 0; writing && n < 5000; n++) {
+        await sessions.create({ id: `r${n}` }, KEEPING).then(
+          () => acknowledged++,
+          (error: Error) => refused.push(error.message),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    let restarted: number;
+    try {
+      restarted = await sentinels.restartKilled();
+    } finally {
+      writing = false;
+      await writes;
+    }
+    assert.deepEqual(refused, [], `${acknowledged} writes acknowledged while the old master came back`);
+    await sessions.create({ id: "after-sync" }, KEEPING);
+    assert.equal(sentinels.cli(restarted, "exists", "mcp:legacy:s:{after-sync}").trim(), "1", "the old master holds a write acknowledged after its sync");
+  });
 });
