@@ -17,6 +17,12 @@ export interface RedisSentinelSet {
   /** SIGKILLs the current master and resolves once the sentinels name another (bounded in time). */
   failOver(): Promise<number>;
   /**
+   * Asks the sentinels for a failover with the master alive (`SENTINEL FAILOVER`): the replica is
+   * promoted and the old master, demoted, becomes its replica. Resolves with the new master's
+   * port once the old one has synced from it (bounded in time).
+   */
+  switchOver(): Promise<number>;
+  /**
    * Starts the master the last `failOver` killed again on its port, empty and configured as a
    * master (as a crashed primary restarted from its own config comes back), and resolves once
    * the sentinels have turned it into a replica of the current master and it has synced.
@@ -97,6 +103,17 @@ export async function startRedisSentinelSet(): Promise<RedisSentinelSet> {
         await until(() => masterPort() !== undefined && masterPort() !== before, "the sentinels did not fail over");
         const after = masterPort()!;
         await until(() => redisCli(after, ["role"]).startsWith("master"), "the promoted replica is not a master");
+        return after;
+      },
+      async switchOver() {
+        const before = masterPort()!;
+        await until(() => ask("failover", NAME).startsWith("OK"), "the sentinels refused a failover");
+        await until(() => masterPort() !== undefined && masterPort() !== before, "the sentinels did not fail over");
+        const after = masterPort()!;
+        await until(() => {
+          const info = redisCli(before, ["info", "replication"]);
+          return info.includes("role:slave") && info.includes(`master_port:${after}`) && info.includes("master_link_status:up");
+        }, "the old master did not become a replica of the new one");
         return after;
       },
       async restartKilled() {

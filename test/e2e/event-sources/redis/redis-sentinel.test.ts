@@ -105,6 +105,7 @@ describe("a write the master could not pass to a replica, behind sentinels", { t
     assert.equal(sentinels.masterPort(), master);
 
     await sentinels.failOver();
+    sentinels.cli(replica, "config", "set", "masterauth", ""); // as it was, for when it is a replica again
     // Once the stores reach the promoted replica (s0 was written while the link was up), each acknowledged write is read once.
     assert.ok(await eventually(async () => (await sessions.load("s0").catch(() => undefined))?.id === "s0", 30_000), "the promoted replica serves");
     const still: Record<string, () => Promise<boolean>> = {
@@ -152,5 +153,45 @@ describe("a write the master could not pass to a replica, behind sentinels", { t
     assert.deepEqual(refused, [], `${acknowledged} writes acknowledged while the old master came back`);
     await sessions.create({ id: "after-sync" }, KEEPING);
     assert.equal(sentinels.cli(restarted, "exists", "mcp:legacy:s:{after-sync}").trim(), "1", "the old master holds a write acknowledged after its sync");
+  });
+
+  test("a failover with the master alive: writes and events follow the promoted one, and nothing acknowledged is missing there", async () => {
+    const tasks = opened(await connectRedisTaskStore<{ taskId: string; expiresAt: number; status?: string }>({ url: sentinels.url }));
+    const publisher = opened(await connectRedisEventSource({ url: sentinels.url, log: () => {} }));
+    const subscriber = opened(await connectRedisEventSource({ url: sentinels.url, log: () => {} }));
+    const heard = new Set<number>();
+    subscriber.subscribe("switch", (payload) => heard.add((payload as { n: number }).n));
+    await subscriber.whenSubscribed();
+    let writing = true;
+    const created: string[] = [];
+    const published: number[] = [];
+    const writes = (async () => {
+      for (let n = 0; writing && n < 5000; n++) {
+        await tasks.create({ taskId: `w${n}`, expiresAt: Date.now() + 60_000, status: "working" }).then(
+          () => created.push(`w${n}`),
+          () => {},
+        );
+        await publisher.publish("switch", { n }).then(
+          () => published.push(n),
+          () => {},
+        );
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    let promoted: number;
+    try {
+      promoted = await sentinels.switchOver();
+      await new Promise((resolve) => setTimeout(resolve, 500)); // writes after the demoted one has synced
+    } finally {
+      writing = false;
+      await writes;
+    }
+    const missing = created.filter((taskId) => sentinels.cli(promoted, "exists", `mcp:tasks:task:{${taskId}}`).trim() !== "1");
+    assert.deepEqual(missing, [], `${created.length} tasks acknowledged; missing on the promoted master`);
+    assert.ok(
+      await eventually(() => published.every((n) => heard.has(n)), 5000),
+      `published ${published.length}, unheard ${published.filter((n) => !heard.has(n)).join(",")}`,
+    );
+    assert.ok(created.length > 0 && published.length > 0);
   });
 });
