@@ -14,6 +14,12 @@ import type { JsonRpcMessage } from "../../../packages/runtime/src/index.js";
 export const REQUEST_TIMEOUT_MS = 5000;
 /** Pause between a worker's requests: a steady load two shared cores carry beside the brokers. */
 const PAUSE_MS = 50;
+/**
+ * Sessions are opened more slowly, and no more once this many are open: the server holds at
+ * most 100 legacy sessions per client address, and every client here is 127.0.0.1.
+ */
+const SESSION_PAUSE_MS = 400;
+const MAX_SESSIONS = 80;
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -100,8 +106,8 @@ export function startLoad(url: string, tasks: string[], sessions: OpenSession[],
   let stopping = false;
   const deadline = Date.now() + maxMs;
   const pick = <T>(list: readonly T[]): T => list[Math.floor(Math.random() * list.length)]!;
-  const worker = async (kind: string, request: () => Promise<void>) => {
-    while (!stopping && Date.now() < deadline) {
+  const worker = async (kind: string, request: () => Promise<void>, pauseMs = PAUSE_MS, more = () => true) => {
+    while (!stopping && Date.now() < deadline && more()) {
       const startedAt = Date.now();
       try {
         await request();
@@ -109,7 +115,7 @@ export function startLoad(url: string, tasks: string[], sessions: OpenSession[],
       } catch (error) {
         attempts.push({ kind, startedAt, endedAt: Date.now(), ok: false, error: error instanceof Error ? error.message : String(error) });
       }
-      await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   };
   let opened = 0;
@@ -124,9 +130,12 @@ export function startLoad(url: string, tasks: string[], sessions: OpenSession[],
       const task = await modernCall(url, "tasks/get", { taskId });
       if (task.taskId !== taskId) throw new Error(`tasks/get ${taskId} answered ${JSON.stringify(task)}`);
     }),
-    worker("session opened", async () => {
-      sessions.push(await openSession(url, `load-${opened++}`));
-    }),
+    worker(
+      "session opened",
+      async () => void sessions.push(await openSession(url, `load-${opened++}`)),
+      SESSION_PAUSE_MS,
+      () => sessions.length < MAX_SESSIONS,
+    ),
     worker("session call", async () => {
       const names = await pick(sessions).toolNames();
       if (!names.includes("long_job")) throw new Error(`tools/list answered ${names.join(",")}`);
