@@ -37,7 +37,7 @@ import {
   type ReplicasToAck,
 } from "./redis-connection.js";
 
-export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
+export { DEFAULT_REDIS_URL, RedisNotReplicatedError, RedisTimeoutError } from "./redis-connection.js";
 
 /** The runtime's SessionRecord, as far as the store reads it. */
 export interface SessionRecordLike {

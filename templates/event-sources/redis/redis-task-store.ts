@@ -41,7 +41,7 @@ import {
   type ReplicasToAck,
 } from "./redis-connection.js";
 
-export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
+export { DEFAULT_REDIS_URL, RedisNotReplicatedError, RedisTimeoutError } from "./redis-connection.js";
 
 /** What the store needs of a task; the runtime's StoredTask has these and more. */
 export interface TaskLike {
