@@ -131,6 +131,7 @@ class SentinelReplicaCount implements ReplicasToAck {
   #asking: Promise<void> | undefined;
   /** Set when the master changed: writes wait for this answer before they count. */
   #fresh: Promise<void> | undefined;
+  #closed = false;
   readonly #timer: NodeJS.Timeout;
 
   constructor(
@@ -161,12 +162,14 @@ class SentinelReplicaCount implements ReplicasToAck {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#timer);
     this.#client?.destroy();
     this.#client = undefined;
   }
 
   #ask(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     this.#asking ??= this.#askOnce().finally(() => (this.#asking = undefined));
     return this.#asking;
   }
@@ -196,6 +199,10 @@ class SentinelReplicaCount implements ReplicasToAck {
     const client = createClient({ socket: { host, port, reconnectStrategy: false, connectTimeout: this.everyMs } });
     client.on("error", () => {}); // a failure surfaces on the command, and the next pass moves on
     await client.connect();
+    if (this.#closed) {
+      client.destroy(); // closed while connecting: nothing may stay open
+      throw new Error("closed");
+    }
     return client as RedisClient;
   }
 }
