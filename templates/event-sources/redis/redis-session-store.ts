@@ -18,26 +18,15 @@
  *   read: a deployment moving to this layout starts with no sessions, and their clients open new ones.
  * - Record changes and ends are published on `<prefix>changes`; an answer to a request the
  *   server sent its client is published to the replica that waits for it (`<prefix>answers:<replica>`).
- * - Behind sentinels, a session's creation, record, events and end are acknowledged only once
- *   a replica holds them (`replicasToAck`), so a failover cannot lose what was acknowledged.
  * - Every command fails after `commandTimeoutMs` (a broker that does not answer holds no request
  *   longer), and `ready` is false while a PING goes unanswered. After a gap in either connection
  *   the runtime hears `reconnected`: it stores again the sessions a broker that came back empty
  *   lost (`restore`), and its GET streams read what they missed.
  */
 import { randomUUID } from "node:crypto";
-import {
-  clientFor,
-  DEFAULT_REDIS_URL,
-  RedisTimeoutError,
-  replicasToAck,
-  replicated,
-  within,
-  type RedisClient,
-  type ReplicasToAck,
-} from "./redis-connection.js";
+import { clientFor, DEFAULT_REDIS_URL, RedisTimeoutError, within, type RedisClient } from "./redis-connection.js";
 
-export { DEFAULT_REDIS_URL, RedisNotReplicatedError, RedisTimeoutError } from "./redis-connection.js";
+export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
 /** The runtime's SessionRecord, as far as the store reads it. */
 export interface SessionRecordLike {
@@ -75,12 +64,6 @@ export interface RedisSessionStoreOptions {
   /** How often Redis is asked whether it answers (a PING), and how long that may take before `ready` is false. Default 1000 ms each. */
   probeEveryMs?: number;
   probeTimeoutMs?: number;
-  /**
-   * How many replicas must hold a session's write (its creation, record, events, end) before it
-   * is acknowledged; each waits up to half of `commandTimeoutMs` for them. Default 1 behind
-   * sentinels (so a failover loses nothing acknowledged), else 0.
-   */
-  replicasToAck?: number;
 }
 
 const CREATE = `
@@ -202,7 +185,6 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   readonly #waiting = new Map<string, (response: A) => void>();
   readonly #probeTimeoutMs: number;
   readonly #commandTimeoutMs: number;
-  readonly #replicasToAck: ReplicasToAck;
   readonly #probe: NodeJS.Timeout;
   /** False from a PING left unanswered until one is answered. */
   #answering = true;
@@ -215,7 +197,6 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     this.#probeTimeoutMs = options.probeTimeoutMs ?? 1000;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
     this.#client = clientFor(this.url, { disableOfflineQueue: true });
-    this.#replicasToAck = replicasToAck(this.url, options.replicasToAck, this.#client);
     this.#subscriber = clientFor(this.url, {});
     this.#watchGaps(this.#client);
     this.#watchGaps(this.#subscriber);
@@ -234,7 +215,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   async create(record: R, keeping: SessionKeepingLike): Promise<void> {
-    await this.#write(
+    await this.#eval(
       CREATE,
       [this.#key(record.id)],
       [JSON.stringify(record), keeping.idleMs, Date.now(), this.#changes, JSON.stringify({ type: "saved", record })],
@@ -243,7 +224,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
 
   async restore(record: R, keeping: SessionKeepingLike): Promise<boolean> {
     // Numbered from now in ms: above any seq the lost window reached, unless it took more than one event a millisecond.
-    return (await this.#write(RESTORE, [this.#key(record.id)], [JSON.stringify(record), keeping.idleMs, Date.now()])) === 1;
+    return (await this.#eval(RESTORE, [this.#key(record.id)], [JSON.stringify(record), keeping.idleMs, Date.now()])) === 1;
   }
 
   async load(id: string): Promise<R | undefined> {
@@ -252,11 +233,11 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   async save(record: R): Promise<void> {
-    await this.#write(SAVE, [this.#key(record.id)], [JSON.stringify(record), this.#changes, JSON.stringify({ type: "saved", record })]);
+    await this.#eval(SAVE, [this.#key(record.id)], [JSON.stringify(record), this.#changes, JSON.stringify({ type: "saved", record })]);
   }
 
   async end(id: string): Promise<void> {
-    await this.#write(END, this.#keys(id), [this.#changes, JSON.stringify({ type: "ended", id })]);
+    await this.#eval(END, this.#keys(id), [this.#changes, JSON.stringify({ type: "ended", id })]);
   }
 
   touch(id: string, byClient: boolean, keeping: SessionKeepingLike): void {
@@ -279,7 +260,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   async append(id: string, json: string, once: string | undefined, keeping: SessionKeepingLike): Promise<number | undefined> {
-    const seq = (await this.#write(
+    const seq = (await this.#eval(
       APPEND,
       [this.#key(id), `${this.#key(id)}:events`, `${this.#key(id)}:once`],
       [json, once ?? "", keeping.maxEvents, keeping.maxBytes, keeping.idleMs, Date.now(), this.#eventsChannel(id), this.#onceMs],
@@ -343,7 +324,6 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
 
   async close(): Promise<void> {
     clearInterval(this.#probe);
-    await this.#replicasToAck.close();
     this.#watchers.clear();
     this.#waiting.clear();
     await Promise.all([this.#subscriber, this.#client].map((client) => (client.isOpen ? client.close() : undefined)));
@@ -370,14 +350,6 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
 
   #eval(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
     return this.#bounded(this.#client.eval(script, { keys, arguments: args.map(String) }));
-  }
-
-  /** A script that writes: acknowledged once `replicasToAck` replicas hold what it wrote. */
-  async #write(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    const replicas = await this.#replicasToAck.current();
-    if (replicas === 0) return this.#eval(script, keys, args);
-    const waitMs = Math.floor(this.#commandTimeoutMs / 2);
-    return this.#bounded(replicated(this.#client, replicas, waitMs, (multi) => multi.eval(script, { keys, arguments: args.map(String) })));
   }
 
   /** Every command the runtime waits for is bounded by `commandTimeoutMs`. */

@@ -17,9 +17,7 @@
  *   written before the tag (`<prefix>task:<id>`) are not read: a deployment moving to this
  *   layout starts with no tasks.
  * - `create` resolves once Redis has the key: Redis answers a write only after applying it, so
- *   a `get` from any process then finds it (the extension's "durably created"). Behind
- *   sentinels, `create` and `update` also wait until a replica holds the write
- *   (`replicasToAck`), so a failover cannot lose what they acknowledged.
+ *   a `get` from any process then finds it (the extension's "durably created").
  * - `update` is compare-and-set in one script, retried when another writer came first.
  * - Every write is published on `<prefix>changes`; `watch` listeners hear them from every
  *   process (their own writes included, through the same path).
@@ -28,20 +26,9 @@
  *   sweeps, every `sweepMs`, for unfinished tasks whose lease lapsed (their process died) and
  *   marks them failed, so a task outlives its process by at most `leaseMs + sweepMs`.
  */
-import {
-  checkedUrl,
-  clientFor,
-  DEFAULT_REDIS_URL,
-  RedisOutOfReachError,
-  replicasToAck,
-  replicated,
-  within,
-  type Batch,
-  type RedisClient,
-  type ReplicasToAck,
-} from "./redis-connection.js";
+import { checkedUrl, clientFor, DEFAULT_REDIS_URL, RedisOutOfReachError, within, type RedisClient } from "./redis-connection.js";
 
-export { DEFAULT_REDIS_URL, RedisNotReplicatedError, RedisTimeoutError } from "./redis-connection.js";
+export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
 /** What the store needs of a task; the runtime's StoredTask has these and more. */
 export interface TaskLike {
@@ -67,12 +54,6 @@ export interface RedisTaskStoreOptions {
   sweepMs?: number;
   /** How long one command may wait for Redis before it fails (the request needing it gets an error). Default 3000 ms. */
   commandTimeoutMs?: number;
-  /**
-   * How many replicas must hold a task's creation or change before it is acknowledged; each
-   * waits up to half of `commandTimeoutMs` for them. Default 1 behind sentinels (so a failover
-   * loses nothing acknowledged), else 0.
-   */
-  replicasToAck?: number;
 }
 
 /** The broker holds its limit of live tasks; the runtime answers -32603 naming it. */
@@ -155,7 +136,6 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   readonly #onResumed = new Set<() => void>();
   readonly #leaseMs: number;
   readonly #commandTimeoutMs: number;
-  readonly #replicasToAck: ReplicasToAck;
   /** Tasks this process created and runs, whose leases it renews until they end. */
   readonly #held = new Set<string>();
   readonly #timers: NodeJS.Timeout[] = [];
@@ -176,7 +156,6 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     // A broker that does not answer holds no command longer than this.
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
     this.#client = clientFor(this.url, { socket, disableOfflineQueue: true });
-    this.#replicasToAck = replicasToAck(this.url, options.replicasToAck, this.#client);
     this.#subscriber = clientFor(this.url, { socket });
     // Failures surface on the commands themselves; without a listener node-redis would throw.
     this.#client.on("error", () => {});
@@ -212,12 +191,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     ).catch((error: unknown) => this.#forget(task.taskId, error));
     if (admitted !== 1) this.#forget(task.taskId, new TaskStoreFullError(this.#maxTasks));
     try {
-      // Its lease and count were sent on the same connection: the replicas that hold this hold them too.
-      const keepMs = this.#keepMs(task);
-      await this.#written(
-        () => this.#client.set(key, json, { PX: keepMs }),
-        (multi) => multi.set(key, json, { PX: keepMs }),
-      );
+      await this.#bounded(this.#client.set(key, json, { PX: this.#keepMs(task) }));
     } catch (error) {
       this.#client.zRem(this.#live, key).catch(() => undefined); // else it counts until the task's expiry
       this.#forget(task.taskId, error);
@@ -244,10 +218,8 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
       const next = change(JSON.parse(before) as T);
       if (next === undefined) return JSON.parse(before) as T;
       const json = JSON.stringify(next);
-      const swap = { keys: [this.#key(taskId)], arguments: [before, json, String(this.#keepMs(next))] };
-      const swapped = await this.#written(
-        () => this.#client.eval(COMPARE_AND_SET, swap),
-        (multi) => multi.eval(COMPARE_AND_SET, swap),
+      const swapped = await this.#bounded(
+        this.#client.eval(COMPARE_AND_SET, { keys: [this.#key(taskId)], arguments: [before, json, String(this.#keepMs(next))] }),
       );
       if (swapped === 1) {
         if (ENDED.has(next.status ?? "")) {
@@ -273,20 +245,9 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
 
   async close(): Promise<void> {
     for (const timer of this.#timers) clearInterval(timer);
-    await this.#replicasToAck.close();
     this.#listeners.clear();
     this.#onResumed.clear();
     await Promise.all([this.#subscriber, this.#client].map((client) => (client.isOpen ? client.close() : undefined)));
-  }
-
-  /**
-   * A write (`direct`, or the same command added to a pipeline by `batched`), acknowledged once
-   * `replicasToAck` replicas hold it; bounded as every command is.
-   */
-  async #written(direct: () => Promise<unknown>, batched: (multi: Batch) => Batch): Promise<unknown> {
-    const replicas = await this.#replicasToAck.current();
-    if (replicas === 0) return this.#bounded(direct());
-    return this.#bounded(replicated(this.#client, replicas, Math.floor(this.#commandTimeoutMs / 2), batched));
   }
 
   /** Every command the runtime waits for is bounded by `commandTimeoutMs`. */
