@@ -34,7 +34,7 @@ const command: CommandModule<object, InstallArgs> = {
           "holds: other servers, comments and layout are kept, an entry already there is replaced,\n" +
           "and a second run changes nothing. Before a file is changed its copy is written beside it\n" +
           "(<file>.mcp-gen.bak); a file that cannot be read is refused and left as it is.\n\n" +
-          "Over stdio the client starts `node --enable-source-maps <project>/dist/src/main.js` (build\n" +
+          "Over stdio the client starts `node <project>/dist/src/main.js` (build\n" +
           "first); over HTTP it connects to --url (default " +
           DEFAULT_URL +
           "). A project serving\n" +

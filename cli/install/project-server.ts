@@ -43,7 +43,7 @@ export function readProjectServer(dir: string): ProjectServer {
  * `--stdio` when the project serves HTTP too, since that is its default there.
  */
 export function stdioLaunch(entryPoint: string, servesBoth: boolean, command = "node"): Launch {
-  return { transport: "stdio", command, args: ["--enable-source-maps", entryPoint, ...(servesBoth ? ["--stdio"] : [])] };
+  return { transport: "stdio", command, args: [entryPoint, ...(servesBoth ? ["--stdio"] : [])] };
 }
 
 export function httpLaunch(url = DEFAULT_URL, headers: Record<string, string> = {}): Launch {

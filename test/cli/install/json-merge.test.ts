@@ -10,7 +10,7 @@ import { JsonSyntaxError, MAX_JSON_DEPTH, parseJson, plainValue, type JsonDialec
 const JSONC: JsonDialect = { comments: true, trailingCommas: true };
 const PLAIN: JsonDialect = { comments: false, trailingCommas: false };
 const COMMENTS_ONLY: JsonDialect = { comments: true, trailingCommas: false };
-const ENTRY = { command: "node", args: ["--enable-source-maps", "/srv/app/dist/src/main.js"] };
+const ENTRY = { command: "node", args: ["/srv/app/dist/src/main.js"] };
 
 test("an entry is added after the other servers, and the rest of a JSONC file is kept byte for byte", () => {
   const before = [
@@ -35,7 +35,7 @@ test("an entry is added after the other servers, and the rest of a JSONC file is
       '    "app": {',
       '      "type": "stdio",',
       '      "command": "node",',
-      '      "args": ["--enable-source-maps", "/srv/app/dist/src/main.js"]',
+      '      "args": ["/srv/app/dist/src/main.js"]',
       "    }",
       "  },",
       '  "inputs": [],',
@@ -50,7 +50,7 @@ test("a comma is added after the last server when it had none, and a comment aft
   const merged = mergeJsonEntry(before, COMMENTS_ONLY, ["mcpServers"], "app", ENTRY);
   assert.equal(
     merged.text,
-    '{\n\t"mcpServers": {\n\t\t"other": {"command": "x"}, /* keep */\n\t\t"app": {\n\t\t\t"command": "node",\n\t\t\t"args": ["--enable-source-maps", "/srv/app/dist/src/main.js"]\n\t\t}\n\t}\n}',
+    '{\n\t"mcpServers": {\n\t\t"other": {"command": "x"}, /* keep */\n\t\t"app": {\n\t\t\t"command": "node",\n\t\t\t"args": ["/srv/app/dist/src/main.js"]\n\t\t}\n\t}\n}',
   );
   assert.deepEqual(plainValue(parseJson(merged.text, COMMENTS_ONLY)), { mcpServers: { other: { command: "x" }, app: ENTRY } });
 });
@@ -59,7 +59,7 @@ test("a second merge of the same entry changes nothing, whatever the order of it
   const first = mergeJsonEntry('{ "theme": "dark" }\n', PLAIN, ["mcpServers"], "app", ENTRY);
   assert.equal(first.change, "added");
   assert.deepEqual(mergeJsonEntry(first.text, PLAIN, ["mcpServers"], "app", ENTRY), { text: first.text, change: "unchanged" });
-  const reordered = '{"mcpServers": {"app": {"args": ["--enable-source-maps", "/srv/app/dist/src/main.js"], "command": "node"}}}';
+  const reordered = '{"mcpServers": {"app": {"args": ["/srv/app/dist/src/main.js"], "command": "node"}}}';
   assert.deepEqual(mergeJsonEntry(reordered, PLAIN, ["mcpServers"], "app", ENTRY), { text: reordered, change: "unchanged" });
 });
 

@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { mergeTomlEntry } from "../../../cli/install/toml-merge.js";
 import { readToml, TomlSyntaxError } from "../../../cli/install/toml.js";
 
-const STDIO = { command: "node", args: ["--enable-source-maps", "/srv/app/dist/src/main.js"] };
+const STDIO = { command: "node", args: ["/srv/app/dist/src/main.js"] };
 const CONFIG = [
   "# my Codex settings",
   'model = "o3"',
@@ -31,7 +31,7 @@ const CONFIG = [
 test("a server table is added after the other [mcp_servers.*] tables, and the rest of the file is kept byte for byte", () => {
   const merged = mergeTomlEntry(CONFIG, "mcp_servers", "app", STDIO);
   assert.equal(merged.change, "added");
-  const inserted = '\n\n[mcp_servers.app]\ncommand = "node"\nargs = ["--enable-source-maps", "/srv/app/dist/src/main.js"]';
+  const inserted = '\n\n[mcp_servers.app]\ncommand = "node"\nargs = ["/srv/app/dist/src/main.js"]';
   const at = CONFIG.indexOf("]\n\n# profiles") + 1;
   assert.equal(merged.text, CONFIG.slice(0, at) + inserted + CONFIG.slice(at));
 });

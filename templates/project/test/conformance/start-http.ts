@@ -16,23 +16,19 @@ export interface StartedServer {
 }
 
 export function startBuiltServer(): Promise<StartedServer> {
-  const child = spawn(
-    process.execPath,
-    ["--enable-source-maps", join(projectRoot, "dist/src/main.js")],
-    {
-      cwd: projectRoot,
-      env: {
-        ...process.env,
-        HOST: "127.0.0.1",
-        PORT: "0",
-        SHUTDOWN_DELAY_MS: "0",
-        MCP_LOG_LEVEL: "error",
-        // A server sharing its events with other processes requires a state key.
-        MCP_STATE_KEY: process.env.MCP_STATE_KEY ?? randomBytes(32).toString("base64"),
-      },
-      stdio: ["ignore", "ignore", "pipe"],
+  const child = spawn(process.execPath, [join(projectRoot, "dist/src/main.js")], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      HOST: "127.0.0.1",
+      PORT: "0",
+      SHUTDOWN_DELAY_MS: "0",
+      MCP_LOG_LEVEL: "error",
+      // A server sharing its events with other processes requires a state key.
+      MCP_STATE_KEY: process.env.MCP_STATE_KEY ?? randomBytes(32).toString("base64"),
     },
-  );
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
   const stop = async () => {
     child.kill("SIGTERM");

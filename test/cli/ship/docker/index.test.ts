@@ -55,7 +55,7 @@ test("an HTTP image listens on 0.0.0.0 with a /healthz check; a stdio-only image
   assert.match(both.text, /docker run -i --rm app --stdio/);
   for (const { instructions } of [http, stdio, both]) {
     assert.equal(instructions.find((step) => step.keyword === "USER")?.args, "node");
-    assert.equal(instructions.at(keywords(instructions).includes("CMD") ? -2 : -1)!.args, '["node", "--enable-source-maps", "dist/src/main.js"]');
+    assert.equal(instructions.at(keywords(instructions).includes("CMD") ? -2 : -1)!.args, '["node", "dist/src/main.js"]');
   }
 });
 

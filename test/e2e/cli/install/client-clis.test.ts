@@ -144,7 +144,7 @@ test("codex mcp list reads the stdio and HTTP entries mcp-gen install wrote as e
   assert.equal(stdio.status, 0, explain(stdio));
   const [local] = JSON.parse(stdio.stdout) as CodexListed;
   assert.deepEqual({ name: local?.name, enabled: local?.enabled, type: local?.transport.type }, { name: NAME, enabled: true, type: "stdio" });
-  assert.deepEqual(local!.transport.args, ["--enable-source-maps", join(app, "dist", "src", "main.js"), "--stdio"]);
+  assert.deepEqual(local!.transport.args, [join(app, "dist", "src", "main.js"), "--stdio"]);
 
   await withHttpServer((url) => {
     const http = installThenList(CODEX, freshHome("codex-http"), "http", url, ["--json"]);

@@ -138,14 +138,14 @@ test("the command each client was given starts the project's server, which the o
     const entry = installedEntry(id, locationOf(id, "user"));
     assert.equal(entry.command, "node", id);
     const args = entry.args as string[];
-    assert.deepEqual(args, ["--enable-source-maps", join(app, "dist", "src", "main.js"), "--stdio"], id);
+    assert.deepEqual(args, [join(app, "dist", "src", "main.js"), "--stdio"], id);
     // Started from outside the project, as a client started from anywhere does.
     await listsTools(new StdioClientTransport({ command: entry.command as string, args, cwd: temp.dir, stderr: "pipe" }), `${id} over stdio`);
   }
 });
 
 test("over HTTP each client but Claude Desktop gets the URL and headers under its own keys, where the official client lists tools", E2E, async () => {
-  const server = startProcess(process.execPath, ["--enable-source-maps", join(app, "dist", "src", "main.js"), "--http"], { cwd: app, env: { ...process.env, PORT: "0" } });
+  const server = startProcess(process.execPath, [join(app, "dist", "src", "main.js"), "--http"], { cwd: app, env: { ...process.env, PORT: "0" } });
   stops.push(() => server.stop("SIGKILL"));
   const served = await servedAt(server);
   const refused = install(["claude-desktop", "--transport", "http", "--url", served.href]);
