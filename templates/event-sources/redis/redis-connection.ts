@@ -97,6 +97,42 @@ export function within<T>(ms: number, command: Promise<T>): Promise<T> {
 }
 
 /**
+ * Whether Redis answers one connection, asked with a PING. A PING waits behind whatever that
+ * connection sent before it: behind a list change written to thousands of sessions it can wait
+ * longer than its timeout on a Redis that is busy, not stalled, and calling that "not
+ * answering" would take every replica out of its balancer at once. So a PING late past its
+ * timeout counts as unanswered only when no other command tracked on the connection was
+ * answered since it was sent either.
+ */
+export class AnswerWatch {
+  #answeredAt = 0;
+
+  /** `command`, unchanged; its answer (a reply or an error reply) is noted. */
+  track<T>(command: Promise<T>): Promise<T> {
+    void command.then(this.#noted, this.#noted);
+    return command;
+  }
+
+  /** True when `ping` is answered within `ms`, or anything on the connection is; false when nothing is. */
+  async answers(ms: number, ping: () => Promise<unknown>): Promise<boolean> {
+    const sent = performance.now();
+    try {
+      await within(ms, this.track(ping()));
+      return true;
+    } catch (error) {
+      if (!(error instanceof RedisTimeoutError)) return true; // a dropped connection: the reconnection's business
+      // Replies already read from the socket but not yet handled arrive before the next check.
+      await new Promise((resolve) => setImmediate(resolve));
+      return this.#answeredAt >= sent;
+    }
+  }
+
+  readonly #noted = () => {
+    this.#answeredAt = performance.now();
+  };
+}
+
+/**
  * Redis did not answer a command in time (connected, but partitioned or stalled). `retryable`:
  * the runtime tells the client of a request that failed on it to retry shortly.
  */

@@ -16,11 +16,11 @@
  *
  * A broker that stops answering without closing its connections (a partition, a frozen
  * process) is bounded too: every command fails after `commandTimeoutMs`, and a PING every
- * `probeEveryMs` that gets no answer within `probeTimeoutMs` makes `ready` false (and
- * `publish` fail at once) until one is answered again.
+ * `probeEveryMs` that gets no answer within `probeTimeoutMs`, while nothing else sent is
+ * answered either, makes `ready` false (and `publish` fail at once) until one is answered.
  */
 import { randomUUID } from "node:crypto";
-import { checkedUrl, clientFor, DEFAULT_REDIS_URL, RedisTimeoutError, within, type RedisClient } from "./redis-connection.js";
+import { AnswerWatch, checkedUrl, clientFor, DEFAULT_REDIS_URL, RedisTimeoutError, within, type RedisClient } from "./redis-connection.js";
 
 export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
@@ -112,6 +112,7 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   readonly #probe: NodeJS.Timeout;
   /** False from a PING left unanswered until one is answered: Redis is connected but does not answer. */
   #answering = true;
+  readonly #heard = new AnswerWatch();
   readonly #log: (line: string) => void;
   readonly #publisher: RedisClient;
   readonly #subscriber: RedisClient;
@@ -198,7 +199,7 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       try {
         // A payload with no JSON form (undefined) arrives as null, as a topic-only event.
         const message = `${MESSAGE_TAG}${randomUUID()}\n${JSON.stringify(payload) ?? "null"}`;
-        await within(this.#commandTimeoutMs, this.#publisher.publish(this.#prefix + topic, message));
+        await within(this.#commandTimeoutMs, this.#heard.track(this.#publisher.publish(this.#prefix + topic, message)));
         return;
       } catch (error) {
         if (error instanceof RedisTimeoutError) throw this.#silent(`event "${topic}" was not published`, error);
@@ -274,10 +275,7 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   /** Asks Redis whether it answers; `ready` follows, and each change is logged once. */
   async #ping(): Promise<void> {
     if (!this.#publisher.isReady) return; // a dropped connection is the reconnection's business
-    const answered = await within(this.#probeTimeoutMs, this.#publisher.ping()).then(
-      () => true,
-      (error: unknown) => !(error instanceof RedisTimeoutError), // any other failure is the connection's, and reconnection's
-    );
+    const answered = await this.#heard.answers(this.#probeTimeoutMs, () => this.#publisher.ping());
     if (answered === this.#answering || this.#closed) return;
     this.#answering = answered;
     this.#log(

@@ -19,12 +19,12 @@
  * - Record changes and ends are published on `<prefix>changes`; an answer to a request the
  *   server sent its client is published to the replica that waits for it (`<prefix>answers:<replica>`).
  * - Every command fails after `commandTimeoutMs` (a broker that does not answer holds no request
- *   longer), and `ready` is false while a PING goes unanswered. After a gap in either connection
+ *   longer), and `ready` is false while a PING goes unanswered and nothing else is. After a gap in either connection
  *   the runtime hears `reconnected`: it stores again the sessions a broker that came back empty
  *   lost (`restore`), and its GET streams read what they missed.
  */
 import { randomUUID } from "node:crypto";
-import { clientFor, DEFAULT_REDIS_URL, RedisTimeoutError, within, type RedisClient } from "./redis-connection.js";
+import { AnswerWatch, clientFor, DEFAULT_REDIS_URL, within, type RedisClient } from "./redis-connection.js";
 
 export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
@@ -186,8 +186,9 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   readonly #probeTimeoutMs: number;
   readonly #commandTimeoutMs: number;
   readonly #probe: NodeJS.Timeout;
-  /** False from a PING left unanswered until one is answered. */
+  /** False from a PING left unanswered (while nothing else was answered) until one is answered. */
   #answering = true;
+  readonly #heard = new AnswerWatch();
 
   constructor(options: RedisSessionStoreOptions = {}) {
     this.url = options.url ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
@@ -349,7 +350,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   #eval(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    return this.#bounded(this.#client.eval(script, { keys, arguments: args.map(String) }));
+    return this.#bounded(this.#heard.track(this.#client.eval(script, { keys, arguments: args.map(String) })));
   }
 
   /** Every command the runtime waits for is bounded by `commandTimeoutMs`. */
@@ -371,10 +372,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
 
   async #ping(): Promise<void> {
     if (!this.#client.isReady) return;
-    this.#answering = await within(this.#probeTimeoutMs, this.#client.ping()).then(
-      () => true,
-      (error: unknown) => !(error instanceof RedisTimeoutError),
-    );
+    this.#answering = await this.#heard.answers(this.#probeTimeoutMs, () => this.#client.ping());
   }
 
   #tell(change: SessionChangeLike<R>): void {
