@@ -20,7 +20,7 @@ import { Agent, request as httpRequest } from "node:http";
 import { parseArgs } from "node:util";
 import { createResourceServer, createServer, oauthHttpOptions, serveHttp, type Server } from "../../generated/index.js";
 import { startAuthorizationServer } from "../../test/support/oidc-provider.js";
-import { freePort } from "../../test/support/redis-server.js";
+import { freePort } from "../../test/support/ports.js";
 
 const { values } = parseArgs({
   options: {

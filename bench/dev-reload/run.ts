@@ -14,7 +14,7 @@
  * comes from the tarball `npm run build` packs, so build after editing the runtime or the
  * templates. Loopback only; every wait is bounded. Not part of the test suite.
  */
-import { freePort } from "../../test/support/redis-server.js";
+import { freePort } from "../../test/support/ports.js";
 import { npmEnv, startProcess } from "../../test/cli/scaffold/helpers.js";
 import { measureReloads, START_TIMEOUT_MS } from "./rounds.js";
 

@@ -12,7 +12,7 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { createServer, McpError, oauthHttpOptions, serveHttp, TokenPrincipal, type HttpServerHandle, type Server } from "../../packages/runtime/src/index.js";
-import { freePort } from "../support/redis-server.js";
+import { freePort } from "../support/ports.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../support/oidc-provider.js";
 
 const ACME: TestClient = { clientId: "acme", clientSecret: "acme-secret", scope: "mcp:read" };

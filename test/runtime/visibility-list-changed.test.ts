@@ -20,7 +20,7 @@ import {
   type SubscriptionHandler,
   type Unsubscribe,
 } from "../../packages/runtime/src/index.js";
-import { freePort } from "../support/redis-server.js";
+import { freePort } from "../support/ports.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../support/oidc-provider.js";
 import { openListen, type OpenStream } from "./transports/http-helpers.js";
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { IncomingMessage } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { createServer, serveHttp, type HttpServerHandle } from "../../packages/runtime/src/index.js";
-import { freePort } from "../support/redis-server.js";
+import { freePort } from "../support/ports.js";
 import { post, request } from "./transports/http-helpers.js";
 
 /** What this test's `authenticate` vouches for: the tenant and scopes its headers name. */

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/s
 import { Client as ClientV2, InMemoryResponseCacheStore, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
 import { createServer, oauthHttpOptions, serveHttp, toFetchHandler, type FetchHandler, type HttpServerHandle } from "../../packages/runtime/src/index.js";
 import { TokenPrincipal } from "../../packages/runtime/src/auth/principal.js";
-import { freePort } from "../support/redis-server.js";
+import { freePort } from "../support/ports.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../support/oidc-provider.js";
 import { recordingHandler } from "../support/recording-handler.js";
 import { mcpHeaders, openListen, post, request } from "./transports/http-helpers.js";

@@ -6,7 +6,7 @@
  */
 import { FastMCP } from "fastmcp";
 import { z } from "zod";
-import { freePort } from "./redis-server.js";
+import { freePort } from "./ports.js";
 
 export interface FastMcpHandle {
   readonly url: string;

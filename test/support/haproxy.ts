@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./redis-server.js";
+import { freePort } from "./ports.js";
 
 /** A real HAProxy (the Debian package) in front of replicas on loopback, owned by one test. */
 export interface Balancer {

@@ -2,7 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, redisServerInstalled } from "./redis-server.js";
+import { redisServerInstalled } from "./redis-server.js";
+import { freePort } from "./ports.js";
 
 /**
  * A real Redis Cluster owned by one test: 3 masters and 3 replicas on loopback, no persistence,

@@ -2,7 +2,8 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, redisServerInstalled } from "./redis-server.js";
+import { redisServerInstalled } from "./redis-server.js";
+import { freePort } from "./ports.js";
 
 /** A real Redis master, one replica and three sentinels watching them, on loopback, owned by one test. */
 export interface RedisSentinelSet {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "redis";
+import { freePort } from "./ports.js";
 
 /** A real redis-server owned by one test: loopback only, no persistence, its own temp dir. */
 export interface RedisServer {
@@ -30,10 +31,6 @@ export interface RedisServer {
 }
 
 const START_TIMEOUT_MS = 10_000;
-
-// Where the tests get a free port; kept importable from here, where most of them found it first.
-import { freePort } from "./ports.js";
-export { freePort };
 
 /** True when the `redis-server` binary is on PATH. */
 export function redisServerInstalled(): boolean {

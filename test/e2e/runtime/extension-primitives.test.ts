@@ -16,7 +16,7 @@ import { Client as OfficialClient, StreamableHTTPClientTransport as OfficialHttp
 import * as jose from "jose";
 import { repoRoot, schemaPath } from "../../support/schemas.js";
 import { startAuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
-import { freePort } from "../../support/redis-server.js";
+import { freePort } from "../../support/ports.js";
 import { meta, post } from "../../runtime/transports/http-helpers.js";
 import { createServer as createPlainServer } from "../../../packages/runtime/src/index.js";
 import { connectTestClient as connectPlainClient } from "../../../packages/runtime/src/testing/index.js";

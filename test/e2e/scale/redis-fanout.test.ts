@@ -4,7 +4,8 @@ import type { Client } from "@modelcontextprotocol/client";
 import { META_KEYS, PROTOCOL_VERSION } from "../../../generated/index.js";
 import { type JsonRpcMessage } from "../../../packages/runtime/src/index.js";
 import { HttpClientTransport } from "../../../packages/runtime/src/transports/index.js";
-import { freePort, startRedisServer, subscriberCount, type RedisServer } from "../../support/redis-server.js";
+import { startRedisServer, subscriberCount, type RedisServer } from "../../support/redis-server.js";
+import { freePort } from "../../support/ports.js";
 import { eventually } from "../../support/eventually.js";
 import { connectHttpClient, spawnFanout, startFanoutHttp, type FanoutProcess } from "./fanout-process.js";
 

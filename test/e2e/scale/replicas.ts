@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startHaproxy, type Balancer } from "../../support/haproxy.js";
-import { freePort } from "../../support/redis-server.js";
+import { freePort } from "../../support/ports.js";
 import { readyUrl, startProject, type ScaffoldedProject, type StartedServer } from "./scaffolded.js";
 
 /** A secret of the length MCP_STATE_KEY asks for, the same for every replica of a test. */

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { generateKeyPair, SignJWT } from "jose";
 import { createServer, oauthHttpOptions, serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/index.js";
-import { freePort } from "../../support/redis-server.js";
+import { freePort } from "../../support/ports.js";
 import { startAuthorizationServer, type AuthorizationServer } from "../../support/oidc-provider.js";
 import { post, request } from "../transports/http-helpers.js";
 

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { createServer, oauthHttpOptions, serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/index.js";
-import { freePort } from "../../support/redis-server.js";
+import { freePort } from "../../support/ports.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
 
 const READER: TestClient = { clientId: "reader", clientSecret: "reader-secret", scope: "mcp:read" };

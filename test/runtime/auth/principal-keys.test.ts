@@ -12,7 +12,7 @@ import { connectTestClient } from "../../../packages/runtime/src/testing/client.
 import { IssuerKeys } from "../../../packages/runtime/src/auth/issuer-keys.js";
 import { loadJose } from "../../../packages/runtime/src/auth/jose.js";
 import { DEFAULT_FETCH_BOUNDS } from "../../../packages/runtime/src/auth/resource-server.js";
-import { freePort } from "../../support/redis-server.js";
+import { freePort } from "../../support/ports.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
 import { countingApp, meta, openListen, post, request } from "../transports/http-helpers.js";
 

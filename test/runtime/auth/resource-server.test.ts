@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { createServer, oauthHttpOptions, serveHttp, type HttpServerHandle, type Server } from "../../../packages/runtime/src/index.js";
-import { freePort } from "../../support/redis-server.js";
+import { freePort } from "../../support/ports.js";
 import { INTROSPECTION_CLIENT, startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
 import { post, request } from "../transports/http-helpers.js";
 

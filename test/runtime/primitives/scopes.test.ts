@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createServer, oauthHttpOptions, serveHttp, type HttpServerHandle } from "../../../packages/runtime/src/index.js";
-import { freePort } from "../../support/redis-server.js";
+import { freePort } from "../../support/ports.js";
 import { recordingHandler } from "../../support/recording-handler.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../support/oidc-provider.js";
 import { openListen, post, request } from "../transports/http-helpers.js";

@@ -13,7 +13,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { npmEnv, startProcess } from "../../../cli/scaffold/helpers.js";
-import { freePort } from "../../../support/redis-server.js";
+import { freePort } from "../../../support/ports.js";
 import { DESCRIPTION, devScaffold, TOOL_FILE } from "./dev-scaffold.js";
 
 const E2E = { timeout: 180_000 };

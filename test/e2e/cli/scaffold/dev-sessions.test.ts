@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { npmEnv, startProcess } from "../../../cli/scaffold/helpers.js";
-import { freePort } from "../../../support/redis-server.js";
+import { freePort } from "../../../support/ports.js";
 import { DESCRIPTION, devScaffold, TOOL_FILE } from "../dev/dev-scaffold.js";
 
 const E2E = { timeout: 180_000 };

@@ -13,7 +13,7 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { buildSync } from "esbuild";
-import { freePort } from "../../../support/redis-server.js";
+import { freePort } from "../../../support/ports.js";
 import { startProcess } from "../../../cli/scaffold/helpers.js";
 
 const BIN = resolve("node_modules", ".bin");

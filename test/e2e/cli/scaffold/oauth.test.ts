@@ -17,7 +17,7 @@ import { dirname } from "node:path";
 import { after, before, test } from "node:test";
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { generateKeyPair, SignJWT } from "jose";
-import { freePort } from "../../../support/redis-server.js";
+import { freePort } from "../../../support/ports.js";
 import { startAuthorizationServer, type AuthorizationServer, type TestClient } from "../../../support/oidc-provider.js";
 import { mcpHeaders, post, request } from "../../../runtime/transports/http-helpers.js";
 import { addAdminExtras, ADMIN_ENTRIES, checkLegacySession, legacySession, listedTo, listenAnswer, modernAnswer, PROBES } from "./admin-extras.js";

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { connectRedisEventSource, RedisUnreachableError, type RedisEventSource } from "../../../../templates/event-sources/redis/redis-event-source.js";
 import type { EventSource } from "../../../../packages/runtime/src/index.js";
 import { eventually } from "../../../support/eventually.js";
-import { freePort, startRedisServer, type RedisServer } from "../../../support/redis-server.js";
+import { startRedisServer, type RedisServer } from "../../../support/redis-server.js";
+import { freePort } from "../../../support/ports.js";
 
 /** Publishes until `received` holds: pub/sub keeps nothing for a subscriber not yet (re)subscribed. */
 async function publishUntil(source: RedisEventSource, topic: string, payload: unknown, received: () => boolean) {
