@@ -103,14 +103,16 @@ return 1`;
 /**
  * One event: skipped when its cause was written already (0), else numbered, kept within the
  * window (the oldest dropped first, the highest dropped seq remembered) and published; -1 when
- * the session is gone.
+ * the session is gone. Every replica sends each cause, and all but the first are skipped, so
+ * a skip costs two commands; the causes past `onceMs` are dropped by the first only. The
+ * window's expiry is set when it is made; `touch` extends it with the session's.
  */
 const APPEND = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local now = tonumber(ARGV[6])
 if ARGV[2] ~= '' then
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[8]))
   if redis.call('ZADD', KEYS[3], 'NX', now, ARGV[2]) == 0 then return 0 end
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[8]))
   redis.call('PEXPIRE', KEYS[3], ARGV[5])
 end
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
@@ -128,7 +130,7 @@ else
     redis.call('HSET', KEYS[1], 'dropped', string.sub(oldest[1], 3))
     count = count - 1
   end
-  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+  if count == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[5]) end
 end
 redis.call('PUBLISH', ARGV[7], seq .. '\\n' .. ARGV[1])
 return seq`;

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { createClient } from "redis";
 import { connectRedisSessionStore, type RedisSessionStore } from "../../../../templates/event-sources/redis/redis-session-store.js";
 import { createServer, type JsonRpcResponse, type LegacySessionStore, type SessionRecord } from "../../../../packages/runtime/src/index.js";
 import { serveHttp, type HttpServerHandle } from "../../../../packages/runtime/src/transports/http-server.js";
@@ -82,6 +83,25 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
     assert.equal(await b.append("once", "{}", "publish-1\nnotifications/tools/list_changed", KEEPING), undefined);
     assert.equal(await b.append("once", "{}", "publish-2\nnotifications/tools/list_changed", KEEPING), 2);
     assert.equal(await a.append("gone", "{}", undefined, KEEPING), undefined, "a session that does not exist keeps nothing");
+  });
+
+  test("every key a session's writes make expires within its idle time, however many events and causes it takes", async () => {
+    const [a, b] = [await open(), await open()];
+    await a.create(record("ttl"), KEEPING);
+    // Past the window's 3 events, so it is trimmed; each cause sent by both replicas, as a publish is.
+    for (let n = 1; n <= 5; n++) for (const store of [a, b]) await store.append("ttl", JSON.stringify({ n }), `publish-${n}\nnotice`, KEEPING);
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    try {
+      const keys = await raw.keys("*{ttl}*");
+      assert.equal(keys.length, 3, `the record, the window and the causes: ${keys.join(", ")}`);
+      for (const key of keys) {
+        const ttl = await raw.pTTL(key);
+        assert.ok(ttl > 0 && ttl <= KEEPING.idleMs, `${key} expires in ${ttl} ms`);
+      }
+    } finally {
+      await raw.close();
+    }
   });
 
   test("DELETE through one replica ends the session on every replica, and its GET stream on the other closes", async () => {
