@@ -19,7 +19,8 @@ local started = redis.call('TIME')
 local now = started
 repeat now = redis.call('TIME') until (now[1] - started[1]) * 1000000 + (now[2] - started[2]) >= tonumber(ARGV[1])
 return 1`;
-const PROBE_MS = 150;
+/** The probe's wait: long enough that Redis, even on a loaded machine, answers the first queued command within it. */
+const PROBE_MS = 400;
 
 describe("AnswerWatch", { timeout: 60_000 }, () => {
   let redis: RedisServer;
@@ -37,9 +38,9 @@ describe("AnswerWatch", { timeout: 60_000 }, () => {
 
   test("a PING late behind commands Redis keeps answering counts as answered", async () => {
     const watch = new AnswerWatch();
-    // 40 commands of 15 ms each: the PING sent after them waits about 600 ms, four times the probe's wait.
+    // 60 commands of 20 ms each: the PING sent after them waits about 1.2 s, three times the probe's wait.
     const padding = "x".repeat(20_000);
-    const queued = Array.from({ length: 40 }, () => watch.track(client.eval(BUSY, { arguments: ["15000", padding] })));
+    const queued = Array.from({ length: 60 }, () => watch.track(client.eval(BUSY, { arguments: ["20000", padding] })));
     const sent = performance.now();
     let pingAnsweredAfter = 0;
     const answers = await watch.answers(PROBE_MS, () => client.ping().finally(() => (pingAnsweredAfter = performance.now() - sent)));
