@@ -19,9 +19,9 @@
  * - Record changes and ends are published on `<prefix>changes`; an answer to a request the
  *   server sent its client is published to the replica that waits for it (`<prefix>answers:<replica>`).
  * - Every command fails after `commandTimeoutMs` (a broker that does not answer holds no request
- *   longer), and `ready` is false while a PING goes unanswered and nothing else is. After a gap in either connection
- *   the runtime hears `reconnected`: it stores again the sessions a broker that came back empty
- *   lost (`restore`), and its GET streams read what they missed.
+ *   longer), and `ready` is false while a PING goes unanswered and nothing else is. After a gap
+ *   in either connection the runtime hears `reconnected`: it stores again the sessions a broker
+ *   that came back empty lost (`restore`), and its GET streams read what they missed.
  */
 import { randomUUID } from "node:crypto";
 import { AnswerWatch, clientFor, DEFAULT_REDIS_URL, within, type RedisClient } from "./redis-connection.js";
