@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { pinnedCopy, PINNED_COPIES, storePinnedCopies } from "../../../cli/generate/pinned-copies.js";
 import { readLock } from "../../../cli/generate/verify.js";
-import { tempFolder } from "../scaffold/helpers.js";
+import { tempFolder } from "./helpers.js";
 import { schemaPath, type Revision } from "../../support/schemas.js";
 
 const lock = readLock();
@@ -53,7 +53,11 @@ test("a source whose bytes are not the pinned ones, or that is absent, is report
   const [first, second] = revisions;
   mkdirSync(join(wrongDir, first!), { recursive: true });
   writeFileSync(join(wrongDir, first!, "schema.json"), '{"$schema":"x"}');
-  const stored = await storePinnedCopies({ ...lock, revisions: { [first!]: lock.revisions[first!]!, [second!]: lock.revisions[second!]! } }, { MCP_SCHEMAS_DIR: wrongDir }, root);
+  const stored = await storePinnedCopies(
+    { ...lock, revisions: { [first!]: lock.revisions[first!]!, [second!]: lock.revisions[second!]! } },
+    { MCP_SCHEMAS_DIR: wrongDir },
+    root,
+  );
   assert.equal(stored.length, 2);
   assert.match("missing" in stored[0]! ? stored[0].missing : "", /its sha256 is [0-9a-f]{64}, the lock pins [0-9a-f]{64}$/);
   assert.match("missing" in stored[1]! ? stored[1].missing : "", /ENOENT/);
