@@ -21,7 +21,6 @@ export interface OfflineCopy {
   run(cli: "main" | "create", args: string[], cwd: string, env?: NodeJS.ProcessEnv): { status: number | null; stdout: string; stderr: string };
 }
 
-
 export async function offlineCopy(dir: string, leftOut: readonly string[] = []): Promise<OfflineCopy> {
   const root = join(dir, "mcp-gen");
   // Without the pinned schemas a build of this checkout may have stored: a test gives the copy those it should carry.

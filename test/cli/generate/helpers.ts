@@ -76,7 +76,6 @@ export async function serveOnLoopback(body: string): Promise<{ url: string; requ
   };
 }
 
-
 /** tsc --strict over the given files (native tsc, no project file); returns its run. */
 export function tscStrict(files: string[]): Promise<Run> {
   const tsc = join(repoRoot, "node_modules", "typescript", "bin", "tsc");

@@ -86,61 +86,65 @@ class KeptListen {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 for (const topology of REDIS_TOPOLOGIES) {
-  describe(`a rolling restart of three scaffolded replicas behind the README's HAProxy recipe (${topology})`, { skip: haproxyMissing(), timeout: 240_000 }, () => {
-    let redis: SharedRedis;
-    let project: ScaffoldedProject;
-    let replicas: Replicas | undefined;
-    let balancer: Balancer | undefined;
-    const clients: Client[] = [];
+  describe(
+    `a rolling restart of three scaffolded replicas behind the README's HAProxy recipe (${topology})`,
+    { skip: haproxyMissing(), timeout: 240_000 },
+    () => {
+      let redis: SharedRedis;
+      let project: ScaffoldedProject;
+      let replicas: Replicas | undefined;
+      let balancer: Balancer | undefined;
+      const clients: Client[] = [];
 
-    before(async () => {
-      redis = await startSharedRedis(topology);
-      project = scaffoldProject(["--transport", "http", "--event-source", "redis"], addMomentTool);
-    });
-    after(async () => {
-      for (const client of clients) await client.close().catch(() => {});
-      await balancer?.stop();
-      await replicas?.stop();
-      project?.remove();
-      await redis?.stop();
-    });
+      before(async () => {
+        redis = await startSharedRedis(topology);
+        project = scaffoldProject(["--transport", "http", "--event-source", "redis"], addMomentTool);
+      });
+      after(async () => {
+        for (const client of clients) await client.close().catch(() => {});
+        await balancer?.stop();
+        await replicas?.stop();
+        project?.remove();
+        await redis?.stop();
+      });
 
-    test("rolling restart: failed calls 0 under 20 calls/s, and no listen stream refused or cut", async (t) => {
-      replicas = await startReplicas(project, 3, { REDIS_URL: redis.url });
-      balancer = await startRecipeBalancer(project, replicas.ports);
-      for (let i = 0; i < 3; i++) await balancer.waitFor(i, true, 20_000);
-      const endpoint = `${balancer.url}/mcp`;
-      for (let i = 0; i < CALLERS + LISTENERS; i++) clients.push(await connectHttpClient(endpoint, `client-${i}`));
-      const load = new CallLoad(clients.slice(0, CALLERS));
-      const listens = clients.slice(CALLERS).map((client) => new KeptListen(client));
-      await sleep(1000);
+      test("rolling restart: failed calls 0 under 20 calls/s, and no listen stream refused or cut", async (t) => {
+        replicas = await startReplicas(project, 3, { REDIS_URL: redis.url });
+        balancer = await startRecipeBalancer(project, replicas.ports);
+        for (let i = 0; i < 3; i++) await balancer.waitFor(i, true, 20_000);
+        const endpoint = `${balancer.url}/mcp`;
+        for (let i = 0; i < CALLERS + LISTENERS; i++) clients.push(await connectHttpClient(endpoint, `client-${i}`));
+        const load = new CallLoad(clients.slice(0, CALLERS));
+        const listens = clients.slice(CALLERS).map((client) => new KeptListen(client));
+        await sleep(1000);
 
-      const exitCodes: Array<number | null> = [];
-      const started = Date.now();
-      for (let i = 0; i < 3; i++) {
-        replicas.server(i).child.kill("SIGTERM");
-        exitCodes.push(await replicas.server(i).exited);
-        await replicas.restart(i);
-        await balancer.waitFor(i, true, 20_000);
-      }
-      const restartMs = Date.now() - started;
-      await sleep(1000);
-      await load.stop();
-      for (const listen of listens) await listen.stop();
+        const exitCodes: Array<number | null> = [];
+        const started = Date.now();
+        for (let i = 0; i < 3; i++) {
+          replicas.server(i).child.kill("SIGTERM");
+          exitCodes.push(await replicas.server(i).exited);
+          await replicas.restart(i);
+          await balancer.waitFor(i, true, 20_000);
+        }
+        const restartMs = Date.now() - started;
+        await sleep(1000);
+        await load.stop();
+        for (const listen of listens) await listen.stop();
 
-      const relistens = listens.reduce((sum, listen) => sum + listen.graceful, 0);
-      t.diagnostic(
-        `${load.calls} calls in a ${restartMs} ms rolling restart (plus 2 s around it), failed ${load.failures.length}; listen streams ended gracefully and listened again: ${relistens}`,
-      );
-      assert.deepEqual(exitCodes, [0, 0, 0], "every replica drained and exited 0");
-      assert.deepEqual(load.failures, [], "no call failed");
-      assert.deepEqual(
-        listens.flatMap((listen) => listen.failures),
-        [],
-        "no listen was refused or cut",
-      );
-      assert.ok(load.calls >= (CALLS_PER_SECOND * restartMs) / 1000 / 2, `the load kept its rate: ${load.calls} calls`);
-      assert.ok(relistens >= LISTENERS, "the streams on stopping replicas ended with their complete result");
-    });
-  });
+        const relistens = listens.reduce((sum, listen) => sum + listen.graceful, 0);
+        t.diagnostic(
+          `${load.calls} calls in a ${restartMs} ms rolling restart (plus 2 s around it), failed ${load.failures.length}; listen streams ended gracefully and listened again: ${relistens}`,
+        );
+        assert.deepEqual(exitCodes, [0, 0, 0], "every replica drained and exited 0");
+        assert.deepEqual(load.failures, [], "no call failed");
+        assert.deepEqual(
+          listens.flatMap((listen) => listen.failures),
+          [],
+          "no listen was refused or cut",
+        );
+        assert.ok(load.calls >= (CALLS_PER_SECOND * restartMs) / 1000 / 2, `the load kept its rate: ${load.calls} calls`);
+        assert.ok(relistens >= LISTENERS, "the streams on stopping replicas ended with their complete result");
+      });
+    },
+  );
 }

@@ -27,7 +27,10 @@ before(
     temp = tempFolder("mcp-gen-offline-app");
     copy = await offlineCopy(temp.dir, [APPS]);
     const stored = await storePinnedCopies(readLock(), { MCP_SCHEMAS_DIR: dirname(dirname(schemaPath("2026-07-28"))) }, copy.root);
-    assert.ok(stored.every((entry) => "from" in entry), JSON.stringify(stored));
+    assert.ok(
+      stored.every((entry) => "from" in entry),
+      JSON.stringify(stored),
+    );
     // $MCP_SCHEMAS_DIR with the one schema the app's regeneration reads.
     onlyNewest = join(temp.dir, "only-newest");
     mkdirSync(onlyNewest);
@@ -45,22 +48,26 @@ function scaffold(name: string): string {
 
 const offlineNpm = { ...npmEnv, npm_config_offline: "true" };
 
-test("mcp-gen app installs the extension package it reads, regenerates only the revision it changes from the schema mcp-gen carries, and the project's tests pass", SLOW, () => {
-  const project = scaffold("demo");
-  const app = copy.run("main", ["app", "Dashboard"], project, { ...offlineNpm, MCP_SCHEMAS_DIR: "" });
-  assert.equal(app.status, 0, explain(app));
-  assert.match(app.stdout, new RegExp(`^adding ${APPS}, playwright-core, esbuild to package\\.json and installing them with npm: `, "m"));
-  assert.match(app.stdout, /^create src\/apps\/dashboard\.ts$/m);
-  const manifest = JSON.parse(readFileSync(join(project, "package.json"), "utf8"));
-  const own = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8"));
-  assert.equal(manifest.dependencies[APPS], own.devDependencies[APPS], "the range mcp-gen is tested with");
-  assert.ok(existsSync(join(project, "node_modules", APPS, "package.json")), "installed in the project");
-  assert.match(readFileSync(join(project, "generated", "v2607", "capabilities.ts"), "utf8"), /"io\.modelcontextprotocol\/ui": \{/);
+test(
+  "mcp-gen app installs the extension package it reads, regenerates only the revision it changes from the schema mcp-gen carries, and the project's tests pass",
+  SLOW,
+  () => {
+    const project = scaffold("demo");
+    const app = copy.run("main", ["app", "Dashboard"], project, { ...offlineNpm, MCP_SCHEMAS_DIR: "" });
+    assert.equal(app.status, 0, explain(app));
+    assert.match(app.stdout, new RegExp(`^adding ${APPS}, playwright-core, esbuild to package\\.json and installing them with npm: `, "m"));
+    assert.match(app.stdout, /^create src\/apps\/dashboard\.ts$/m);
+    const manifest = JSON.parse(readFileSync(join(project, "package.json"), "utf8"));
+    const own = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8"));
+    assert.equal(manifest.dependencies[APPS], own.devDependencies[APPS], "the range mcp-gen is tested with");
+    assert.ok(existsSync(join(project, "node_modules", APPS, "package.json")), "installed in the project");
+    assert.match(readFileSync(join(project, "generated", "v2607", "capabilities.ts"), "utf8"), /"io\.modelcontextprotocol\/ui": \{/);
 
-  const tests = runIn(project, "npm", ["test"], 300_000);
-  assert.equal(tests.status, 0, explain(tests));
-  assert.match(tests.stdout, /^ok \d+ - dashboard is listed with its view's link for a client that declares the extension$/m);
-});
+    const tests = runIn(project, "npm", ["test"], 300_000);
+    assert.equal(tests.status, 0, explain(tests));
+    assert.match(tests.stdout, /^ok \d+ - dashboard is listed with its view's link for a client that declares the extension$/m);
+  },
+);
 
 test("when the install fails (offline, nothing cached), the project is left as it was and one line says so", SLOW, () => {
   const project = scaffold("demo-uncached");

@@ -143,6 +143,9 @@ describe("the Redis modules against a Redis Cluster", { timeout: 120_000 }, () =
     assert.ok(await eventually(() => heard.length >= 3), `heard ${heard.join(",")}; log: ${logged.join(" | ")}`);
     await new Promise((resolve) => setTimeout(resolve, 300)); // a second delivery would arrive within this
     assert.deepEqual(heard, [1, 2, 3]);
-    assert.deepEqual(logged.filter((line) => line.includes("could not subscribe")), []);
+    assert.deepEqual(
+      logged.filter((line) => line.includes("could not subscribe")),
+      [],
+    );
   });
 });
