@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { connectClient, type McpClient } from "@mcp-gen/runtime/client";
 import { answerProblems, shapedRevisions } from "@mcp-gen/runtime/testing";
+import { DIAGNOSTIC_TOOLS } from "./diagnostics.js";
 import { projectRoot } from "./suite.js";
 
 export const CALLS_FILE = "test/conformance-calls.json";
@@ -70,6 +71,7 @@ export async function askOwnPrimitives(url: string, era: Era): Promise<OwnRun> {
     for (const tool of await listAll(client, "tools/list", "tools")) {
       const name = tool.name as string;
       const argumentsList = calls.get(name);
+      if (DIAGNOSTIC_TOOLS.includes(name)) continue; // the suite's, added for its run
       if (argumentsList === undefined) {
         notCalled.push(name);
         continue;

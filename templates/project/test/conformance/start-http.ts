@@ -1,6 +1,7 @@
 /**
  * Starts the built server (dist/src/main.js) the way `npm start` does, on a free port of
- * 127.0.0.1, so the conformance suite checks this project's own HTTP serving.
+ * 127.0.0.1, so the conformance suite checks this project's own HTTP serving; the suite's
+ * diagnostic tool is added to it (diagnostics-http.ts).
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -16,7 +17,9 @@ export interface StartedServer {
 }
 
 export function startBuiltServer(): Promise<StartedServer> {
-  const child = spawn(process.execPath, [join(projectRoot, "dist/src/main.js")], {
+  const diagnostics = new URL("./diagnostics-http.js", import.meta.url).href;
+  const main = join(projectRoot, "dist/src/main.js");
+  const child = spawn(process.execPath, ["--import", diagnostics, main], {
     cwd: projectRoot,
     env: {
       ...process.env,
