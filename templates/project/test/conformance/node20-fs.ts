@@ -1,19 +1,18 @@
 /**
- * The conformance CLI imports `globSync` from "fs", which Node 22 added. On Node 20,
- * suite.ts registers this module as a resolve hook: "fs" imported from the conformance
- * package resolves here, to all of node:fs plus a globSync for the patterns it uses.
+ * The conformance CLI imports `globSync` from "fs", which Node 22 added. On Node 20, suite.ts
+ * has node load this module before the suite (`node --import`): it gives node:fs a globSync for
+ * the patterns the suite uses. The names node:fs exports as an ES module are read from it when
+ * it is first imported as one, so this module must reach it without an `import` of it, and
+ * before the suite does.
  */
-import fs from "node:fs";
-import path from "node:path";
-
-export * from "node:fs";
-export default fs;
+const fs = process.getBuiltinModule("node:fs");
+const path = process.getBuiltinModule("node:path");
 
 /** Glob tokens as regular expressions: `**` crosses folders, `*` and `?` stay within one. */
 const TOKENS: Record<string, string> = { "**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]" };
 
 /** The paths under `cwd` (relative to it) that match `pattern`. */
-export function globSync(pattern: string, options: { cwd?: string } = {}): string[] {
+function globSync(pattern: string, options: { cwd?: string } = {}): string[] {
   const source = pattern.replace(
     /\*\*\/|\*\*|\*|\?|[.+^${}()|[\]\\]/g,
     (token) => TOKENS[token] ?? `\\${token}`,
@@ -26,16 +25,4 @@ export function globSync(pattern: string, options: { cwd?: string } = {}): strin
   return entries.filter((entry) => matches.test(entry.split(path.sep).join("/")));
 }
 
-interface ResolveContext {
-  parentURL?: string;
-}
-type NextResolve = (specifier: string, context: ResolveContext) => Promise<unknown>;
-
-/** Module hook: "fs" imported by the conformance package resolves to this module. */
-export async function resolve(specifier: string, context: ResolveContext, next: NextResolve) {
-  const fromSuite = context.parentURL?.includes("/@modelcontextprotocol/conformance/") ?? false;
-  if (fromSuite && (specifier === "fs" || specifier === "node:fs")) {
-    return { url: import.meta.url, shortCircuit: true };
-  }
-  return next(specifier, context);
-}
+if (!("globSync" in fs)) Object.assign(fs, { globSync });

@@ -68,15 +68,10 @@ export function servedRevisions(): string[] {
   return manifest["mcp-gen"].revisions;
 }
 
-/**
- * Node 20 has no fs.globSync, which the suite imports: there, the suite runs with
- * node20-fs.js registered as a hook that supplies it.
- */
+/** Node 20 has no fs.globSync, which the suite imports: there, node20-fs.js supplies it. */
 function nodeFlags(): string[] {
   if ("globSync" in fs) return [];
-  const hook = new URL("./node20-fs.js", import.meta.url).href;
-  const register = `import { register } from "node:module"; register(${JSON.stringify(hook)});`;
-  return ["--import", `data:text/javascript,${encodeURIComponent(register)}`];
+  return ["--import", new URL("./node20-fs.js", import.meta.url).href];
 }
 
 /** Runs the requirement set of `revision` against `url`; resolves with every check it wrote. */
