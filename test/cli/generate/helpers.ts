@@ -3,12 +3,12 @@
  * loopback HTTP server for URL input, and tsc --strict over generated files.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { repoRoot } from "../../support/schemas.js";
+export { tempFolder } from "../../support/temp-folder.js";
 
 const tsx = import.meta.resolve("tsx");
 
@@ -38,11 +38,6 @@ export function runMcpGen(args: string[], cwd = repoRoot): Promise<Run> {
 
 export function explain(run: Run): string {
   return `exit ${run.status}\nstdout:\n${run.stdout}\nstderr:\n${run.stderr}`;
-}
-
-export function tempFolder(prefix: string): { dir: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Writes a file, creating its folder. */

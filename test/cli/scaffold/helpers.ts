@@ -3,10 +3,10 @@
  * tsx), make temp folders that are removed afterwards, and run npm quietly from the cache.
  */
 import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { repoRoot, schemaPath } from "../../support/schemas.js";
+export { tempFolder } from "../../support/temp-folder.js";
 
 const tsx = import.meta.resolve("tsx");
 
@@ -75,12 +75,6 @@ export function schemasDir(): string {
 /** Runs a command (npm, npx, tsc) in `cwd`; the output is kept for assertion messages. */
 export function runIn(cwd: string, command: string, args: string[], timeout = 180_000): Run {
   return result(spawnSync(command, args, { cwd, encoding: "utf8", env: npmEnv, timeout }));
-}
-
-/** A fresh temp folder and its remover. */
-export function tempFolder(prefix: string): { dir: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** One line for an assertion message: the command's output when it failed. */
