@@ -25,8 +25,11 @@
  *   after `leaseMs`) that it renews every third of that until the task ends. Every process
  *   sweeps, every `sweepMs`, for unfinished tasks whose lease lapsed (their process died) and
  *   marks them failed, so a task outlives its process by at most `leaseMs + sweepMs`.
+ * - `ready` is false while Redis is out of reach, and while a PING sent every `probeEveryMs`
+ *   goes unanswered past `probeTimeoutMs` and nothing else sent is answered either (connected
+ *   but silent: a partition, a paused server), as for the session store and event source.
  */
-import { checkedUrl, clientFor, DEFAULT_REDIS_URL, RedisOutOfReachError, within, type RedisClient } from "./redis-connection.js";
+import { AnswerWatch, checkedUrl, clientFor, DEFAULT_REDIS_URL, RedisOutOfReachError, within, type RedisClient } from "./redis-connection.js";
 
 export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
@@ -54,6 +57,9 @@ export interface RedisTaskStoreOptions {
   sweepMs?: number;
   /** How long one command may wait for Redis before it fails (the request needing it gets an error). Default 3000 ms. */
   commandTimeoutMs?: number;
+  /** How often Redis is asked whether it answers (a PING), and how long that may take before `ready` is false. Default 1000 ms each. */
+  probeEveryMs?: number;
+  probeTimeoutMs?: number;
 }
 
 /** The broker holds its limit of live tasks; the runtime answers -32603 naming it. */
@@ -136,6 +142,10 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   readonly #onResumed = new Set<() => void>();
   readonly #leaseMs: number;
   readonly #commandTimeoutMs: number;
+  readonly #probeTimeoutMs: number;
+  /** False from a PING left unanswered (while nothing else was answered) until one is answered. */
+  #answering = true;
+  readonly #heard = new AnswerWatch();
   /** Tasks this process created and runs, whose leases it renews until they end. */
   readonly #held = new Set<string>();
   readonly #timers: NodeJS.Timeout[] = [];
@@ -155,6 +165,8 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     const socket = { reconnectStrategy: (retries: number) => Math.min(5000, 100 * 2 ** Math.min(retries, 16)) + Math.floor(Math.random() * 100) };
     // A broker that does not answer holds no command longer than this.
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
+    this.#probeTimeoutMs = options.probeTimeoutMs ?? 1000;
+    this.#timers.push(setInterval(() => void this.#ping(), options.probeEveryMs ?? 1000).unref());
     this.#client = clientFor(this.url, { socket, disableOfflineQueue: true });
     this.#subscriber = clientFor(this.url, { socket });
     // Failures surface on the commands themselves; without a listener node-redis would throw.
@@ -175,9 +187,9 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     await this.#subscriber.subscribe(`${this.#prefix}changes`, (message) => this.#announce(message));
   }
 
-  /** Whether both connections are up (false before the first connection and during an outage). */
+  /** Whether both connections are up (false before the first connection and during an outage) and Redis answers. */
   get ready(): boolean {
-    return this.#client.isReady && this.#subscriber.isReady;
+    return this.#client.isReady && this.#subscriber.isReady && this.#answering;
   }
 
   async create(task: T): Promise<void> {
@@ -253,9 +265,14 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   /** Every command the runtime waits for is bounded by `commandTimeoutMs`. */
   #bounded<T>(command: Promise<T>): Promise<T> {
     // Failed for want of a connection: marked so, for the client to be told to retry.
-    return within(this.#commandTimeoutMs, command).catch((error: unknown) => {
+    return within(this.#commandTimeoutMs, this.#heard.track(command)).catch((error: unknown) => {
       throw this.#client.isReady ? error : new RedisOutOfReachError(checkedUrl(this.url), error);
     });
+  }
+
+  async #ping(): Promise<void> {
+    if (!this.#client.isReady) return;
+    this.#answering = await this.#heard.answers(this.#probeTimeoutMs, () => this.#client.ping());
   }
 
   /** The task's key; `{<id>}` is its hash tag, shared by its lease. */

@@ -61,8 +61,10 @@ describe("Redis that stops answering under a scaffolded replica", { timeout: 240
       assert.equal((await client.callTool({ name: "toggle_greet", arguments: {} })).isError ?? false, false, "served before");
       redis.freeze();
       try {
-        // The task store has no probe: a frozen broker leaves its connections up.
-        assert.ok(await eventually(async () => (await readyz(origin)) === "200 degraded: event source, session store\n", HANGING_MS), "/readyz names what is degraded");
+        assert.ok(
+          await eventually(async () => (await readyz(origin)) === "200 degraded: event source, task store, session store\n", HANGING_MS),
+          "/readyz names what is degraded",
+        );
         const call = await client.callTool({ name: "toggle_greet", arguments: {} }, { timeout: HANGING_MS });
         t.diagnostic(`tools/call while frozen: ${JSON.stringify(call.content)}`);
         assert.equal(call.isError, true, "the call that needed Redis failed");
@@ -74,7 +76,10 @@ describe("Redis that stops answering under a scaffolded replica", { timeout: 240
         else assert.equal(initialize.status, 200);
         assert.match(initialize.body, /"error":\{"code":-32603,"message":"The session store [^"]*retry/, "a retryable error, no session");
         const listed = await client.listTools(undefined, { timeout: HANGING_MS });
-        assert.ok(listed.tools.some((tool) => tool.name === "toggle_greet"), "tools/list served while Redis does not answer");
+        assert.ok(
+          listed.tools.some((tool) => tool.name === "toggle_greet"),
+          "tools/list served while Redis does not answer",
+        );
       } finally {
         redis.thaw();
       }

@@ -8,7 +8,8 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { mcpRequestHeaders } from "../../../../packages/runtime/src/transports/http-request.js";
-import { connectRedisTaskStore, TaskStoreFullError } from "../../../../templates/event-sources/redis/redis-task-store.js";
+import { connectRedisTaskStore, RedisTimeoutError, TaskStoreFullError } from "../../../../templates/event-sources/redis/redis-task-store.js";
+import { eventually } from "../../../support/eventually.js";
 import { waitForStdout } from "../../../support/child-output.js";
 import { startRedisServer, type RedisServer } from "../../../support/redis-server.js";
 import { repoRoot } from "../../../support/schemas.js";
@@ -199,6 +200,28 @@ describe("tasks in Redis, shared by two server processes", () => {
       await watcher!.close();
     }
   });
+
+  it(
+    "a Redis that stops answering: not ready while its PING goes unanswered, a read fails within the command timeout; ready again once it answers",
+    T,
+    async () => {
+      const store = await connectRedisTaskStore({ url: redis.url, prefix: "test:silent:", commandTimeoutMs: 500, probeEveryMs: 100, probeTimeoutMs: 200 });
+      try {
+        assert.equal(store.ready, true);
+        redis.freeze();
+        try {
+          await assert.rejects(store.get("any"), RedisTimeoutError);
+          assert.ok(await eventually(() => !store.ready, 10_000), "not ready while Redis does not answer");
+        } finally {
+          redis.thaw();
+        }
+        assert.ok(await eventually(() => store.ready, 10_000), "ready again");
+        assert.equal(await store.get("any"), undefined);
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });
 
 describe("tasks in Redis across a restart of Redis", () => {
