@@ -57,6 +57,25 @@ export function clientFor(url: string, options: ConnectionOptions): RedisClient 
   return client as unknown as RedisClient;
 }
 
+/** PUBLISH `message` on `channel`; on a cluster, through the node that owns `orderKey`'s slot. */
+export type Publish = (channel: string, message: string, orderKey: string) => Promise<unknown>;
+
+/**
+ * PUBLISH on `client`, kept in order on a cluster. PUBLISH names no key, so a cluster client
+ * sends each one to a node of its choosing, and the cluster bus can then bring two publishes
+ * of one process to a subscriber in the other order (a list change applied before the one it
+ * follows). On a cluster each is sent instead from a script declaring `orderKey`, which runs
+ * on the master owning that key's slot: publishes with one order key go through one node, and
+ * every subscriber hears them as that node took them, whichever process sent them. Elsewhere
+ * it is the client's own PUBLISH.
+ */
+export function publisherOn(client: RedisClient, url: string): Publish {
+  if (brokerOf(url)?.kind !== "cluster") return (channel, message) => client.publish(channel, message);
+  return (channel, message, orderKey) => client.eval(PUBLISH_FROM_KEY_SLOT, { keys: [orderKey], arguments: [channel, message] });
+}
+
+const PUBLISH_FROM_KEY_SLOT = "return redis.call('PUBLISH', ARGV[1], ARGV[2])";
+
 interface Broker {
   readonly kind: "cluster" | "sentinel";
   readonly nodes: Array<{ host: string; port: number }>;

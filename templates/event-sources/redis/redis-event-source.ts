@@ -8,7 +8,9 @@
  * Delivery is what Redis pub/sub gives: at most once, to the processes subscribed at that
  * moment. On a Redis Cluster (a `redis+cluster://` URL) it is the same plain pub/sub: a PUBLISH
  * reaches every node, so a subscriber connected to any node hears it (sharded pub/sub would
- * deliver a channel only on its slot's shard, and need one subscription per shard).
+ * deliver a channel only on its slot's shard, and need one subscription per shard). Each
+ * topic's publishes go through the node owning its channel's slot, so every subscriber hears
+ * them in one order, the order each process sent them in.
  * While the broker is unreachable, `publish` fails fast (the caller learns the
  * event went nowhere), open listen streams stay open, and both connections retry with
  * capped exponential backoff; once Redis is back, every topic is subscribed again,
@@ -20,7 +22,17 @@
  * answered either, makes `ready` false (and `publish` fail at once) until one is answered.
  */
 import { randomUUID } from "node:crypto";
-import { AnswerWatch, checkedUrl, clientFor, DEFAULT_REDIS_URL, RedisTimeoutError, within, type RedisClient } from "./redis-connection.js";
+import {
+  AnswerWatch,
+  checkedUrl,
+  clientFor,
+  DEFAULT_REDIS_URL,
+  publisherOn,
+  RedisTimeoutError,
+  within,
+  type Publish,
+  type RedisClient,
+} from "./redis-connection.js";
 
 export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
@@ -115,6 +127,8 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   readonly #heard = new AnswerWatch();
   readonly #log: (line: string) => void;
   readonly #publisher: RedisClient;
+  /** PUBLISH on the publisher, each topic's in the order sent (on a cluster, through its channel's node). */
+  readonly #publish: Publish;
   readonly #subscriber: RedisClient;
   readonly #topics = new Map<string, Set<Subscription>>();
   /** SUBSCRIBE commands Redis has not confirmed yet. */
@@ -145,6 +159,7 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     };
     // Publishing while disconnected fails at once instead of piling up in memory.
     this.#publisher = clientFor(this.url, { socket, disableOfflineQueue: true });
+    this.#publish = publisherOn(this.#publisher, this.url);
     this.#subscriber = clientFor(this.url, { socket });
     this.#watch(this.#publisher, "publisher");
     this.#watch(this.#subscriber, "subscriber");
@@ -199,7 +214,8 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       try {
         // A payload with no JSON form (undefined) arrives as null, as a topic-only event.
         const message = `${MESSAGE_TAG}${randomUUID()}\n${JSON.stringify(payload) ?? "null"}`;
-        await within(this.#commandTimeoutMs, this.#heard.track(this.#publisher.publish(this.#prefix + topic, message)));
+        const channel = this.#prefix + topic;
+        await within(this.#commandTimeoutMs, this.#heard.track(this.#publish(channel, message, channel)));
         return;
       } catch (error) {
         if (error instanceof RedisTimeoutError) throw this.#silent(`event "${topic}" was not published`, error);

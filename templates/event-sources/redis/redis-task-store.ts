@@ -20,7 +20,8 @@
  *   a `get` from any process then finds it (the extension's "durably created").
  * - `update` is compare-and-set in one script, retried when another writer came first.
  * - Every write is published on `<prefix>changes`; `watch` listeners hear them from every
- *   process (their own writes included, through the same path).
+ *   process (their own writes included, through the same path), each task's in the order
+ *   they were made (on a cluster, its writes are published through the node holding it).
  * - The process that creates a task runs it, and holds a lease on it (`<key>:lease`, expiring
  *   after `leaseMs`) that it renews every third of that until the task ends. Every process
  *   sweeps, every `sweepMs`, for unfinished tasks whose lease lapsed (their process died) and
@@ -29,7 +30,17 @@
  *   goes unanswered past `probeTimeoutMs` and nothing else sent is answered either (connected
  *   but silent: a partition, a paused server), as for the session store and event source.
  */
-import { AnswerWatch, checkedUrl, clientFor, DEFAULT_REDIS_URL, RedisOutOfReachError, within, type RedisClient } from "./redis-connection.js";
+import {
+  AnswerWatch,
+  checkedUrl,
+  clientFor,
+  DEFAULT_REDIS_URL,
+  publisherOn,
+  RedisOutOfReachError,
+  within,
+  type Publish,
+  type RedisClient,
+} from "./redis-connection.js";
 
 export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
@@ -136,6 +147,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   readonly #maxTasks: number;
   readonly #graceMs: number;
   readonly #client: RedisClient;
+  readonly #publish: Publish;
   readonly #subscriber: RedisClient;
   readonly #listeners = new Set<(task: T) => void>();
   /** Told each time the change channel is heard again after a gap. */
@@ -168,6 +180,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     this.#probeTimeoutMs = options.probeTimeoutMs ?? 1000;
     this.#timers.push(setInterval(() => void this.#ping(), options.probeEveryMs ?? 1000).unref());
     this.#client = clientFor(this.url, { socket, disableOfflineQueue: true });
+    this.#publish = publisherOn(this.#client, this.url);
     this.#subscriber = clientFor(this.url, { socket });
     // Failures surface on the commands themselves; without a listener node-redis would throw.
     this.#client.on("error", () => {});
@@ -209,7 +222,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
       this.#forget(task.taskId, error);
     }
     this.#held.add(task.taskId);
-    await this.#bounded(this.#client.publish(`${this.#prefix}changes`, json));
+    await this.#bounded(this.#publish(`${this.#prefix}changes`, json, key));
   }
 
   /** A create that failed: its lease goes (else it simply expires), and the error is thrown. */
@@ -239,7 +252,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
           await this.#bounded(this.#client.zRem(this.#live, this.#key(taskId))).catch(() => undefined); // else it counts until its expiry
           this.#release(taskId);
         }
-        await this.#bounded(this.#client.publish(`${this.#prefix}changes`, json));
+        await this.#bounded(this.#publish(`${this.#prefix}changes`, json, this.#key(taskId)));
         return next;
       }
     }

@@ -130,6 +130,29 @@ describe("the Redis modules against a Redis Cluster", { timeout: 120_000 }, () =
     assert.ok(publisher.ready && subscribers.every((subscriber) => subscriber.ready));
   });
 
+  test("events on one topic are heard in the order they were published, by subscribers on every node, from every publisher", async () => {
+    const publishers = [opened(await connectRedisEventSource({ url: cluster.url })), opened(await connectRedisEventSource({ url: cluster.url }))];
+    const subscribers = [opened(await connectRedisEventSource({ url: cluster.url })), opened(await connectRedisEventSource({ url: cluster.url }))];
+    const heard = subscribers.map(() => [] as string[]);
+    subscribers.forEach((subscriber, index) => subscriber.subscribe("ordered", (payload) => heard[index]!.push((payload as { n: string }).n)));
+    for (const subscriber of subscribers) await subscriber.whenSubscribed();
+    // Sent without waiting for each other, as a burst of changes is: each publisher's own order must hold.
+    const COUNT = 60;
+    await Promise.all(publishers.flatMap((publisher, p) => Array.from({ length: COUNT }, (_, n) => publisher.publish("ordered", { n: `${p}:${n}` }))));
+    assert.ok(await eventually(() => heard.every((events) => events.length >= 2 * COUNT)), `heard ${heard.map((events) => events.length).join(", ")}`);
+    for (const [p] of publishers.entries()) {
+      const sent = Array.from({ length: COUNT }, (_, n) => `${p}:${n}`);
+      for (const events of heard)
+        assert.deepEqual(
+          events.filter((n) => n.startsWith(`${p}:`)),
+          sent,
+          `publisher ${p}'s events in order`,
+        );
+    }
+    // Every subscriber heard the two publishers' events interleaved the same way.
+    assert.deepEqual(heard[0], heard[1]);
+  });
+
   test("a subscription made before the cluster connection is up (a server's handlers subscribe at start) is made once it is, and hears every event once", async () => {
     const logged: string[] = [];
     // As a server opens it: at once, connecting in the background, its handlers subscribing before it is connected.
