@@ -151,6 +151,59 @@ export class AnswerWatch {
   };
 }
 
+/** How often Redis is asked whether it answers (a PING), and how long that may take. Default 1000 ms each. */
+export interface ProbeOptions {
+  probeEveryMs?: number;
+  probeTimeoutMs?: number;
+}
+
+/**
+ * Asks Redis every `probeEveryMs`, on `client`, whether it answers (`AnswerWatch`'s rule, with
+ * the commands passed through `track`), and keeps the outcome as `answering`: false from a
+ * PING left unanswered past `probeTimeoutMs` while nothing else was answered either, until one
+ * is answered, or a new connection answers its handshake. `changed` hears each turn the asking
+ * finds (not the handshake's). A connection that is down is left to its reconnection.
+ */
+export class AnswerProbe {
+  readonly timeoutMs: number;
+  #answering = true;
+  #stopped = false;
+  readonly #watch = new AnswerWatch();
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly client: RedisClient,
+    options: ProbeOptions,
+    private readonly changed: (answering: boolean) => void = () => {},
+  ) {
+    this.timeoutMs = options.probeTimeoutMs ?? 1000;
+    this.#timer = setInterval(() => void this.#ask(), options.probeEveryMs ?? 1000).unref();
+    client.on("ready", () => void (this.#answering = true));
+  }
+
+  get answering(): boolean {
+    return this.#answering;
+  }
+
+  /** `command`, unchanged; its answer counts as Redis answering. */
+  track<T>(command: Promise<T>): Promise<T> {
+    return this.#watch.track(command);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+  }
+
+  async #ask(): Promise<void> {
+    if (!this.client.isReady) return;
+    const answered = await this.#watch.answers(this.timeoutMs, () => this.client.ping());
+    if (answered === this.#answering || this.#stopped) return;
+    this.#answering = answered;
+    this.changed(answered);
+  }
+}
+
 /**
  * Redis did not answer a command in time (connected, but partitioned or stalled). `retryable`:
  * the runtime tells the client of a request that failed on it to retry shortly.

@@ -23,13 +23,14 @@
  */
 import { randomUUID } from "node:crypto";
 import {
-  AnswerWatch,
+  AnswerProbe,
   checkedUrl,
   clientFor,
   DEFAULT_REDIS_URL,
   publisherOn,
   RedisTimeoutError,
   within,
+  type ProbeOptions,
   type Publish,
   type RedisClient,
 } from "./redis-connection.js";
@@ -50,7 +51,7 @@ export type Unsubscribe = () => void;
 export type EventListener<Payload = unknown> = (payload: Payload, topic: string) => void;
 export type EventTopics = Record<string, unknown>;
 
-export interface RedisEventSourceOptions {
+export interface RedisEventSourceOptions extends ProbeOptions {
   /** Broker URL; `redis+cluster://host:port[,host:port...]` for a Redis Cluster, `redis+sentinel://host:port[,host:port...]/<master name>` for a master its sentinels name. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
   url?: string;
   /** Prepended to each topic to form the Redis channel, so apps can share a broker. */
@@ -61,10 +62,6 @@ export interface RedisEventSourceOptions {
   maxBackoffMs?: number;
   /** How long one command (a publish, a subscribe) may wait for Redis before it fails. Default 3000 ms. */
   commandTimeoutMs?: number;
-  /** How often Redis is asked whether it answers (a PING). Default 1000 ms. */
-  probeEveryMs?: number;
-  /** How long that PING may take before Redis counts as not answering (`ready` false). Default 1000 ms. */
-  probeTimeoutMs?: number;
   /** Where connection changes, timed-out commands and bad messages are reported. Default: one line on stderr. */
   log?(line: string): void;
 }
@@ -120,11 +117,8 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
   readonly #startTimeoutMs: number;
   readonly #maxBackoffMs: number;
   readonly #commandTimeoutMs: number;
-  readonly #probeTimeoutMs: number;
-  readonly #probe: NodeJS.Timeout;
-  /** False from a PING left unanswered until one is answered: Redis is connected but does not answer. */
-  #answering = true;
-  readonly #heard = new AnswerWatch();
+  /** Whether Redis answers the publisher: false while it is connected but silent. */
+  readonly #probe: AnswerProbe;
   readonly #log: (line: string) => void;
   readonly #publisher: RedisClient;
   /** PUBLISH on the publisher, each topic's in the order sent (on a cluster, through its channel's node). */
@@ -151,7 +145,6 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     this.#startTimeoutMs = options.startTimeoutMs ?? 3000;
     this.#maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
-    this.#probeTimeoutMs = options.probeTimeoutMs ?? 1000;
     this.#log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     const startedAt = Date.now();
     const socket = {
@@ -163,7 +156,14 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
     this.#subscriber = clientFor(this.url, { socket });
     this.#watch(this.#publisher, "publisher");
     this.#watch(this.#subscriber, "subscriber");
-    this.#probe = setInterval(() => void this.#ping(), options.probeEveryMs ?? 1000).unref();
+    // `ready` follows the publisher's answers; each change is logged once.
+    this.#probe = new AnswerProbe(this.#publisher, options, (answering) =>
+      this.#log(
+        answering
+          ? `redis event source: Redis at ${this.#where} answers again`
+          : `redis event source: Redis at ${this.#where} did not answer a PING within ${this.#probe.timeoutMs} ms; not ready until it does`,
+      ),
+    );
   }
 
   /** Opens both connections; see `connectRedisEventSource`. */
@@ -208,14 +208,14 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
 
   async publish<Topic extends keyof Topics & string>(topic: Topic, payload: Topics[Topic]): Promise<void> {
     // Known not to answer: fail now rather than after the command timeout.
-    if (this.#publisher.isReady && !this.#answering) throw this.#silent(`event "${topic}" was not published`);
+    if (this.#publisher.isReady && !this.#probe.answering) throw this.#silent(`event "${topic}" was not published`);
     let cause: unknown;
     if (this.#publisher.isReady) {
       try {
         // A payload with no JSON form (undefined) arrives as null, as a topic-only event.
         const message = `${MESSAGE_TAG}${randomUUID()}\n${JSON.stringify(payload) ?? "null"}`;
         const channel = this.#prefix + topic;
-        await within(this.#commandTimeoutMs, this.#heard.track(this.#publish(channel, message, channel)));
+        await within(this.#commandTimeoutMs, this.#probe.track(this.#publish(channel, message, channel)));
         return;
       } catch (error) {
         if (error instanceof RedisTimeoutError) throw this.#silent(`event "${topic}" was not published`, error);
@@ -243,13 +243,13 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
 
   /** Whether both connections are up and Redis answers (false during an outage, and while it does not answer). */
   get ready(): boolean {
-    return this.#publisher.isReady && this.#subscriber.isReady && this.#answering;
+    return this.#publisher.isReady && this.#subscriber.isReady && this.#probe.answering;
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    clearInterval(this.#probe);
+    this.#probe.stop();
     this.#topics.clear();
     await Promise.all([shutDown(this.#publisher), shutDown(this.#subscriber)]);
   }
@@ -282,23 +282,10 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
 
   /** A command Redis did not answer in time: the error its caller gets, logged with its cause. */
   #silent(what: string, cause?: unknown): RedisUnreachableError {
-    const waited = cause === undefined ? `a PING within ${this.#probeTimeoutMs} ms` : `within ${this.#commandTimeoutMs} ms`;
+    const waited = cause === undefined ? `a PING within ${this.#probe.timeoutMs} ms` : `within ${this.#commandTimeoutMs} ms`;
     const error = new RedisUnreachableError(`Redis at ${this.#where} did not answer ${waited}; ${what}`, { cause });
     this.#log(`redis event source: ${error.message}`);
     return error;
-  }
-
-  /** Asks Redis whether it answers; `ready` follows, and each change is logged once. */
-  async #ping(): Promise<void> {
-    if (!this.#publisher.isReady) return; // a dropped connection is the reconnection's business
-    const answered = await this.#heard.answers(this.#probeTimeoutMs, () => this.#publisher.ping());
-    if (answered === this.#answering || this.#closed) return;
-    this.#answering = answered;
-    this.#log(
-      answered
-        ? `redis event source: Redis at ${this.#where} answers again`
-        : `redis event source: Redis at ${this.#where} did not answer a PING within ${this.#probeTimeoutMs} ms; not ready until it does`,
-    );
   }
 
   /** Before start: keep trying until the start timeout. After: capped backoff, forever. */
@@ -326,7 +313,6 @@ export class RedisEventSource<Topics extends EventTopics = EventTopics> {
       if (client === this.#subscriber) this.#subscribeMissing();
       if (!down) return;
       down = false;
-      this.#answering = true; // a new connection answered its handshake
       this.#log(`redis event source: ${role} reconnected to ${this.#where}`);
       // node-redis subscribes every topic again before it is ready: from now on nothing is missed.
       if (client === this.#subscriber) this.#resumed();

@@ -24,7 +24,7 @@
  *   that came back empty lost (`restore`), and its GET streams read what they missed.
  */
 import { randomUUID } from "node:crypto";
-import { AnswerWatch, clientFor, DEFAULT_REDIS_URL, within, type RedisClient } from "./redis-connection.js";
+import { AnswerProbe, clientFor, DEFAULT_REDIS_URL, within, type ProbeOptions, type RedisClient } from "./redis-connection.js";
 
 export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
@@ -52,7 +52,7 @@ export interface ResponseLike {
   readonly id?: string | number | null;
 }
 
-export interface RedisSessionStoreOptions {
+export interface RedisSessionStoreOptions extends ProbeOptions {
   /** Broker URL; `redis+cluster://host:port[,host:port...]` for a Redis Cluster, `redis+sentinel://host:port[,host:port...]/<master name>` for a master its sentinels name. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
   url?: string;
   /** Prepended to every key and channel, so apps can share a broker. Default "mcp:legacy:". */
@@ -61,9 +61,6 @@ export interface RedisSessionStoreOptions {
   onceMs?: number;
   /** How long one command may wait for Redis before it fails (the request needing it gets an error). Default 3000 ms. */
   commandTimeoutMs?: number;
-  /** How often Redis is asked whether it answers (a PING), and how long that may take before `ready` is false. Default 1000 ms each. */
-  probeEveryMs?: number;
-  probeTimeoutMs?: number;
 }
 
 const CREATE = `
@@ -185,30 +182,26 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   readonly #watchers = new Set<(change: SessionChangeLike<R>) => void>();
   /** `<session>\n<request id>` -> the handler's wait on this replica. */
   readonly #waiting = new Map<string, (response: A) => void>();
-  readonly #probeTimeoutMs: number;
   readonly #commandTimeoutMs: number;
-  readonly #probe: NodeJS.Timeout;
-  /** False from a PING left unanswered (while nothing else was answered) until one is answered. */
-  #answering = true;
-  readonly #heard = new AnswerWatch();
+  /** Whether Redis answers: false while it is connected but silent. */
+  readonly #probe: AnswerProbe;
 
   constructor(options: RedisSessionStoreOptions = {}) {
     this.url = options.url ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
     this.#prefix = options.prefix ?? "mcp:legacy:";
     this.#onceMs = options.onceMs ?? 60_000;
     this.#answers = `${this.#prefix}answers:${randomUUID()}`;
-    this.#probeTimeoutMs = options.probeTimeoutMs ?? 1000;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
     this.#client = clientFor(this.url, { disableOfflineQueue: true });
     this.#subscriber = clientFor(this.url, {});
     this.#watchGaps(this.#client);
     this.#watchGaps(this.#subscriber);
-    this.#probe = setInterval(() => void this.#ping(), options.probeEveryMs ?? 1000).unref();
+    this.#probe = new AnswerProbe(this.#client, options);
   }
 
   /** Whether Redis is connected and answers: while it does not, a new session is refused at once. */
   get ready(): boolean {
-    return this.#client.isReady && this.#answering;
+    return this.#client.isReady && this.#probe.answering;
   }
 
   async start(): Promise<void> {
@@ -326,7 +319,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   async close(): Promise<void> {
-    clearInterval(this.#probe);
+    this.#probe.stop();
     this.#watchers.clear();
     this.#waiting.clear();
     await Promise.all([this.#subscriber, this.#client].map((client) => (client.isOpen ? client.close() : undefined)));
@@ -352,12 +345,12 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   #eval(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    return this.#bounded(this.#heard.track(this.#client.eval(script, { keys, arguments: args.map(String) })));
+    return this.#bounded(this.#client.eval(script, { keys, arguments: args.map(String) }));
   }
 
-  /** Every command the runtime waits for is bounded by `commandTimeoutMs`. */
+  /** Every command the runtime waits for is bounded by `commandTimeoutMs`, and its answer counts as Redis answering. */
   #bounded<T>(command: Promise<T>): Promise<T> {
-    return within(this.#commandTimeoutMs, command);
+    return within(this.#commandTimeoutMs, this.#probe.track(command));
   }
 
   /** Failures surface on the commands themselves (without a listener node-redis would throw); a connection back after one is told to the runtime. */
@@ -367,14 +360,8 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     client.on("ready", () => {
       if (!down) return;
       down = false;
-      this.#answering = true;
       this.#tell({ type: "reconnected" });
     });
-  }
-
-  async #ping(): Promise<void> {
-    if (!this.#client.isReady) return;
-    this.#answering = await this.#heard.answers(this.#probeTimeoutMs, () => this.#client.ping());
   }
 
   #tell(change: SessionChangeLike<R>): void {

@@ -31,13 +31,14 @@
  *   but silent: a partition, a paused server), as for the session store and event source.
  */
 import {
-  AnswerWatch,
+  AnswerProbe,
   checkedUrl,
   clientFor,
   DEFAULT_REDIS_URL,
   publisherOn,
   RedisOutOfReachError,
   within,
+  type ProbeOptions,
   type Publish,
   type RedisClient,
 } from "./redis-connection.js";
@@ -53,7 +54,7 @@ export interface TaskLike {
   status?: string;
 }
 
-export interface RedisTaskStoreOptions {
+export interface RedisTaskStoreOptions extends ProbeOptions {
   /** Broker URL; `redis+cluster://host:port[,host:port...]` for a Redis Cluster, `redis+sentinel://host:port[,host:port...]/<master name>` for a master its sentinels name. Default: `$REDIS_URL`, else redis://127.0.0.1:6379. */
   url?: string;
   /** Prepended to every key and the change channel, so apps can share a broker. Default "mcp:tasks:". */
@@ -68,9 +69,6 @@ export interface RedisTaskStoreOptions {
   sweepMs?: number;
   /** How long one command may wait for Redis before it fails (the request needing it gets an error). Default 3000 ms. */
   commandTimeoutMs?: number;
-  /** How often Redis is asked whether it answers (a PING), and how long that may take before `ready` is false. Default 1000 ms each. */
-  probeEveryMs?: number;
-  probeTimeoutMs?: number;
 }
 
 /** The broker holds its limit of live tasks; the runtime answers -32603 naming it. */
@@ -154,10 +152,8 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   readonly #onResumed = new Set<() => void>();
   readonly #leaseMs: number;
   readonly #commandTimeoutMs: number;
-  readonly #probeTimeoutMs: number;
-  /** False from a PING left unanswered (while nothing else was answered) until one is answered. */
-  #answering = true;
-  readonly #heard = new AnswerWatch();
+  /** Whether Redis answers: false while it is connected but silent. */
+  readonly #probe: AnswerProbe;
   /** Tasks this process created and runs, whose leases it renews until they end. */
   readonly #held = new Set<string>();
   readonly #timers: NodeJS.Timeout[] = [];
@@ -177,10 +173,9 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     const socket = { reconnectStrategy: (retries: number) => Math.min(5000, 100 * 2 ** Math.min(retries, 16)) + Math.floor(Math.random() * 100) };
     // A broker that does not answer holds no command longer than this.
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
-    this.#probeTimeoutMs = options.probeTimeoutMs ?? 1000;
-    this.#timers.push(setInterval(() => void this.#ping(), options.probeEveryMs ?? 1000).unref());
     this.#client = clientFor(this.url, { socket, disableOfflineQueue: true });
     this.#publish = publisherOn(this.#client, this.url);
+    this.#probe = new AnswerProbe(this.#client, options);
     this.#subscriber = clientFor(this.url, { socket });
     // Failures surface on the commands themselves; without a listener node-redis would throw.
     this.#client.on("error", () => {});
@@ -202,7 +197,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
 
   /** Whether both connections are up (false before the first connection and during an outage) and Redis answers. */
   get ready(): boolean {
-    return this.#client.isReady && this.#subscriber.isReady && this.#answering;
+    return this.#client.isReady && this.#subscriber.isReady && this.#probe.answering;
   }
 
   async create(task: T): Promise<void> {
@@ -270,6 +265,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
 
   async close(): Promise<void> {
     for (const timer of this.#timers) clearInterval(timer);
+    this.#probe.stop();
     this.#listeners.clear();
     this.#onResumed.clear();
     await Promise.all([this.#subscriber, this.#client].map((client) => (client.isOpen ? client.close() : undefined)));
@@ -278,14 +274,9 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   /** Every command the runtime waits for is bounded by `commandTimeoutMs`. */
   #bounded<T>(command: Promise<T>): Promise<T> {
     // Failed for want of a connection: marked so, for the client to be told to retry.
-    return within(this.#commandTimeoutMs, this.#heard.track(command)).catch((error: unknown) => {
+    return within(this.#commandTimeoutMs, this.#probe.track(command)).catch((error: unknown) => {
       throw this.#client.isReady ? error : new RedisOutOfReachError(checkedUrl(this.url), error);
     });
-  }
-
-  async #ping(): Promise<void> {
-    if (!this.#client.isReady) return;
-    this.#answering = await this.#heard.answers(this.#probeTimeoutMs, () => this.#client.ping());
   }
 
   /** The task's key; `{<id>}` is its hash tag, shared by its lease. */
