@@ -17,6 +17,7 @@ export type CommandName =
   | "install"
   | "docker"
   | "dev"
+  | "prebundle"
   | "lint"
   | "eject";
 
@@ -89,6 +90,11 @@ export const commandLoaders: ReadonlyArray<{
     name: "dev",
     describe: "Serve a stdio client from the project while you edit it: rebuild on save, restart the server, keep the client",
     load: async () => (await import("./dev.js")).default,
+  },
+  {
+    name: "prebundle",
+    describe: "Bundle the built server into one module (dist/server.js) that dist/src/main.js loads, for a faster start",
+    load: async () => (await import("./prebundle.js")).default,
   },
   {
     name: "diff",

@@ -22,7 +22,7 @@ const command: CommandModule<object, TransportArgs> = {
     if (result.dryRun) return;
     const wiring = transportWiring(args.name).map((line) => `  ${line}\n`);
     process.stdout.write(
-      `to serve over ${transportClassName(args.name)} (here on TCP port 4000), add to src/main.ts after the server is made:\n${wiring.join("")}`,
+      `to serve over ${transportClassName(args.name)} (here on TCP port 4000), add to src/run.ts after the server is made:\n${wiring.join("")}`,
     );
   },
 };

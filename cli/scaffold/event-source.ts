@@ -101,7 +101,7 @@ export async function useEventSource(eventsText: string, choice: EventSourceChoi
   const file = new Project({ useInMemoryFileSystem: true }).createSourceFile("events.ts", eventsText);
   if (file.getFunction("openEventSource")?.getBody() === undefined) {
     throw new CliError("src/events.ts has no `openEventSource` function to switch", {
-      hint: "add `export async function openEventSource() { return createEventSource(); }` and use it in src/main.ts",
+      hint: "add `export async function openEventSource() { return createEventSource(); }` and use it in src/run.ts",
     });
   }
   const { quote, semicolon } = importStyle(eventsText);

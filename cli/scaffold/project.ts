@@ -100,6 +100,9 @@ export async function planProject(options: ProjectOptions): Promise<PlannedFile[
     generatedFolders,
     extensions: Object.entries(listed.extensions).map(([revision, names]) => ({ revision, names })),
     pm: options.pm,
+    // The one install script of the project's packages (esbuild's, a check of the binary its
+    // platform package brings) is declined: npm and pnpm would each warn about it otherwise.
+    pnpm: options.pm === "pnpm",
     redis: options.eventSource === "redis",
     zod: options.schemaLibrary === "zod",
     zodSpec: options.schemaLibrary === "zod" ? zodDependencySpec(root) : undefined,
@@ -191,7 +194,7 @@ function dependencySpecFor(pm: PackageManager, spec: string): string {
   return `link:${spec.slice("file:".length)}`;
 }
 
-const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/main.ts", "src/tools/toggle-greet.ts", "src/tools/admin-reset.ts"]);
+const TEMPLATED = new Set(["package.json", "README.md", "src/server.ts", "src/run.ts", "src/tools/toggle-greet.ts", "src/tools/admin-reset.ts"]);
 /** Files only a project serving HTTP has (besides every `*http.ts`). */
 const HTTP_ONLY = new Set(["src/fetch.ts", "src/serve/limits.ts", "src/serve/dev-sessions.ts", "src/serve/health.ts"]);
 /** Files only a project made with `--auth oauth` has. */

@@ -18,7 +18,7 @@ export function transportClassName(name: string): string {
 }
 
 /**
- * The lines a user adds to src/main.ts to serve over the new transport: one server
+ * The lines a user adds to src/run.ts to serve over the new transport: one server
  * connection per accepted TCP socket (the transport takes any Duplex). The command prints
  * them and the generated file's header comment holds them.
  */

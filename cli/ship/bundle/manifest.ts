@@ -14,7 +14,7 @@ import { KNOWN_VARIABLES, variableEntry } from "../server-json/env-catalogue.js"
 import { repositoryOf } from "../server-json/identity.js";
 
 export const MANIFEST_VERSION = "0.3";
-/** The built server's entry point, relative to the bundle's root (src/main.ts compiled). */
+/** The built server's entry point, relative to the bundle's root (src/main.ts compiled, which loads the bundled server). */
 export const ENTRY_POINT = "dist/src/main.js";
 
 export interface BundleFacts {

@@ -71,7 +71,7 @@ export function deriveServerJson(facts: ProjectFacts): ServerJson {
 
 function npmPackage(facts: ProjectFacts): ServerJson {
   const { identity, transports, variables } = facts;
-  // A project serving both answers stdio when started with --stdio (src/main.ts).
+  // A project serving both answers stdio when started with --stdio (src/run.ts).
   const stdioArgument = transports.stdio && transports.http ? { packageArguments: [{ type: "positional", value: "--stdio" }] } : {};
   const transport = transports.stdio || !variables.has("PORT") ? { type: "stdio" } : { type: "streamable-http", url: "http://localhost:{PORT}/mcp" };
   const shared = variables.has("REDIS_URL");

@@ -76,7 +76,7 @@ export async function runServerJson(options: ServerJsonOptions): Promise<ServerJ
   const transports = servedTransports(reads.called);
   if (!transports.stdio && !transports.http) {
     throw new CliError("src/ calls neither serveStdio nor serveHttp: cannot tell how the server is reached", {
-      hint: "server-json describes a project made by create-mcp-handler, whose src/main.ts serves one or both",
+      hint: "server-json describes a project made by create-mcp-handler, whose src/run.ts serves one or both",
     });
   }
   const facts: ProjectFacts = {

@@ -147,22 +147,27 @@ function ownPlace(frame: string, root: string): string | undefined {
   const href = file.startsWith("file://") ? file : fileHref(file);
   if (href === undefined || !href.startsWith(root)) return undefined;
   const path = decodeURIComponent(href.slice(root.length));
-  if (path.startsWith("dist/src/")) return sourcePlace(href, Number(line), Number(column), root);
-  return path.startsWith("src/") ? `${path}:${line}:${column}` : undefined;
+  if (path.startsWith("src/")) return `${path}:${line}:${column}`;
+  if (path.startsWith("dist/src/"))
+    return sourcePlace(href, Number(line), Number(column), root) ?? `${path}:${line}:${column}`;
+  // The bundle (see src/main.ts) holds the runtime too: only a frame its map leads into src/ is ours.
+  return path === "dist/server.js"
+    ? sourcePlace(href, Number(line), Number(column), root)
+    : undefined;
 }
 
 /**
- * A place in the built .js as "src/….ts:line:column", read from the map tsc writes beside it,
- * else as it is. Mapped here, when a line is written, rather than by node's
+ * A place in the built .js as "src/….ts:line:column", read from the map written beside it
+ * (tsc's, or the bundle's, which leads through tsc's), undefined if it maps outside src/ or
+ * there is no map. Mapped here, when a line is written, rather than by node's
  * --enable-source-maps, which reads every module's map at start: a stdio server's first
  * answer comes about 20 ms sooner without it.
  */
-function sourcePlace(href: string, line: number, column: number, root: string): string {
-  const built = `${decodeURIComponent(href.slice(root.length))}:${line}:${column}`;
+function sourcePlace(href: string, line: number, column: number, root: string): string | undefined {
   const entry = sourceMapOf(href)?.findEntry(line - 1, column - 1);
-  if (entry === undefined || !("originalSource" in entry)) return built;
+  if (entry === undefined || !("originalSource" in entry)) return undefined;
   const source = new URL(entry.originalSource, href).href;
-  if (!source.startsWith(`${root}src/`)) return built;
+  if (!source.startsWith(`${root}src/`)) return undefined;
   const path = decodeURIComponent(source.slice(root.length));
   return `${path}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
 }

@@ -5,6 +5,7 @@
 import { spawn, spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { cpSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { mcpGenOnPath } from "../../support/mcp-gen-bin.js";
 import { repoRoot, schemaPath } from "../../support/schemas.js";
 export { tempFolder } from "../../support/temp-folder.js";
 
@@ -13,9 +14,19 @@ const tsx = import.meta.resolve("tsx");
 // A project's own `node --test` must report as a top-level run, not into this one.
 const { NODE_TEST_CONTEXT: _parentRunner, ...ownEnv } = process.env;
 
+/**
+ * A project made from this checkout unbuilt depends on it as `file:`, which gets no
+ * `mcp-gen` bin (dist/cli/main.js is not there), and its build script runs `mcp-gen
+ * prebundle`: the checkout's CLI is put on PATH for it. A project's own bin, where it has
+ * one (made from a built checkout), still comes first.
+ */
+const checkoutCli = mcpGenOnPath();
+process.once("exit", checkoutCli.remove);
+
 /** npm from the local cache, without audit, fund or update chatter. */
 export const npmEnv: NodeJS.ProcessEnv = {
   ...ownEnv,
+  ...checkoutCli.env,
   npm_config_prefer_offline: "true",
   npm_config_audit: "false",
   npm_config_fund: "false",

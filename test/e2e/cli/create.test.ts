@@ -44,8 +44,9 @@ test("--yes takes the defaults and ends with the exact next commands", SLOW, () 
   if (existsSync(join(repoRoot, "dist", "cli", "main.js"))) {
     assert.match(manifest.devDependencies["mcp-gen"], /^file:vendor\/mcp-gen-.*\.tgz$/, "from a built checkout: a tarball kept in the project");
   } else assert.equal(manifest.devDependencies["mcp-gen"], `file:${repoRoot.replace(/\/$/, "")}`, "from an unbuilt checkout: a file: link");
-  assert.equal(manifest.scripts.start, "tsc -p tsconfig.json && node dist/src/main.js --http", "start builds first");
-  assert.equal(manifest.scripts["start:stdio"], "tsc -p tsconfig.json && node dist/src/main.js --stdio");
+  assert.equal(manifest.scripts.start, "tsc -p tsconfig.json && mcp-gen prebundle && node dist/src/main.js --http", "start builds first");
+  assert.equal(manifest.scripts["start:stdio"], "tsc -p tsconfig.json && mcp-gen prebundle && node dist/src/main.js --stdio");
+  assert.equal(manifest.scripts.build, "tsc -p tsconfig.json && mcp-gen prebundle", "the build bundles the server it compiled");
   assert.equal(manifest.scripts.prepare, undefined, "no install script: start and test build");
   assert.ok(existsSync(join(temp.dir, "app", ".gitignore")));
   assert.ok(existsSync(join(temp.dir, "app", "generated", versionFolder(PROTOCOL_VERSION), "types.ts")));

@@ -1,6 +1,6 @@
 /**
  * A project made by `create-mcp-handler` from this checkout, built and ready to start, for
- * tests that need the real scaffolded server (its main.ts, shutdown and event source). Its
+ * tests that need the real scaffolded server (its run.ts, shutdown and event source). Its
  * node_modules links to this checkout's packages, which hold everything a project depends on
  * (typescript, @types/node, redis, the runtime), so no install is needed.
  */
@@ -37,7 +37,9 @@ export function scaffoldProject(createArgs: string[], prepare?: (dir: string) =>
     run(process.execPath, ["--import", "tsx", create, dir, "--yes", "--no-install", "--no-git", ...createArgs], repoRoot);
     linkModules(dir);
     prepare?.(dir);
+    // Built as `npm run build` builds it, so dist/src/main.js serves the bundle, as deployed.
     run(process.execPath, [join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], dir);
+    run(process.execPath, ["--import", "tsx", join(repoRoot, "cli", "main.ts"), "prebundle"], dir);
   } catch (error) {
     remove();
     throw error;

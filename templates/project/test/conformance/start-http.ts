@@ -1,7 +1,8 @@
 /**
- * Starts the built server (dist/src/main.js) the way `npm start` does, on a free port of
- * 127.0.0.1, so the conformance suite checks this project's own HTTP serving; the suite's
- * diagnostic tool is added to it (diagnostics-http.ts).
+ * Starts the built server the way `npm start` does, on a free port of 127.0.0.1, so the
+ * conformance suite checks this project's own HTTP serving; the suite's diagnostic tool is
+ * added to it (diagnostics-http.ts). It starts dist/src/run.js, what dist/src/main.js loads
+ * when there is no current bundle: the bundle (dist/server.js) holds its own tools list.
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -18,8 +19,8 @@ export interface StartedServer {
 
 export function startBuiltServer(): Promise<StartedServer> {
   const diagnostics = new URL("./diagnostics-http.js", import.meta.url).href;
-  const main = join(projectRoot, "dist/src/main.js");
-  const child = spawn(process.execPath, ["--import", diagnostics, main], {
+  const run = join(projectRoot, "dist/src/run.js");
+  const child = spawn(process.execPath, ["--import", diagnostics, run], {
     cwd: projectRoot,
     env: {
       ...process.env,

@@ -13,7 +13,6 @@ import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/c
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { legacyRoundTrip } from "./legacy-client.js";
 import { exercisePrimitives, openDemoSession, type DemoNegotiation, type DemoSession, type PrimitivesSeen } from "./mcp-client.js";
-import { mcpGenOnPath } from "../../../support/mcp-gen-bin.js";
 
 // One project for the whole file, scaffolded with both transports and installed (from the
 // npm cache) by create-mcp-handler itself; the tests run in order and build on it.
@@ -231,37 +230,32 @@ test("over HTTP the 1.x SDK client does the same while a 2026-07-28 client liste
 });
 
 test("npm start right after an edit builds and runs the edited code", E2E, async () => {
-  const main = join(app, "src", "main.ts");
-  const original = readFileSync(main, "utf8");
-  appendFileSync(main, 'console.error("edited: start builds first");\n');
+  const run = join(app, "src", "run.ts");
+  const original = readFileSync(run, "utf8");
+  appendFileSync(run, 'console.error("edited: start builds first");\n');
   try {
     const server = startProcess("npm", ["start"], { cwd: app, env: { ...npmEnv, PORT: "0" } });
     stops.push(() => server.stop("SIGKILL"));
     await server.waitFor(/edited: start builds first/, 60_000);
     await server.stop("SIGTERM");
   } finally {
-    writeFileSync(main, original);
+    writeFileSync(run, original);
   }
 });
 
 test("npm run dev rebuilds and restarts the server when a source file changes", E2E, async () => {
   const port = await freePort();
-  const main = join(app, "src", "main.ts");
-  const original = readFileSync(main, "utf8");
-  // The dev script runs mcp-gen, which a project made from an unbuilt checkout (CI's) has no command for.
-  const bin = mcpGenOnPath();
-  const server = startProcess("npm", ["run", "dev"], { cwd: app, env: { ...npmEnv, ...bin.env, PORT: String(port) } });
-  stops.push(async () => {
-    await server.stop("SIGKILL");
-    bin.remove();
-  });
+  const run = join(app, "src", "run.ts");
+  const original = readFileSync(run, "utf8");
+  const server = startProcess("npm", ["run", "dev"], { cwd: app, env: { ...npmEnv, PORT: String(port) } });
+  stops.push(() => server.stop("SIGKILL"));
   try {
     await server.waitFor(/serving MCP on http:/, 60_000);
     // tsc --watch may still be in its first pass, whose watchers miss an edit made meanwhile:
     // edit again every 10 s until the restarted server says so (each edit is a real change).
     let restarted: RegExpMatchArray | undefined;
     for (let attempt = 1; attempt <= 6 && restarted === undefined; attempt++) {
-      appendFileSync(main, `console.error("edited: dev restarted (${attempt})");\n`);
+      appendFileSync(run, `console.error("edited: dev restarted (${attempt})");\n`);
       restarted = await server.waitFor(/edited: dev restarted/, 10_000).catch(() => undefined);
     }
     assert.ok(restarted, `npm run dev never restarted with the edit:\n${server.stderr}`);
@@ -272,7 +266,7 @@ test("npm run dev rebuilds and restarts the server when a source file changes", 
     await session.client.close();
   } finally {
     await server.stop("SIGTERM");
-    writeFileSync(main, original);
+    writeFileSync(run, original);
   }
 });
 

@@ -60,7 +60,7 @@ test("an existing transport file is never overwritten without --force", SLOW, ()
   assert.equal(readFileSync(path, "utf8"), "// mine\n");
 });
 
-test("a new transport says how to serve over it: the lines to add to src/main.ts, printed and in its header", SLOW, () => {
+test("a new transport says how to serve over it: the lines to add to src/run.ts, printed and in its header", SLOW, () => {
   const run = runMcpGen(["transport", "Socket"], app);
   assert.equal(run.status, 0, explain(run));
   const wiring = [
@@ -71,10 +71,10 @@ test("a new transport says how to serve over it: the lines to add to src/main.ts
   assert.equal(
     run.stdout,
     "create src/transports/socket.ts\ncreate test/socket.contract.test.ts\n" +
-      "to serve over SocketTransport (here on TCP port 4000), add to src/main.ts after the server is made:\n" +
+      "to serve over SocketTransport (here on TCP port 4000), add to src/run.ts after the server is made:\n" +
       wiring.map((line) => `  ${line}\n`).join(""),
   );
   const header = readFileSync(join(app, "src", "transports", "socket.ts"), "utf8").split("export class")[0]!;
   assert.ok(header.includes(`after \`const server = createAppServer(events, { stateKey, taskStore, sessions });\`:\n *\n${wiring.map((line) => ` *   ${line}\n`).join("")} */`), header);
-  assert.match(readFileSync(join(app, "src", "main.ts"), "utf8"), /^const server = createAppServer\(events, \{ stateKey, taskStore, sessions \}\);$/m, "the lines name main.ts's server");
+  assert.match(readFileSync(join(app, "src", "run.ts"), "utf8"), /^const server = createAppServer\(events, \{ stateKey, taskStore, sessions \}\);$/m, "the lines name run.ts's server");
 });
