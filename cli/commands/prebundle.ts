@@ -17,7 +17,8 @@ const command: CommandModule<object, PrebundleArgs> = {
           "Bundles what tsc built from src/run.ts (the project's code, its generated code and the runtime\n" +
           "package) into one ES module, dist/server.js, with a source map back to src/. Other packages stay\n" +
           "imports. The project's src/main.ts loads dist/server.js while no tsc has run since it was written\n" +
-          "(dist/.tsbuildinfo is older), and dist/src/run.js otherwise, so a stale bundle is never served.\n" +
+          "(dist/.tsbuildinfo and dist/src/run.js are older), and dist/src/run.js otherwise, so a stale\n" +
+          "bundle is never served.\n" +
           "npm run build runs tsc and then this. It writes only dist/server.js and dist/server.js.map.",
       )
       .option("project", { type: "string", default: ".", describe: "the project folder, or any folder inside it" })

@@ -64,7 +64,7 @@ test(
     const app = join(temp.dir, "tty-app");
     assert.ok(existsSync(join(app, "src", "handlers", "audit.ts")));
     assert.ok(!existsSync(join(app, "src", "serve", "http.ts")), "stdio was chosen");
-    assert.equal(JSON.parse(readFileSync(join(app, "package.json"), "utf8")).scripts.start, "tsc -p tsconfig.json && node dist/src/main.js");
+    assert.equal(JSON.parse(readFileSync(join(app, "package.json"), "utf8")).scripts.start, "tsc -p tsconfig.json && mcp-gen prebundle && node dist/src/main.js");
   },
 );
 

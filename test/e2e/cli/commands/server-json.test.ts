@@ -137,8 +137,11 @@ test("after a version bump and a new environment variable --check fails naming t
 test("after the HTTP transport is removed --check fails naming the remotes", E2E, () => {
   const dir = dirOf("both");
   if (!readdirSync(dir).includes("server.json")) assert.equal(serverJson("both", ["--name", "io.github.octocat/both"]).status, 0);
-  const main = join(dir, "src", "main.ts");
-  writeFileSync(main, readFileSync(main, "utf8").replace(/else await serveHttpFromEnv\([^\n]*\n/, "else await serveStdio(server);\n"));
+  const run = join(dir, "src", "run.ts");
+  const served = readFileSync(run, "utf8");
+  const stdioOnly = served.replace(/else await serveHttpFromEnv\([^\n]*\n/, "else await serveStdio(server);\n");
+  assert.notEqual(stdioOnly, served, "src/run.ts serves HTTP where the test looks for it");
+  writeFileSync(run, stdioOnly);
   for (const file of ["src/fetch.ts", "src/serve/http.ts"]) rmSync(join(dir, file));
   const check = serverJson("both", ["--check"]);
   assert.notEqual(check.status, 0, explain(check));

@@ -3,8 +3,11 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { pathToFileURL } from "node:url";
 import { listFiles } from "../../../../cli/toolbox/files.js";
 import { explain, npmEnv, runCreate, runIn, runMcpGen, schemasDir, tempFolder } from "../../../cli/scaffold/helpers.js";
+import { legacyStdioClient } from "./legacy-raw.js";
+import { requestMeta } from "./raw-client.js";
 
 /**
  * `mcp-gen app Dashboard` end to end: scaffold, run the generator, install, and run the
@@ -94,6 +97,33 @@ test("without a browser only the browser test skips, saying why", SLOW, () => {
   assert.match(run.stdout, /^ok \d+ - the view renders in a host and calls dashboard through it # SKIP no Chromium at .*no-such-chromium/m);
   assert.match(run.stdout, /^# pass 3$/m);
   assert.match(run.stdout, /^# skipped 1$/m);
+});
+
+test("built by npm run build, the server started from its bundle (node dist/src/main.js) serves the view's page", SLOW, async () => {
+  const build = runIn(project, "npm", ["run", "build"], 180_000);
+  assert.equal(build.status, 0, explain(build));
+  // The extension as the project generated it: what a client that supports MCP Apps declares.
+  const { EXTENSIONS } = (await import(pathToFileURL(join(project, "dist", "src", "mcp.js")).href)) as { EXTENSIONS: Record<string, { mimeTypes?: string[] }> };
+  const [id, ui] = Object.entries(EXTENSIONS).find(([, extension]) => extension.mimeTypes !== undefined)!;
+  const meta = { ...requestMeta("2026-07-28"), "io.modelcontextprotocol/clientCapabilities": { extensions: { [id]: { mimeTypes: [ui.mimeTypes![0]] } } } };
+  const server = legacyStdioClient(process.execPath, ["dist/src/main.js", "--stdio"], project);
+  const ask = (requestId: string, method: string, params: Record<string, unknown> = {}) => {
+    server.write({ jsonrpc: "2.0", id: requestId, method, params: { ...params, _meta: meta } });
+    return server.until((message) => message.id === requestId);
+  };
+  try {
+    const listed = await ask("list", "resources/list");
+    const view = (listed?.result?.resources as Array<{ uri: string; mimeType?: string }> | undefined)?.find(
+      (resource) => resource.mimeType === ui.mimeTypes![0],
+    );
+    assert.ok(view, JSON.stringify(listed));
+    const read = await ask("read", "resources/read", { uri: view.uri });
+    const text = String(read?.result?.contents?.[0]?.text ?? JSON.stringify(read));
+    assert.match(text, /^<!doctype html>/i, "src/apps/page.ts found the view's files from inside the bundle");
+    assert.match(text, /const ExtApps = \{/, "the bridge is inlined");
+  } finally {
+    await server.close();
+  }
 });
 
 test("a second run with the same name is refused in one line and changes nothing", () => {
