@@ -10,6 +10,7 @@
  * are loaded lazily or are small, and several are CommonJS.
  */
 import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import type { Plugin } from "esbuild";
 import { CliError } from "../errors.js";
@@ -102,7 +103,6 @@ function ownModuleUrls(projectDir: string): Plugin {
       build.onLoad({ filter: /\.js$/ }, async (args) => {
         const inProject = !relative(projectDir, args.path).split(sep).includes("node_modules");
         if (!inProject) return undefined;
-        const { readFile } = await import("node:fs/promises");
         const source = await readFile(args.path, "utf8");
         if (!source.includes("import.meta.url")) return undefined;
         const own = relative(bundleFolder, args.path).split(sep).join("/");

@@ -8,17 +8,17 @@
 import { statSync } from "node:fs";
 
 const bundle = new URL("../server.js", import.meta.url);
-/** What every emitting `tsc` run rewrites: its build info, or without `incremental`, every output. */
-const compiled = [
-  new URL("../.tsbuildinfo", import.meta.url),
-  new URL("./run.js", import.meta.url),
-];
+const run = new URL("./run.js", import.meta.url);
+/** Rewritten by every emitting `tsc` run (without `incremental`, run.js is, as every output is). */
+const buildInfo = new URL("../.tsbuildinfo", import.meta.url);
 
+/** Whether the bundle is newer than tsc's last output; never when this runs from src/ (no run.js beside it). */
 function bundleIsCurrent(): boolean {
-  const bundled = statSync(bundle, { throwIfNoEntry: false });
-  if (bundled === undefined) return false;
-  return compiled.every(
-    (file) => (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0) <= bundled.mtimeMs,
+  const bundled = statSync(bundle, { throwIfNoEntry: false })?.mtimeMs;
+  const compiled = statSync(run, { throwIfNoEntry: false })?.mtimeMs;
+  if (bundled === undefined || compiled === undefined) return false;
+  return (
+    Math.max(compiled, statSync(buildInfo, { throwIfNoEntry: false })?.mtimeMs ?? 0) <= bundled
   );
 }
 
