@@ -19,7 +19,7 @@ import { writeFilesAtomically } from "../toolbox/write.js";
 
 /** The module that starts the server, what `tsc` writes for it, and the bundle made of that, relative to the project. */
 const SOURCE_ENTRY = "src/run.ts";
-export const BUILT_ENTRY = "dist/src/run.js";
+const BUILT_ENTRY = "dist/src/run.js";
 export const BUNDLE = "dist/server.js";
 
 export interface PrebundleResult {
@@ -69,8 +69,8 @@ export async function prebundleServer(projectDir: string): Promise<PrebundleResu
     throw new CliError(`cannot bundle ${BUILT_ENTRY}: ${where}${first.text}`, { hint: "run tsc again, then mcp-gen prebundle" });
   });
   const files = result.outputFiles
-    .sort((a, b) => a.path.length - b.path.length)
-    .map((file) => ({ path: relative(projectDir, file.path).split(sep).join("/"), content: "", bytes: file.contents }));
+    .map((file) => ({ path: relative(projectDir, file.path).split(sep).join("/"), content: "", bytes: file.contents }))
+    .sort((a, b) => (a.path < b.path ? -1 : 1));
   writeFilesAtomically(projectDir, files);
   const bundle = files.find((file) => file.path === BUNDLE);
   return { written: files.map((file) => file.path), bytes: bundle?.bytes.byteLength ?? 0 };
@@ -94,6 +94,7 @@ function otherPackagesExternal(runtime: string | undefined): Plugin {
  * Inside the bundle, `import.meta.url` would name dist/server.js. A module that finds files
  * beside itself (the log finding the project's root, an app page finding src/apps/) gets its
  * own built file's URL instead, made from the bundle's at run time, so the project can move.
+ * The rewrite is textual: a string in the project's code that spells `import.meta.url` changes too.
  */
 function ownModuleUrls(projectDir: string): Plugin {
   const bundleFolder = join(projectDir, "dist");
