@@ -74,6 +74,29 @@ export function publisherOn(client: RedisClient, url: string): Publish {
   return (channel, message, orderKey) => client.eval(PUBLISH_FROM_KEY_SLOT, { keys: [orderKey], arguments: [channel, message] });
 }
 
+/**
+ * How many connections listen on each of `channels` (PUBSUB NUMSUB). A node counts only its
+ * own subscribers, and a cluster client subscribes through one node of its choosing, so on a
+ * cluster the counts of every node, masters and replicas, are added up.
+ */
+export async function subscriberCounts(client: RedisClient, url: string, channels: readonly string[]): Promise<number[]> {
+  const count = async (node: RedisClient) => {
+    const counts = await node.pubSubNumSub([...channels]);
+    return channels.map((channel) => Number(counts[channel] ?? 0));
+  };
+  if (brokerOf(url)?.kind !== "cluster") return count(client);
+  const cluster = client as unknown as ClusterNodes;
+  const perNode = await Promise.all([...cluster.masters, ...cluster.replicas].map(async (node) => count(await cluster.nodeClient(node))));
+  return channels.map((_, index) => perNode.reduce((sum, counts) => sum + counts[index]!, 0));
+}
+
+/** What `subscriberCounts` reads of a cluster client. */
+interface ClusterNodes {
+  readonly masters: readonly unknown[];
+  readonly replicas: readonly unknown[];
+  nodeClient(node: unknown): Promise<RedisClient>;
+}
+
 const PUBLISH_FROM_KEY_SLOT = "return redis.call('PUBLISH', ARGV[1], ARGV[2])";
 
 interface Broker {

@@ -18,13 +18,17 @@
  *   read: a deployment moving to this layout starts with no sessions, and their clients open new ones.
  * - Record changes and ends are published on `<prefix>changes`; an answer to a request the
  *   server sent its client is published to the replica that waits for it (`<prefix>answers:<replica>`).
+ * - One replica writes a session's events, its writer (the hash's `writer`): the one that
+ *   created or restored it, until another `claim`s it. A replica counts as running while it
+ *   listens on its answers channel (`PUBSUB NUMSUB`, summed over a cluster's nodes): a killed
+ *   or stopped one drops off at once, so a claim needs no heartbeat written while all is well.
  * - Every command fails after `commandTimeoutMs` (a broker that does not answer holds no request
  *   longer), and `ready` is false while a PING goes unanswered and nothing else is. After a gap
  *   in either connection the runtime hears `reconnected`: it stores again the sessions a broker
  *   that came back empty lost (`restore`), and its GET streams read what they missed.
  */
 import { randomUUID } from "node:crypto";
-import { AnswerProbe, clientFor, DEFAULT_REDIS_URL, within, type ProbeOptions, type RedisClient } from "./redis-connection.js";
+import { AnswerProbe, clientFor, DEFAULT_REDIS_URL, subscriberCounts, within, type ProbeOptions, type RedisClient } from "./redis-connection.js";
 
 export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
@@ -65,7 +69,7 @@ export interface RedisSessionStoreOptions extends ProbeOptions {
 
 const CREATE = `
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'record', ARGV[1], 'seq', 0, 'bytes', 0, 'dropped', 0, 'last', ARGV[3], 'reqs', 0)
+redis.call('HSET', KEYS[1], 'record', ARGV[1], 'seq', 0, 'bytes', 0, 'dropped', 0, 'last', ARGV[3], 'reqs', 0, 'writer', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('PUBLISH', ARGV[4], ARGV[5])
 return 1`;
@@ -80,7 +84,7 @@ return 1`;
 /** Stores a session again when the broker lost it, its window numbered from ARGV[3] (above any event it held); 0 when it still has it. */
 const RESTORE = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'record', ARGV[1], 'seq', ARGV[3], 'bytes', 0, 'dropped', 0, 'last', ARGV[3], 'reqs', 0, 'first', 1)
+redis.call('HSET', KEYS[1], 'record', ARGV[1], 'seq', ARGV[3], 'bytes', 0, 'dropped', 0, 'last', ARGV[3], 'reqs', 0, 'first', 1, 'writer', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`;
 
@@ -97,15 +101,24 @@ elseif tonumber(ARGV[2]) - tonumber(redis.call('HGET', KEYS[1], 'last') or '0') 
 for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 return 1`;
 
+/** Makes ARGV[2] the session's writer if ARGV[1] still is ('' for none); 1 when it did. */
+const CLAIM = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if (redis.call('HGET', KEYS[1], 'writer') or '') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'writer', ARGV[2])
+return 1`;
+
 /**
  * One event: skipped when its cause was written already (0), else numbered, kept within the
  * window (the oldest dropped first, the highest dropped seq remembered) and published; -1 when
- * the session is gone. Every replica sends each cause, and all but the first are skipped, so
- * a skip costs two commands; the causes past `onceMs` are dropped by the first only. The
- * window's expiry is set when it is made; `touch` extends it with the session's.
+ * the session is gone, -2 when another replica is its writer (ARGV[9] is this one). The cause
+ * guards the moment a writer changes, when both may write one event. The window's expiry is
+ * set when it is made; `touch` extends it with the session's.
  */
 const APPEND = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local state = redis.call('HMGET', KEYS[1], 'seq', 'writer')
+if not state[1] then return -1 end
+if state[2] and state[2] ~= ARGV[9] then return -2 end
 local now = tonumber(ARGV[6])
 if ARGV[2] ~= '' then
   if redis.call('ZADD', KEYS[3], 'NX', now, ARGV[2]) == 0 then return 0 end
@@ -179,6 +192,8 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   readonly #subscriber: RedisClient;
   /** This replica's answers channel: where another replica sends an answer a handler here waits for. */
   readonly #answers: string;
+  /** This replica, as a session's writer; its answers channel says whether it runs. */
+  readonly #replica = randomUUID();
   readonly #watchers = new Set<(change: SessionChangeLike<R>) => void>();
   /** `<session>\n<request id>` -> the handler's wait on this replica. */
   readonly #waiting = new Map<string, (response: A) => void>();
@@ -190,7 +205,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     this.url = options.url ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
     this.#prefix = options.prefix ?? "mcp:legacy:";
     this.#onceMs = options.onceMs ?? 60_000;
-    this.#answers = `${this.#prefix}answers:${randomUUID()}`;
+    this.#answers = this.#answersOf(this.#replica);
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
     this.#client = clientFor(this.url, { disableOfflineQueue: true });
     this.#subscriber = clientFor(this.url, {});
@@ -214,13 +229,13 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     await this.#eval(
       CREATE,
       [this.#key(record.id)],
-      [JSON.stringify(record), keeping.idleMs, Date.now(), this.#changes, JSON.stringify({ type: "saved", record })],
+      [JSON.stringify(record), keeping.idleMs, Date.now(), this.#changes, JSON.stringify({ type: "saved", record }), this.#replica],
     );
   }
 
   async restore(record: R, keeping: SessionKeepingLike): Promise<boolean> {
     // Numbered from now in ms: above any seq the lost window reached, unless it took more than one event a millisecond.
-    return (await this.#eval(RESTORE, [this.#key(record.id)], [JSON.stringify(record), keeping.idleMs, Date.now()])) === 1;
+    return (await this.#eval(RESTORE, [this.#key(record.id)], [JSON.stringify(record), keeping.idleMs, Date.now(), this.#replica])) === 1;
   }
 
   async load(id: string): Promise<R | undefined> {
@@ -255,13 +270,42 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     return () => void this.#watchers.delete(listener);
   }
 
-  async append(id: string, json: string, once: string | undefined, keeping: SessionKeepingLike): Promise<number | undefined> {
+  /** The event's seq; undefined when its cause was written already or the session is gone; false when another replica writes the session's events. */
+  async append(id: string, json: string, once: string | undefined, keeping: SessionKeepingLike): Promise<number | undefined | false> {
     const seq = (await this.#eval(
       APPEND,
       [this.#key(id), `${this.#key(id)}:events`, `${this.#key(id)}:once`],
-      [json, once ?? "", keeping.maxEvents, keeping.maxBytes, keeping.idleMs, Date.now(), this.#eventsChannel(id), this.#onceMs],
+      [json, once ?? "", keeping.maxEvents, keeping.maxBytes, keeping.idleMs, Date.now(), this.#eventsChannel(id), this.#onceMs, this.#replica],
     )) as number;
-    return seq > 0 ? seq : undefined;
+    return seq === -2 ? false : seq > 0 ? seq : undefined;
+  }
+
+  /**
+   * Becomes the writer of each of `ids` whose writer no longer runs (or that has none): one
+   * HGET per session, one NUMSUB for their writers together, one script per session taken.
+   */
+  async claim(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    const writers = await this.#bounded(Promise.all(ids.map((id) => this.#client.hGet(this.#key(id), "writer"))));
+    const others = [...new Set(writers.filter((writer): writer is string => writer !== null && writer !== undefined && writer !== this.#replica))];
+    const counts =
+      others.length === 0
+        ? []
+        : await this.#bounded(
+            subscriberCounts(
+              this.#client,
+              this.url,
+              others.map((other) => this.#answersOf(other)),
+            ),
+          );
+    const gone = new Set(others.filter((_, index) => counts[index] === 0));
+    const taken = await Promise.all(
+      ids.map(async (id, index) => {
+        const writer = writers[index] ?? "";
+        if (writer === this.#replica || (writer !== "" && !gone.has(writer))) return false;
+        return (await this.#eval(CLAIM, [this.#key(id)], [writer, this.#replica])) === 1;
+      }),
+    );
+    return new Set(ids.filter((_, index) => taken[index]));
   }
 
   async after(id: string, seq: number): Promise<StoredEventLike[] | undefined> {
@@ -338,6 +382,10 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   #keys(id: string): string[] {
     const key = this.#key(id);
     return [key, `${key}:events`, `${key}:once`, `${key}:waiting`];
+  }
+
+  #answersOf(replica: string): string {
+    return `${this.#prefix}answers:${replica}`;
   }
 
   #eventsChannel(id: string): string {

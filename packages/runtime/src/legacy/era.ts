@@ -249,7 +249,7 @@ export class LegacyEra {
     if (refusal?.scope === "headroom") return { refused: "full", error: this.#headroomError(initialize, refusal.limit) };
     if (refusal !== undefined) return { refused: "share", error: this.#shareError(initialize) };
     const session = new LegacySession(this.#sessionHost, crypto.randomUUID(), output, ownedByConnection, client);
-    if (this.shared !== undefined && !ownedByConnection) session.output = this.shared.output(session);
+    if (this.shared !== undefined && !ownedByConnection) session.output = this.shared.output(session, true);
     if (!slotHeld) this.#counted.add(session);
     this.#hold(session);
     return session;
@@ -295,7 +295,7 @@ export class LegacyEra {
   #materialize(record: SessionRecord): LegacySession {
     const client = record.principal === undefined ? `session:${record.id}` : clientKey(record.principal, undefined, {});
     const session = new LegacySession(this.#sessionHost, record.id, undefined, false, client);
-    session.output = this.shared!.output(session);
+    session.output = this.shared!.output(session, false);
     this.#hold(session);
     session.restore(record);
     return session;

@@ -61,7 +61,7 @@ export interface LegacySessionStore {
   create(record: SessionRecord, keeping: SessionKeeping): Promise<void>;
   /** The session's record, or undefined when it ended or expired. */
   load(id: string): Promise<SessionRecord | undefined>;
-  /** Replaces the record (setLevel, subscribe, initialized); every replica hears it through `watch`. */
+  /** Replaces the record (setLevel, subscribe, initialized); every replica holding a copy hears it through `watch`. */
   save(record: SessionRecord): Promise<void>;
   /**
    * Stores the session again when the store no longer has it (it came back empty after a
@@ -93,9 +93,18 @@ export interface LegacySessionStore {
    * Appends one event to the session's GET stream and returns its seq. `once`: a key naming
    * the cause (the published event and the notification); an event whose key was already
    * appended, by any replica, is not appended again (undefined is returned). The window is
-   * bounded by `keeping` as the in-process one is.
+   * bounded by `keeping` as the in-process one is. False: another replica is the session's
+   * writer (see `claim`), and nothing was appended.
    */
-  append(id: string, json: string, once: string | undefined, keeping: SessionKeeping): Promise<number | undefined>;
+  append(id: string, json: string, once: string | undefined, keeping: SessionKeeping): Promise<number | undefined | false>;
+  /**
+   * One replica writes a session's events: the one that created or restored it, until another
+   * claims it. Takes the writing of each of `ids` whose writer no longer runs (stopped, killed,
+   * cut off from the store) or that has none, and resolves with those taken: their clients may
+   * have missed events meanwhile. Optional: a store for one process at a time (development)
+   * leaves it out, and every replica's copy writes.
+   */
+  claim?(ids: readonly string[]): Promise<ReadonlySet<string>>;
   /** The events after `seq`, oldest first; undefined when some of them were already dropped from the window. */
   after(id: string, seq: number): Promise<StoredEvent[] | undefined>;
   /** The seq of the newest event appended, 0 before any. */

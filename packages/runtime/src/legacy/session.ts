@@ -75,6 +75,8 @@ export class LegacySession implements ImplicitStreamOwner, EraSession {
   /** `#meta` with the transport's context on top, made once per change of `#meta` (most requests carry no `_meta` of their own). */
   #sessionMeta: HandlerMeta | undefined;
   #listStream: ImplicitStream | undefined;
+  /** The list-change stream's opening, once `#ready` began it: `missed` waits for it, to know what the handlers honored. */
+  #listOpening: Promise<void> | undefined;
   readonly #resourceStreams = new Map<string, ImplicitStream>();
   /** Shared requests being handled, with the connection running each (an HTTP POST may cancel another POST's request). */
   readonly #running = new StreamTable<Running>();
@@ -114,6 +116,10 @@ export class LegacySession implements ImplicitStreamOwner, EraSession {
 
   get closed(): boolean {
     return this.#phase === "closed";
+  }
+  /** Whether a request of this session runs here, or waits here for its client's answer. */
+  get busy(): boolean {
+    return this.#running.size > 0 || this.#serverRequests.size > 0;
   }
   /** The negotiated protocol version; undefined before `initialize`. */
   get version(): string | undefined {
@@ -212,6 +218,11 @@ export class LegacySession implements ImplicitStreamOwner, EraSession {
    * subscribed to, may have changed, so that it reads them again.
    */
   missed(): void {
+    if (this.#listOpening === undefined) this.#sendMissed();
+    else void this.#listOpening.then(() => this.#sendMissed());
+  }
+
+  #sendMissed(): void {
     const honored = (this.#listStream?.honored ?? {}) as Readonly<Record<string, unknown>>;
     for (const kind of KINDS) {
       if (kind.value === "boolean" && honored[kind.filterKey] === true) this.notify({ jsonrpc: "2.0", method: kind.notificationMethod });
@@ -432,7 +443,7 @@ export class LegacySession implements ImplicitStreamOwner, EraSession {
     const record = share ? this.record() : undefined;
     if (record !== undefined)
       this.host.sharing?.saved(record).catch((error: unknown) => this.host.emit({ type: "handler-error", id: null, callback: "session store", error }));
-    await this.#openListStream();
+    await (this.#listOpening = this.#openListStream());
   }
 
   /** The implicit stream of every list change the server advertises (none when it advertises none). */

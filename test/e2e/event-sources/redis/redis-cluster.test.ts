@@ -50,8 +50,9 @@ describe("the Redis modules against a Redis Cluster", { timeout: 120_000 }, () =
       await first.create({ id }, KEEPING);
       await first.save({ id, step: "saved" } as { id: string });
       assert.equal(await first.append(id, `{"n":1,"id":"${id}"}`, `cause-${id}`, KEEPING), 1);
-      assert.equal(await second.append(id, `{"n":1,"id":"${id}"}`, `cause-${id}`, KEEPING), undefined, "a cause is written once");
-      assert.equal(await second.append(id, `{"n":2}`, undefined, KEEPING), 2);
+      assert.equal(await first.append(id, `{"n":1,"id":"${id}"}`, `cause-${id}`, KEEPING), undefined, "a cause is written once");
+      assert.equal(await second.append(id, `{"n":2}`, undefined, KEEPING), false, "only the writer writes");
+      assert.equal(await first.append(id, `{"n":2}`, undefined, KEEPING), 2);
       first.touch(id, true, KEEPING);
     }
     for (const id of ids) {
@@ -82,6 +83,18 @@ describe("the Redis modules against a Redis Cluster", { timeout: 120_000 }, () =
     const fleeting = ids.slice(0, 8).map((id) => `${id}-brief`);
     for (const id of fleeting) await first.create({ id }, brief);
     assert.ok(await eventually(async () => (await second.alive(fleeting)).size === 0), "idle sessions expired on every master");
+  });
+
+  test("a session's writer counts as running while it listens, through whichever node; once it stops, its sessions on every master are taken", async () => {
+    const writer = opened(await connectRedisSessionStore({ url: cluster.url, commandTimeoutMs: 5000 }));
+    const other = opened(await connectRedisSessionStore({ url: cluster.url, commandTimeoutMs: 5000 }));
+    const ids = Array.from({ length: SESSIONS }, (_, index) => `written-${index}`);
+    for (const id of ids) await writer.create({ id }, KEEPING);
+    assert.equal((await other.claim(ids)).size, 0, "the writer runs: nothing is taken");
+    await writer.close();
+    assert.equal((await other.claim(ids)).size, SESSIONS, "the writer stopped: every session is taken");
+    for (const id of ids) assert.equal(await other.append(id, "{}", undefined, KEEPING), 1);
+    for (const id of ids) await other.end(id);
   });
 
   test("a task's keys share one hash slot: tasks on every master are created, updated, read, bounded and swept", async () => {

@@ -30,7 +30,8 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
     return store;
   };
   /** One replica: a server whose legacy sessions live in its own connection to the shared Redis. */
-  const replica = async (idleMs?: number) => {
+  const replica = async (idleMs?: number) => (await replicaServer(idleMs)).handle;
+  const replicaServer = async (idleMs?: number) => {
     const store: LegacySessionStore = await open();
     const server = createServer({ name: "replica", version: "1.0.0", legacy: { store, ...(idleMs === undefined ? {} : { idleMs }) } });
     server.addTool({ name: "echo", inputSchema: { type: "object" } }, () => ({ content: [{ type: "text", text: "echo" }] }));
@@ -45,7 +46,7 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
     });
     const handle = await serveHttp(server, { port: 0 });
     handles.push(handle);
-    return handle;
+    return { handle, server };
   };
   const call = (handle: HttpServerHandle, session: string) =>
     postLegacy(handle, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: {} } }, session);
@@ -62,7 +63,7 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
   test("the replay window is bounded per session; a resume from before a dropped event is refused, one after it gets what followed", async () => {
     const store = await open();
     await store.create(record("window"), KEEPING);
-    const seqs: Array<number | undefined> = [];
+    const seqs: Array<number | false | undefined> = [];
     for (let n = 1; n <= 5; n++) seqs.push(await store.append("window", JSON.stringify({ n }), undefined, KEEPING));
     assert.deepEqual(seqs, [1, 2, 3, 4, 5]);
     assert.equal(await store.after("window", 1), undefined, "events 1 and 2 were dropped (3 kept)");
@@ -76,20 +77,29 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
     assert.equal(await store.after("window", 5), undefined);
   });
 
-  test("an event whose cause was already written, by any replica, is written once", async () => {
+  test("one replica writes a session's events: another's are refused while it runs, and taken over once it stops, a cause written before not written again", async () => {
     const [a, b] = [await open(), await open()];
     await a.create(record("once"), KEEPING);
-    assert.equal(await a.append("once", "{}", "publish-1\nnotifications/tools/list_changed", KEEPING), 1);
-    assert.equal(await b.append("once", "{}", "publish-1\nnotifications/tools/list_changed", KEEPING), undefined);
-    assert.equal(await b.append("once", "{}", "publish-2\nnotifications/tools/list_changed", KEEPING), 2);
-    assert.equal(await a.append("gone", "{}", undefined, KEEPING), undefined, "a session that does not exist keeps nothing");
+    const cause = (n: number) => `publish-${n}\nnotifications/tools/list_changed`;
+    assert.equal(await a.append("once", "{}", cause(1), KEEPING), 1);
+    assert.equal(await b.append("once", "{}", cause(1), KEEPING), false, "B is not the writer");
+    assert.deepEqual([...(await b.claim(["once", "never-opened"]))], [], "A runs: nothing is taken");
+    await a.close();
+    assert.deepEqual([...(await b.claim(["once", "never-opened"]))], ["once"], "A stopped: B takes its session, and only what exists");
+    assert.equal(await b.append("once", "{}", cause(1), KEEPING), undefined, "the cause A wrote is not written again");
+    assert.equal(await b.append("once", "{}", cause(2), KEEPING), 2);
+    assert.deepEqual([...(await b.claim(["once"]))], [], "B is the writer already");
+    assert.equal(await b.append("gone", "{}", undefined, KEEPING), undefined, "a session that does not exist keeps nothing");
   });
 
   test("every key a session's writes make expires within its idle time, however many events and causes it takes", async () => {
     const [a, b] = [await open(), await open()];
     await a.create(record("ttl"), KEEPING);
-    // Past the window's 3 events, so it is trimmed; each cause sent by both replicas, as a publish is.
-    for (let n = 1; n <= 5; n++) for (const store of [a, b]) await store.append("ttl", JSON.stringify({ n }), `publish-${n}\nnotice`, KEEPING);
+    // Past the window's 3 events, so it is trimmed; each cause written by A, then by B once it took A's place.
+    for (let n = 1; n <= 5; n++) {
+      if (n === 3) await a.close().then(() => b.claim(["ttl"]));
+      await (n < 3 ? a : b).append("ttl", JSON.stringify({ n }), `publish-${n}\nnotice`, KEEPING);
+    }
     const raw = createClient({ url: redis.url });
     await raw.connect();
     try {
@@ -117,6 +127,22 @@ describe("the Redis session store", { timeout: 60_000 }, () => {
     assert.equal(await events.next(), undefined, "A's GET stream ended");
     assert.equal((await call(a, session)).status, 404);
     assert.equal((await call(b, session)).status, 404);
+  });
+
+  test("a replica holds a copy only of the sessions it serves, and lets it go once it went unused for a sweep", async () => {
+    const [a, b] = [await replicaServer(1000), await replicaServer(1000)];
+    const sessions = await Promise.all([1, 2, 3].map(() => openLegacySession(a.handle)));
+    assert.equal(b.server.legacySessions.size, 0, "B holds none of the sessions A opened");
+    assert.equal((await call(b.handle, sessions[0]!)).status, 200);
+    assert.equal(b.server.legacySessions.size, 1, "B holds the one it served");
+    // A keeps the sessions alive with requests; B's copy, unused, goes within two sweeps (half of idleMs each).
+    const letGo = eventually(async () => {
+      await Promise.all(sessions.map((session) => call(a.handle, session)));
+      return b.server.legacySessions.size === 0;
+    }, 5000);
+    assert.ok(await letGo, "B let its copy go");
+    assert.equal(a.server.legacySessions.size, 3, "A, their writer, keeps all three");
+    assert.equal((await call(b.handle, sessions[0]!)).status, 200, "and B serves it again from the store");
   });
 
   test("idle expiry ends a session on every replica", async () => {
