@@ -4,8 +4,8 @@
  * (both on REDIS_URL), serving the `forecast` tool of bench/tools-call/tool.ts and one
  * subscription handler that turns each `tools` event into `notifications/tools/list_changed`;
  * its tasks in the Redis task store, and `forecast_task`, the same answer as a task.
- * The handler posts the delivered payload itself, so the publish id the event source stamps
- * on it (`EVENT_ID`) reaches the store and one publish is one event per session.
+ * The handler posts the delivered payload itself; the replica that opened a session writes
+ * its events.
  *
  * Reports its port over IPC; answers `{ settled }` (no session-store call in flight, none
  * begun lately), `{ heap }` with its heap after two full collections

@@ -11,9 +11,9 @@
 /**
  * Where an event source shared by several processes marks each payload object it delivers
  * with the id of the publish it came from (a non-enumerable property under this registered
- * symbol, so any module can set it without importing the runtime). Every process hears one
- * publish; the legacy sessions they share (legacy/session-store.ts) write the notification
- * it causes once, whichever process writes first. A payload that is not an object has no id.
+ * symbol, so any module can set it without importing the runtime): every process that hears
+ * one publish reads the same id, so an application can tell one publish heard twice from two.
+ * A payload that is not an object has no id.
  */
 export const EVENT_ID: unique symbol = Symbol.for("mcp-gen.event-id");
 

@@ -39,8 +39,7 @@ export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
 
 /**
  * Where each delivered payload object carries the id of its publish (the runtime's
- * `EVENT_ID`, a registered symbol): every process hears the same id, so the legacy sessions
- * they share write the notification one publish causes once. A message starts with
+ * `EVENT_ID`, a registered symbol): every process hears the same id. A message starts with
  * `MESSAGE_TAG <id>` and a newline; one without it (a foreign publisher's JSON) has no id.
  */
 export const EVENT_ID: unique symbol = Symbol.for("mcp-gen.event-id");

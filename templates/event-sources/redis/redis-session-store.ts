@@ -9,9 +9,8 @@
  *   stream is carried, by that replica until `maxSilentMs` after the client last sent one.
  * - Its GET stream's replay window is a Redis Stream (`<prefix>s:{<id>}:events`, entry ids
  *   `0-<seq>`), bounded in events and bytes by one script that also publishes each event on
- *   `<prefix>events:<id>` for the replica carrying the stream. A write naming a cause that
- *   was already written (another replica heard the same publish) is skipped in that script
- *   (the causes are `<prefix>s:{<id>}:once`; the replicas waiting for answers, `<prefix>s:{<id>}:waiting`).
+ *   `<prefix>events:<id>` for the replica carrying the stream (the replicas waiting for
+ *   answers are `<prefix>s:{<id>}:waiting`).
  * - The `{<id>}` in every key of a session is a Redis Cluster hash tag: a session's keys share
  *   one slot, so the scripts that touch several of them run on a cluster, while different
  *   sessions spread over its masters. Keys written before the tag (`<prefix>s:<id>`) are not
@@ -61,8 +60,6 @@ export interface RedisSessionStoreOptions extends ProbeOptions {
   url?: string;
   /** Prepended to every key and channel, so apps can share a broker. Default "mcp:legacy:". */
   prefix?: string;
-  /** How long a write naming a cause is remembered against a second one. Default 60000 ms. */
-  onceMs?: number;
   /** How long one command may wait for Redis before it fails (the request needing it gets an error). Default 3000 ms. */
   commandTimeoutMs?: number;
 }
@@ -109,40 +106,33 @@ redis.call('HSET', KEYS[1], 'writer', ARGV[2])
 return 1`;
 
 /**
- * One event: skipped when its cause was written already (0), else numbered, kept within the
- * window (the oldest dropped first, the highest dropped seq remembered) and published; -1 when
- * the session is gone, -2 when another replica is its writer (ARGV[9] is this one). The cause
- * guards the moment a writer changes, when both may write one event. The window's expiry is
- * set when it is made; `touch` extends it with the session's.
+ * One event: numbered, kept within the window (the oldest dropped first, the highest dropped
+ * seq remembered) and published; -1 when the session is gone, -2 when another replica is its
+ * writer (ARGV[6] is this one). The window's expiry is set when it is made; `touch` extends it
+ * with the session's.
  */
 const APPEND = `
 local state = redis.call('HMGET', KEYS[1], 'seq', 'writer')
 if not state[1] then return -1 end
-if state[2] and state[2] ~= ARGV[9] then return -2 end
-local now = tonumber(ARGV[6])
-if ARGV[2] ~= '' then
-  if redis.call('ZADD', KEYS[3], 'NX', now, ARGV[2]) == 0 then return 0 end
-  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - tonumber(ARGV[8]))
-  redis.call('PEXPIRE', KEYS[3], ARGV[5])
-end
+if state[2] and state[2] ~= ARGV[6] then return -2 end
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 local size = string.len(ARGV[1])
-if size > tonumber(ARGV[4]) then
+if size > tonumber(ARGV[3]) then
   redis.call('HSET', KEYS[1], 'dropped', seq)
 else
   redis.call('XADD', KEYS[2], '0-' .. seq, 'j', ARGV[1])
   local bytes = redis.call('HINCRBY', KEYS[1], 'bytes', size)
   local count = redis.call('XLEN', KEYS[2])
-  while count > tonumber(ARGV[3]) or bytes > tonumber(ARGV[4]) do
+  while count > tonumber(ARGV[2]) or bytes > tonumber(ARGV[3]) do
     local oldest = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)[1]
     redis.call('XDEL', KEYS[2], oldest[1])
     bytes = redis.call('HINCRBY', KEYS[1], 'bytes', -string.len(oldest[2][2]))
     redis.call('HSET', KEYS[1], 'dropped', string.sub(oldest[1], 3))
     count = count - 1
   end
-  if count == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[5]) end
+  if count == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
 end
-redis.call('PUBLISH', ARGV[7], seq .. '\\n' .. ARGV[1])
+redis.call('PUBLISH', ARGV[5], seq .. '\\n' .. ARGV[1])
 return seq`;
 
 /** The events after ARGV[1]; nil when the window already dropped one of them. */
@@ -187,7 +177,6 @@ export async function connectRedisSessionStore<R extends SessionRecordLike = Ses
 export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, A extends ResponseLike = ResponseLike> {
   readonly url: string;
   readonly #prefix: string;
-  readonly #onceMs: number;
   readonly #client: RedisClient;
   readonly #subscriber: RedisClient;
   /** This replica's answers channel: where another replica sends an answer a handler here waits for. */
@@ -204,7 +193,6 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   constructor(options: RedisSessionStoreOptions = {}) {
     this.url = options.url ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
     this.#prefix = options.prefix ?? "mcp:legacy:";
-    this.#onceMs = options.onceMs ?? 60_000;
     this.#answers = this.#answersOf(this.#replica);
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 3000;
     this.#client = clientFor(this.url, { disableOfflineQueue: true });
@@ -270,12 +258,12 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     return () => void this.#watchers.delete(listener);
   }
 
-  /** The event's seq; undefined when its cause was written already or the session is gone; false when another replica writes the session's events. */
-  async append(id: string, json: string, once: string | undefined, keeping: SessionKeepingLike): Promise<number | undefined | false> {
+  /** The event's seq; undefined when the session is gone; false when another replica writes the session's events. */
+  async append(id: string, json: string, keeping: SessionKeepingLike): Promise<number | undefined | false> {
     const seq = (await this.#eval(
       APPEND,
-      [this.#key(id), `${this.#key(id)}:events`, `${this.#key(id)}:once`],
-      [json, once ?? "", keeping.maxEvents, keeping.maxBytes, keeping.idleMs, Date.now(), this.#eventsChannel(id), this.#onceMs, this.#replica],
+      [this.#key(id), `${this.#key(id)}:events`],
+      [json, keeping.maxEvents, keeping.maxBytes, keeping.idleMs, this.#eventsChannel(id), this.#replica],
     )) as number;
     return seq === -2 ? false : seq > 0 ? seq : undefined;
   }
@@ -381,7 +369,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   /** Every key of a session (touched and ended together). */
   #keys(id: string): string[] {
     const key = this.#key(id);
-    return [key, `${key}:events`, `${key}:once`, `${key}:waiting`];
+    return [key, `${key}:events`, `${key}:waiting`];
   }
 
   #answersOf(replica: string): string {

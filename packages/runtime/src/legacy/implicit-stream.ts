@@ -43,8 +43,8 @@ export const URI_KIND: (typeof KINDS)[number] | undefined = KINDS.find((kind) =>
 export interface ImplicitStreamOwner {
   readonly emit: EventHook;
   readonly mailboxSize: number;
-  /** Writes a notification to the session's client; `origin`: the posted message it came from (see session.ts). */
-  notify(notification: JsonRpcNotification, origin: unknown): void;
+  /** Writes a notification to the session's client. */
+  notify(notification: JsonRpcNotification): void;
   /** The stream is over (its handlers got handleClose, or it stopped); `why`, how it ended. */
   streamEnded(stream: ImplicitStream, why?: Teardown): void;
 }
@@ -75,9 +75,9 @@ export class ImplicitStream implements StreamHost {
     return this.stream.isOpen;
   }
 
-  send(message: JsonRpcMessage, _json?: string, origin?: unknown): void {
+  send(message: JsonRpcMessage): void {
     if ("method" in message) {
-      if (KIND_METHODS.has(message.method)) this.#owner.notify(unstamped(message as JsonRpcNotification), origin);
+      if (KIND_METHODS.has(message.method)) this.#owner.notify(unstamped(message as JsonRpcNotification));
       else this.honored = (message.params?.["notifications"] ?? {}) as SubscriptionFilter; // the ack
       return;
     }

@@ -27,8 +27,6 @@ export interface SessionConnection {
 /** Where a session's unsolicited notifications go: stdout, the HTTP session's GET stream, or the session store. */
 export interface SessionOutput {
   send(message: JsonRpcMessage): void;
-  /** Sends a notification with the posted message it came from (a shared output writes one cause once). */
-  sendCaused?(message: JsonRpcMessage, origin: unknown): void;
   close?(): void;
 }
 

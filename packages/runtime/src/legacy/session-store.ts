@@ -90,13 +90,11 @@ export interface LegacySessionStore {
   watch(listener: (change: SessionChange) => void): StopListening;
 
   /**
-   * Appends one event to the session's GET stream and returns its seq. `once`: a key naming
-   * the cause (the published event and the notification); an event whose key was already
-   * appended, by any replica, is not appended again (undefined is returned). The window is
-   * bounded by `keeping` as the in-process one is. False: another replica is the session's
-   * writer (see `claim`), and nothing was appended.
+   * Appends one event to the session's GET stream and returns its seq; undefined when the
+   * session is gone. The window is bounded by `keeping` as the in-process one is. False:
+   * another replica is the session's writer (see `claim`), and nothing was appended.
    */
-  append(id: string, json: string, once: string | undefined, keeping: SessionKeeping): Promise<number | undefined | false>;
+  append(id: string, json: string, keeping: SessionKeeping): Promise<number | undefined | false>;
   /**
    * One replica writes a session's events: the one that created or restored it, until another
    * claims it. Takes the writing of each of `ids` whose writer no longer runs (stopped, killed,

@@ -266,13 +266,12 @@ export class LegacySession implements ImplicitStreamOwner, EraSession {
     };
   }
 
-  notify(sent: JsonRpcNotification, origin?: unknown): void {
+  notify(sent: JsonRpcNotification): void {
     if (this.#phase === "closed") return;
     // A notification the client's revision does not have is not sent; the rest carry only what it defines.
     const notification = this.#forClient(sent);
     if (notification === undefined) return;
-    if (this.output?.sendCaused !== undefined) this.output.sendCaused(notification, origin);
-    else if (this.output !== undefined) this.output.send(notification);
+    if (this.output !== undefined) this.output.send(notification);
     else if (!this.ownedByConnection) (this.#pending ??= new PendingNotifications()).keep(notification, KINDS.length + this.#resourceStreams.size);
   }
 

@@ -15,7 +15,6 @@
  * to, may have changed (`missed`). Each notification of an implicit stream says only "read this
  * again", so the client loses none of what they say, only how many there were.
  */
-import { eventIdOf } from "../events.js";
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../jsonrpc.js";
 import type { EventHook } from "../hooks.js";
 import type { RemoteAnswers } from "./server-requests.js";
@@ -87,23 +86,19 @@ export class SharedSessions implements SessionSharing {
   }
 
   /**
-   * Where a shared session's notifications go: the store's window, written once per cause, by
-   * its writer only. `writes`: this replica is the writer (it opened the session).
+   * Where a shared session's notifications go: the store's window, written by the session's
+   * writer only. `writes`: this replica is the writer (it opened the session).
    */
   output(session: LegacySession, writes: boolean): SessionOutput {
     if (writes || this.store.claim === undefined) this.#writing.add(session);
-    const append = (message: JsonRpcMessage, origin: unknown) => {
+    const send = (message: JsonRpcMessage) => {
       if (!this.#writing.has(session)) return this.#heardUnwritten(session);
-      this.store.append(session.id, JSON.stringify(message), causeOf(message, origin), this.keeping).then(
+      this.store.append(session.id, JSON.stringify(message), this.keeping).then(
         (appended) => appended === false && this.#writing.delete(session), // another replica took it over
         (error: unknown) => this.#failed(error),
       );
     };
-    return {
-      send: (message) => append(message, undefined),
-      sendCaused: append,
-      close: () => closeSharedStream(session),
-    };
+    return { send, close: () => closeSharedStream(session) };
   }
 
   created(record: SessionRecord): Promise<void> {
@@ -239,12 +234,4 @@ export class SharedSessions implements SessionSharing {
     if (change.type === "cancelled") return this.host.get(change.id)?.cancelElsewhere(change.requestId);
     this.host.get(change.record.id)?.adopt(change.record); // a session not served here is not held here
   }
-}
-
-/** What caused a notification, the same on every replica: the publish it came from and what it says; undefined when unknown. */
-function causeOf(message: JsonRpcMessage, origin: unknown): string | undefined {
-  const published = eventIdOf(origin);
-  if (published === undefined || !("method" in message)) return undefined;
-  const uri = message.params?.["uri"];
-  return typeof uri === "string" ? `${published}\n${message.method}\n${uri}` : `${published}\n${message.method}`;
 }

@@ -37,11 +37,8 @@ const ACK_METHOD: string = SUBSCRIPTION_STREAM_METHODS.find((method) => !KINDS.s
 
 /** What a stream needs from the connection that carries it. */
 export interface StreamHost {
-  /**
-   * `json`, when given, is the message's JSON text, for transports that write text; `origin`,
-   * for a notification, the posted message its handler was handling (worker.ts).
-   */
-  send(message: JsonRpcMessage, json?: string, origin?: unknown): void;
+  /** `json`, when given, is the message's JSON text, for transports that write text. */
+  send(message: JsonRpcMessage, json?: string): void;
   /**
    * Sends a notification given only as its text, where the transport writes text (then no
    * message object is built for it); false, having sent nothing, where it does not.
@@ -106,9 +103,9 @@ export class ListenStream implements WorkerOwner {
     return this.#host.emit;
   }
 
-  sendNotification(notification: OutgoingNotification, idJson: string, origin: unknown): void {
+  sendNotification(notification: OutgoingNotification, idJson: string): void {
     const json = stampedJson(notification, this.id, idJson);
-    if (this.#host.sendText?.(json, splicedFrom(), idJson) !== true) this.#host.send(stampNotification(notification, this.id), json, origin);
+    if (this.#host.sendText?.(json, splicedFrom(), idJson) !== true) this.#host.send(stampNotification(notification, this.id), json);
   }
 
   /** Offers the stream to the handlers, then acknowledges it or answers with an error. */

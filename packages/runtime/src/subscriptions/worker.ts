@@ -41,11 +41,8 @@ export interface WorkerOwner {
   readonly isOpen: boolean;
   readonly mailboxSize: number;
   readonly emit: EventHook;
-  /**
-   * Sends a notification the gate let through, stamped with the stream's id (`idJson` is its
-   * JSON text); `origin` is the posted message being handled when it was sent, if any.
-   */
-  sendNotification(notification: OutgoingNotification, idJson: string, origin: unknown): void;
+  /** Sends a notification the gate let through, stamped with the stream's id (`idJson` is its JSON text). */
+  sendNotification(notification: OutgoingNotification, idJson: string): void;
   teardown(why: WorkerEnding): Promise<void>;
 }
 
@@ -64,8 +61,6 @@ export class Worker {
   #busy = false;
   #onIdle: (() => void) | undefined;
   readonly #mailbox: unknown[] = [];
-  /** The posted message handleMessage is handling (what a notification sent meanwhile came from). */
-  #current: unknown;
 
   constructor(
     readonly owner: WorkerOwner,
@@ -93,7 +88,7 @@ export class Worker {
       const named = notification.params?.[LIST_PARAMS.get(notification.method) ?? "uri"];
       if (typeof named !== "string" || !rule.has(named)) return REFUSED_URI;
     }
-    this.owner.sendNotification(notification, (this.#idJson ??= JSON.stringify(this.owner.id)), this.#current);
+    this.owner.sendNotification(notification, (this.#idJson ??= JSON.stringify(this.owner.id)));
     return SENT;
   }
 
@@ -127,8 +122,7 @@ export class Worker {
     while (this.#mailbox.length > 0 && this.#ended === undefined) {
       let result: unknown;
       try {
-        this.#current = this.#mailbox.shift();
-        result = handler.handleMessage(this.#current, this.channel, this.state, arg);
+        result = handler.handleMessage(this.#mailbox.shift(), this.channel, this.state, arg);
       } catch (error) {
         void this.owner.teardown({ why: "failed", callback: "handleMessage", error });
         break;
@@ -196,7 +190,6 @@ export class Worker {
 
   #becomeIdle(): void {
     this.#busy = false;
-    this.#current = undefined;
     const waiting = this.#onIdle;
     this.#onIdle = undefined;
     waiting?.();

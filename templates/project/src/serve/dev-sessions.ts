@@ -23,12 +23,7 @@ interface Kept {
   latest: number;
   streamed: boolean;
   requestIds: number;
-  /** The causes appended lately, so one published event is written once. */
-  causes: string[];
 }
-
-/** Causes remembered per session against a second write of one. */
-const MAX_CAUSES = 256;
 
 /**
  * Where `npm run dev` keeps 2025-11-25 HTTP sessions (MCP_DEV_SESSIONS names the file): one
@@ -65,7 +60,6 @@ export class DevSessionStore implements LegacySessionStore {
       latest: 0,
       streamed: false,
       requestIds: 0,
-      causes: [],
     });
     this.#write();
   }
@@ -111,18 +105,9 @@ export class DevSessionStore implements LegacySessionStore {
     return () => this.#watchers.delete(listener);
   }
 
-  async append(
-    id: string,
-    json: string,
-    once: string | undefined,
-    keeping: SessionKeeping,
-  ): Promise<number | undefined> {
+  async append(id: string, json: string, keeping: SessionKeeping): Promise<number | undefined> {
     const kept = this.#live(id);
     if (kept === undefined) return undefined;
-    if (once !== undefined) {
-      if (kept.causes.includes(once)) return undefined;
-      kept.causes = [...kept.causes, once].slice(-MAX_CAUSES);
-    }
     const event = { seq: ++kept.latest, json };
     kept.events.push(event);
     kept.bytes += json.length;

@@ -38,7 +38,7 @@ describe("the Redis modules behind sentinels", { timeout: 120_000 }, () => {
 
     const expiresAt = Date.now() + 60_000;
     await sessions.create({ id: "before" }, KEEPING);
-    assert.equal(await sessions.append("before", '{"n":1}', undefined, KEEPING), 1);
+    assert.equal(await sessions.append("before", '{"n":1}', KEEPING), 1);
     await tasks.create({ taskId: "before", expiresAt, status: "working" });
     await publisher.publish("changes", { n: 1 });
     assert.ok(await eventually(() => heard.includes(1)), "an event before the failover");
@@ -51,7 +51,7 @@ describe("the Redis modules behind sentinels", { timeout: 120_000 }, () => {
     // Each call is retried while the clients find the new master; then everything works on it.
     const works = async (attempt: () => Promise<boolean>) => eventually(() => attempt().catch(() => false), 30_000);
     assert.ok(await works(async () => (await sessions.load("before"))?.id === "before"), "a session from before is read");
-    assert.ok(await works(async () => (await sessions.append("before", '{"n":2}', undefined, KEEPING)) === 2), "its window goes on");
+    assert.ok(await works(async () => (await sessions.append("before", '{"n":2}', KEEPING)) === 2), "its window goes on");
     assert.ok(await works(async () => (await sessions.create({ id: "after" }, KEEPING), (await sessions.alive(["before", "after"])).size === 2)));
     assert.ok(await works(async () => (await tasks.get("before"))?.status === "working"), "a task from before is read");
     assert.ok(await works(async () => (await tasks.update("before", (task) => ({ ...task, status: "completed" })))?.status === "completed"));
