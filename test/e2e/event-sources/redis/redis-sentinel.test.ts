@@ -43,6 +43,9 @@ describe("the Redis modules behind sentinels", { timeout: 120_000 }, () => {
     await publisher.publish("changes", { n: 1 });
     assert.ok(await eventually(() => heard.includes(1)), "an event before the failover");
     assert.ok(await eventually(() => sentinels.replicaCaughtUp()), "the replica holds every write");
+    const other = opened(await connectRedisSessionStore({ url: sentinels.url }));
+    assert.equal((await other.claim(["before"])).size, 0, "the session's writer is found running through the sentinels' master");
+    assert.equal(await other.append("before", '{"n":0}', KEEPING), false, "and another store's append is refused");
 
     const first = sentinels.masterPort();
     const promoted = await sentinels.failOver();
