@@ -274,22 +274,11 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
    */
   async claim(ids: readonly string[]): Promise<ReadonlySet<string>> {
     const writers = await this.#bounded(Promise.all(ids.map((id) => this.#client.hGet(this.#key(id), "writer"))));
-    const others = [...new Set(writers.filter((writer): writer is string => writer !== null && writer !== undefined && writer !== this.#replica))];
-    const counts =
-      others.length === 0
-        ? []
-        : await this.#bounded(
-            subscriberCounts(
-              this.#client,
-              this.url,
-              others.map((other) => this.#answersOf(other)),
-            ),
-          );
-    const gone = new Set(others.filter((_, index) => counts[index] === 0));
+    const running = await this.#running(writers);
     const taken = await Promise.all(
       ids.map(async (id, index) => {
         const writer = writers[index] ?? "";
-        if (writer === this.#replica || (writer !== "" && !gone.has(writer))) return false;
+        if (writer === this.#replica || running.has(writer)) return false;
         return (await this.#eval(CLAIM, [this.#key(id)], [writer, this.#replica])) === 1;
       }),
     );
@@ -355,6 +344,20 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     this.#watchers.clear();
     this.#waiting.clear();
     await Promise.all([this.#subscriber, this.#client].map((client) => (client.isOpen ? client.close() : undefined)));
+  }
+
+  /** Which of the other `replicas` still run: those listening on their answers channel. */
+  async #running(replicas: ReadonlyArray<string | null | undefined>): Promise<ReadonlySet<string>> {
+    const others = [...new Set(replicas.filter((replica): replica is string => typeof replica === "string" && replica !== this.#replica))];
+    if (others.length === 0) return new Set();
+    const counts = await this.#bounded(
+      subscriberCounts(
+        this.#client,
+        this.url,
+        others.map((other) => this.#answersOf(other)),
+      ),
+    );
+    return new Set(others.filter((_, index) => counts[index]! > 0));
   }
 
   get #changes(): string {
