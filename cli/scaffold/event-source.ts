@@ -22,10 +22,13 @@ export const REDIS_TASK_STORE_PATH = "src/event-sources/redis-task-store.ts";
 export const REDIS_SESSION_STORE_PATH = "src/event-sources/redis-session-store.ts";
 /** How the three reach Redis (the client a URL names, the command bound), imported by each. */
 export const REDIS_CONNECTION_PATH = "src/event-sources/redis-connection.ts";
+/** How the two stores, behind sentinels, wait for the replicas that could take over before acknowledging a write. */
+export const REDIS_REPLICAS_PATH = "src/event-sources/redis-replicas.ts";
 
 /** Each Redis module a project gets: its file under templates/event-sources/redis/ and its path in the project. */
 const REDIS_MODULES: ReadonlyArray<{ template: string; path: string }> = [
   { template: "redis-connection.ts", path: REDIS_CONNECTION_PATH },
+  { template: "redis-replicas.ts", path: REDIS_REPLICAS_PATH },
   { template: "redis-event-source.ts", path: REDIS_MODULE_PATH },
   { template: "redis-task-store.ts", path: REDIS_TASK_STORE_PATH },
   { template: "redis-session-store.ts", path: REDIS_SESSION_STORE_PATH },

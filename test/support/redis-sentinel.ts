@@ -11,10 +11,28 @@ export interface RedisSentinelSet {
   readonly url: string;
   /** The port of the master the sentinels name right now. */
   masterPort(): number | undefined;
+  /** The port of the replica of the master the sentinels name right now (undefined while there is none). */
+  replicaPort(): number | undefined;
   /** Whether the replica has every write the master has. */
   replicaCaughtUp(): boolean;
   /** SIGKILLs the current master and resolves once the sentinels name another (bounded in time). */
   failOver(): Promise<number>;
+  /** SIGKILLs the current replica (the master stays); resolves with its port. */
+  killReplica(): Promise<number>;
+  /**
+   * Asks the sentinels for a failover with the master alive (`SENTINEL FAILOVER`): the replica is
+   * promoted and the old master, demoted, becomes its replica. Resolves with the new master's
+   * port once the old one has synced from it (bounded in time).
+   */
+  switchOver(): Promise<number>;
+  /**
+   * Starts the node the last `failOver` or `killReplica` killed again on its port, empty and configured as a
+   * master (as a crashed primary restarted from its own config comes back), and resolves once
+   * the sentinels have turned it into a replica of the current master and it has synced.
+   */
+  restartKilled(): Promise<number>;
+  /** One redis-cli command to the data node on `port`; its output as text. */
+  cli(port: number, ...args: string[]): string;
   /** Stops every process and removes the temp dir. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -65,10 +83,16 @@ export async function startRedisSentinelSet(): Promise<RedisSentinelSet> {
       "the sentinels did not see the replica and each other",
     );
     await until(() => redisCli(replica, ["info", "replication"]).includes("master_link_status:up"), "the replica did not sync");
+    let killed: number | undefined;
+    const replicaPort = () => {
+      const other = masterPort() === master ? replica : master;
+      return children.has(other) ? other : undefined;
+    };
     const offset = (port: number, field: string) => Number(new RegExp(`(?:^|\n)${field}:(\\d+)`).exec(redisCli(port, ["info", "replication"]))?.[1] ?? -1);
     return {
       url: `redis+sentinel://${sentinels.map((port) => `127.0.0.1:${port}`).join(",")}/${NAME}`,
       masterPort,
+      replicaPort,
       replicaCaughtUp() {
         const current = masterPort();
         const other = current === master ? replica : master;
@@ -78,11 +102,43 @@ export async function startRedisSentinelSet(): Promise<RedisSentinelSet> {
         const before = masterPort()!;
         await terminate(children.get(before)!);
         children.delete(before);
+        killed = before;
         await until(() => masterPort() !== undefined && masterPort() !== before, "the sentinels did not fail over");
         const after = masterPort()!;
         await until(() => redisCli(after, ["role"]).startsWith("master"), "the promoted replica is not a master");
         return after;
       },
+      async killReplica() {
+        const port = replicaPort()!;
+        await terminate(children.get(port)!);
+        children.delete(port);
+        killed = port;
+        return port;
+      },
+      async switchOver() {
+        const before = masterPort()!;
+        await until(() => ask("failover", NAME).startsWith("OK"), "the sentinels refused a failover");
+        await until(() => masterPort() !== undefined && masterPort() !== before, "the sentinels did not fail over");
+        const after = masterPort()!;
+        await until(() => {
+          const info = redisCli(before, ["info", "replication"]);
+          return info.includes("role:slave") && info.includes(`master_port:${after}`) && info.includes("master_link_status:up");
+        }, "the old master did not become a replica of the new one");
+        return after;
+      },
+      async restartKilled() {
+        if (killed === undefined) throw new Error("no node was killed");
+        const port = killed;
+        children.set(port, await launch(port, dataArgs(port, dir)));
+        killed = undefined;
+        const current = masterPort();
+        await until(() => {
+          const info = redisCli(port, ["info", "replication"]);
+          return info.includes("role:slave") && info.includes(`master_port:${current}`) && info.includes("master_link_status:up");
+        }, "the sentinels did not turn the old master into a replica");
+        return port;
+      },
+      cli: (port, ...args) => redisCli(port, args),
       stop,
     };
   } catch (error) {

@@ -107,6 +107,12 @@ interface Broker {
   readonly master: string | undefined;
 }
 
+/** The sentinels and the master name a `redis+sentinel://` URL gives; undefined for any other URL. */
+export function sentinelsOf(url: string): { nodes: ReadonlyArray<{ host: string; port: number }>; master: string } | undefined {
+  const broker = brokerOf(url);
+  return broker?.master === undefined ? undefined : { nodes: broker.nodes, master: broker.master };
+}
+
 /** What a `redis+cluster://` or `redis+sentinel://` URL names; undefined for any other URL. */
 function brokerOf(url: string): Broker | undefined {
   const match = /^redis\+(cluster|sentinel):\/\/(?:([^@/]*)@)?([^/?#@]+)(?:\/([^/?#]*))?$/.exec(url);

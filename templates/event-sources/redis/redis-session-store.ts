@@ -25,11 +25,15 @@
  *   longer), and `ready` is false while a PING goes unanswered and nothing else is. After a gap
  *   in either connection the runtime hears `reconnected`: it stores again the sessions a broker
  *   that came back empty lost (`restore`), and its GET streams read what they missed.
+ * - Behind sentinels, a session's creation, record, events and end are acknowledged only once
+ *   the replicas that could take over hold them (`redis-replicas.ts`).
  */
 import { randomUUID } from "node:crypto";
 import { AnswerProbe, clientFor, DEFAULT_REDIS_URL, subscriberCounts, within, type ProbeOptions, type RedisClient } from "./redis-connection.js";
+import { replicaAcksFor, type ReplicaAcks } from "./redis-replicas.js";
 
 export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
+export { RedisNotReplicatedError } from "./redis-replicas.js";
 
 /** The runtime's SessionRecord, as far as the store reads it. */
 export interface SessionRecordLike {
@@ -189,6 +193,8 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   readonly #commandTimeoutMs: number;
   /** Whether Redis answers: false while it is connected but silent. */
   readonly #probe: AnswerProbe;
+  /** Behind sentinels, how a write waits for the replicas that could take over. */
+  readonly #acks: ReplicaAcks | undefined;
 
   constructor(options: RedisSessionStoreOptions = {}) {
     this.url = options.url ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
@@ -200,6 +206,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
     this.#watchGaps(this.#client);
     this.#watchGaps(this.#subscriber);
     this.#probe = new AnswerProbe(this.#client, options);
+    this.#acks = replicaAcksFor(this.url, this.#client, Math.floor(this.#commandTimeoutMs / 2));
   }
 
   /** Whether Redis is connected and answers: while it does not, a new session is refused at once. */
@@ -214,7 +221,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   async create(record: R, keeping: SessionKeepingLike): Promise<void> {
-    await this.#eval(
+    await this.#write(
       CREATE,
       [this.#key(record.id)],
       [JSON.stringify(record), keeping.idleMs, Date.now(), this.#changes, JSON.stringify({ type: "saved", record }), this.#replica],
@@ -223,7 +230,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
 
   async restore(record: R, keeping: SessionKeepingLike): Promise<boolean> {
     // Numbered from now in ms: above any seq the lost window reached, unless it took more than one event a millisecond.
-    return (await this.#eval(RESTORE, [this.#key(record.id)], [JSON.stringify(record), keeping.idleMs, Date.now(), this.#replica])) === 1;
+    return (await this.#write(RESTORE, [this.#key(record.id)], [JSON.stringify(record), keeping.idleMs, Date.now(), this.#replica])) === 1;
   }
 
   async load(id: string): Promise<R | undefined> {
@@ -232,11 +239,11 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
   }
 
   async save(record: R): Promise<void> {
-    await this.#eval(SAVE, [this.#key(record.id)], [JSON.stringify(record), this.#changes, JSON.stringify({ type: "saved", record })]);
+    await this.#write(SAVE, [this.#key(record.id)], [JSON.stringify(record), this.#changes, JSON.stringify({ type: "saved", record })]);
   }
 
   async end(id: string): Promise<void> {
-    await this.#eval(END, this.#keys(id), [this.#changes, JSON.stringify({ type: "ended", id })]);
+    await this.#write(END, this.#keys(id), [this.#changes, JSON.stringify({ type: "ended", id })]);
   }
 
   touch(id: string, byClient: boolean, keeping: SessionKeepingLike): void {
@@ -260,7 +267,7 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
 
   /** The event's seq; undefined when the session is gone; false when another replica writes the session's events. */
   async append(id: string, json: string, keeping: SessionKeepingLike): Promise<number | undefined | false> {
-    const seq = (await this.#eval(
+    const seq = (await this.#write(
       APPEND,
       [this.#key(id), `${this.#key(id)}:events`],
       [json, keeping.maxEvents, keeping.maxBytes, keeping.idleMs, this.#eventsChannel(id), this.#replica],
@@ -385,6 +392,12 @@ export class RedisSessionStore<R extends SessionRecordLike = SessionRecordLike, 
 
   #eval(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
     return this.#bounded(this.#client.eval(script, { keys, arguments: args.map(String) }));
+  }
+
+  /** A script whose write the runtime acknowledges: behind sentinels, sent as `ReplicaAcks` says. */
+  #write(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
+    if (this.#acks === undefined) return this.#eval(script, keys, args);
+    return this.#bounded(this.#acks.write((multi) => multi.eval(script, { keys, arguments: args.map(String) })));
   }
 
   /** Every command the runtime waits for is bounded by `commandTimeoutMs`, and its answer counts as Redis answering. */

@@ -17,7 +17,9 @@
  *   written before the tag (`<prefix>task:<id>`) are not read: a deployment moving to this
  *   layout starts with no tasks.
  * - `create` resolves once Redis has the key: Redis answers a write only after applying it, so
- *   a `get` from any process then finds it (the extension's "durably created").
+ *   a `get` from any process then finds it (the extension's "durably created"). Behind
+ *   sentinels, `create` and `update` also wait until the replicas that could take over hold
+ *   the write (`redis-replicas.ts`), so a failover cannot lose what they acknowledged.
  * - `update` is compare-and-set in one script, retried when another writer came first.
  * - Every write is published on `<prefix>changes`; `watch` listeners hear them from every
  *   process (their own writes included, through the same path), each task's in the order
@@ -42,8 +44,10 @@ import {
   type Publish,
   type RedisClient,
 } from "./redis-connection.js";
+import { replicaAcksFor, type Batch, type ReplicaAcks } from "./redis-replicas.js";
 
 export { DEFAULT_REDIS_URL, RedisTimeoutError } from "./redis-connection.js";
+export { RedisNotReplicatedError } from "./redis-replicas.js";
 
 /** What the store needs of a task; the runtime's StoredTask has these and more. */
 export interface TaskLike {
@@ -154,6 +158,8 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
   readonly #commandTimeoutMs: number;
   /** Whether Redis answers: false while it is connected but silent. */
   readonly #probe: AnswerProbe;
+  /** Behind sentinels, how a write waits for the replicas that could take over. */
+  readonly #acks: ReplicaAcks | undefined;
   /** Tasks this process created and runs, whose leases it renews until they end. */
   readonly #held = new Set<string>();
   readonly #timers: NodeJS.Timeout[] = [];
@@ -176,6 +182,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     this.#client = clientFor(this.url, { socket, disableOfflineQueue: true });
     this.#publish = publisherOn(this.#client, this.url);
     this.#probe = new AnswerProbe(this.#client, options);
+    this.#acks = replicaAcksFor(this.url, this.#client, Math.floor(this.#commandTimeoutMs / 2));
     this.#subscriber = clientFor(this.url, { socket });
     // Failures surface on the commands themselves; without a listener node-redis would throw.
     this.#client.on("error", () => {});
@@ -211,7 +218,12 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     ).catch((error: unknown) => this.#forget(task.taskId, error));
     if (admitted !== 1) this.#forget(task.taskId, new TaskStoreFullError(this.#maxTasks));
     try {
-      await this.#bounded(this.#client.set(key, json, { PX: this.#keepMs(task) }));
+      // Its lease and count went on the same connection before it: the replicas holding this hold them too.
+      const keepMs = this.#keepMs(task);
+      await this.#written(
+        () => this.#client.set(key, json, { PX: keepMs }),
+        (multi) => multi.set(key, json, { PX: keepMs }),
+      );
     } catch (error) {
       this.#client.zRem(this.#live, key).catch(() => undefined); // else it counts until the task's expiry
       this.#forget(task.taskId, error);
@@ -238,8 +250,10 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
       const next = change(JSON.parse(before) as T);
       if (next === undefined) return JSON.parse(before) as T;
       const json = JSON.stringify(next);
-      const swapped = await this.#bounded(
-        this.#client.eval(COMPARE_AND_SET, { keys: [this.#key(taskId)], arguments: [before, json, String(this.#keepMs(next))] }),
+      const swap = { keys: [this.#key(taskId)], arguments: [before, json, String(this.#keepMs(next))] };
+      const swapped = await this.#written(
+        () => this.#client.eval(COMPARE_AND_SET, swap),
+        (multi) => multi.eval(COMPARE_AND_SET, swap),
       );
       if (swapped === 1) {
         if (ENDED.has(next.status ?? "")) {
@@ -269,6 +283,11 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     this.#listeners.clear();
     this.#onResumed.clear();
     await Promise.all([this.#subscriber, this.#client].map((client) => (client.isOpen ? client.close() : undefined)));
+  }
+
+  /** A write the runtime acknowledges: `direct`, or behind sentinels `batched` as `ReplicaAcks` says. */
+  #written<W>(direct: () => Promise<W>, batched: (multi: Batch) => Batch): Promise<W> {
+    return this.#bounded(this.#acks === undefined ? direct() : (this.#acks.write(batched) as Promise<W>));
   }
 
   /** Every command the runtime waits for is bounded by `commandTimeoutMs`. */

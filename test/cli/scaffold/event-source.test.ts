@@ -5,6 +5,7 @@ import { parseCreateFlags } from "../../../cli/scaffold/create-options.js";
 import {
   addDependency,
   REDIS_CONNECTION_PATH,
+  REDIS_REPLICAS_PATH,
   REDIS_MODULE_PATH,
   REDIS_SESSION_STORE_PATH,
   REDIS_TASK_STORE_PATH,
@@ -97,6 +98,10 @@ test("the three Redis modules reach Redis through the one connection module a Re
     assert.match(module, /^import \{[^}]*\bclientFor\b[^}]*\} from "\.\/redis-connection\.js";$/m, path);
     assert.doesNotMatch(module, /class RedisTimeoutError|function clientFor|from "redis"/, `${path} keeps no copy of its own`);
   }
+  assert.ok(files.get(REDIS_REPLICAS_PATH)?.includes("export function replicaAcksFor"), "the project has the replica acknowledgement");
+  for (const path of [REDIS_TASK_STORE_PATH, REDIS_SESSION_STORE_PATH]) {
+    assert.match(files.get(path)!, /^import \{[^}]*\breplicaAcksFor\b[^}]*\} from "\.\/redis-replicas\.js";$/m, path);
+  }
 });
 
 test("create --event-source redis keeps legacy sessions in Redis: openSessionStore opens the Redis session store, beside the event source", async () => {
@@ -120,6 +125,7 @@ test("create without --event-source, or with memory, adds neither the Redis modu
     assert.equal(byPath.has(REDIS_TASK_STORE_PATH), false);
     assert.equal(byPath.has(REDIS_SESSION_STORE_PATH), false);
     assert.equal(byPath.has(REDIS_CONNECTION_PATH), false);
+    assert.equal(byPath.has(REDIS_REPLICAS_PATH), false);
     assert.equal(JSON.parse(byPath.get("package.json")!).dependencies?.redis, undefined);
     assert.match(byPath.get("src/events.ts")!, /return createEventSource\(\);/);
     assert.doesNotMatch(byPath.get("src/events.ts")!, /event-sources\/redis/);
