@@ -106,6 +106,7 @@ describe("a write the master could not pass to a replica, behind sentinels", { t
     await attempt("event on s0", () => sessions.append("s0", '{"n":1}', KEEPING));
     await attempt("task t1", () => tasks.create({ taskId: "t1", expiresAt: Date.now() + 60_000, status: "working" }));
     assert.equal(sentinels.masterPort(), master);
+    assert.deepEqual(refused, ["session s1", "event on s0", "task t1"], "each write is refused while the replica, cut off, could still be promoted");
 
     await sentinels.failOver();
     sentinels.cli(replica, "config", "set", "masterauth", ""); // as it was, for when it is a replica again
