@@ -218,7 +218,7 @@ export class RedisTaskStore<T extends TaskLike = TaskLike> {
     ).catch((error: unknown) => this.#forget(task.taskId, error));
     if (admitted !== 1) this.#forget(task.taskId, new TaskStoreFullError(this.#maxTasks));
     try {
-      // Its lease and count went on the same connection before it: the replicas holding this hold them too.
+      // A WAIT counts all its connection wrote: the replicas holding this hold the lease and count sent before it too.
       const keepMs = this.#keepMs(task);
       await this.#written(
         () => this.#client.set(key, json, { PX: keepMs }),
