@@ -2,7 +2,9 @@
  * The Redis event source, session store and task store opened by a `redis+sentinel://` URL
  * against a real master, its replica and three sentinels on loopback: they follow a failover
  * (the master SIGKILLed, the replica promoted) and go on serving what was written before it
- * and what is written after.
+ * and what is written after. The stores acknowledge no write a failover could lose: not while
+ * the replica is cut off or just killed, not through a switchover, and they go on while an old
+ * master comes back.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
