@@ -7,8 +7,7 @@
  */
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { mcpRequestHeaders } from "../../../packages/runtime/src/transports/http-request.js";
-import type { JsonRpcMessage } from "../../../packages/runtime/src/index.js";
+import { postJsonRpc } from "../../support/json-rpc-post.js";
 
 /** How long one request may take before the attempt counts as failed. */
 export const REQUEST_TIMEOUT_MS = 5000;
@@ -49,23 +48,9 @@ let nextId = 1;
 /** One 2026-07-28 request; its result, or a thrown error naming its code. */
 export async function modernCall(url: string, method: string, params: Record<string, unknown>): Promise<any> {
   const message = { jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: META } };
-  const response = await fetch(url, {
-    method: "POST",
-    headers: mcpRequestHeaders(message as JsonRpcMessage),
-    body: JSON.stringify(message),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  });
-  const text = await response.text();
-  const json = response.headers.get("content-type")?.includes("text/event-stream")
-    ? (text
-        .split("\n")
-        .filter((line) => line.startsWith("data:"))
-        .at(-1)
-        ?.slice(5) ?? "null")
-    : text;
-  const body = JSON.parse(json);
+  const { status, text, message: body } = await postJsonRpc(url, message, REQUEST_TIMEOUT_MS);
   if (body?.error) throw new Error(`${body.error.code}: ${body.error.message}`);
-  if (body?.result === undefined) throw new Error(`HTTP ${response.status}: ${text.slice(0, 200)}`);
+  if (body?.result === undefined) throw new Error(`HTTP ${status}: ${text.slice(0, 200)}`);
   return body.result;
 }
 

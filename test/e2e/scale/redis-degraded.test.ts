@@ -8,10 +8,9 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mcpRequestHeaders } from "../../../packages/runtime/src/transports/http-request.js";
-import type { JsonRpcMessage } from "../../../packages/runtime/src/index.js";
 import { eventually } from "../../support/eventually.js";
 import { haproxyMissing, type Balancer } from "../../support/haproxy.js";
+import { postJsonRpc } from "../../support/json-rpc-post.js";
 import { startRedisServer, type RedisServer } from "../../support/redis-server.js";
 import { addLongJobTool, startRecipeBalancer, startReplicas, type Replicas } from "./replicas.js";
 import { isWhole, scaffoldProject, type ScaffoldedProject } from "./scaffolded.js";
@@ -42,21 +41,8 @@ let nextId = 1;
 
 /** POSTs one JSON-RPC request to `url` (bounded) and reads its answer, JSON or the last SSE event. */
 async function post(url: string, message: Record<string, unknown>): Promise<Answer> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: mcpRequestHeaders(message as unknown as JsonRpcMessage),
-    body: JSON.stringify(message),
-    signal: AbortSignal.timeout(WAIT_MS),
-  });
-  const text = await response.text();
-  const json = response.headers.get("content-type")?.includes("text/event-stream")
-    ? (text
-        .split("\n")
-        .filter((line) => line.startsWith("data:"))
-        .at(-1)
-        ?.slice(5) ?? "null")
-    : text;
-  return { status: response.status, retryAfter: response.headers.get("retry-after"), message: JSON.parse(json) };
+  const answer = await postJsonRpc(url, message, WAIT_MS);
+  return { status: answer.status, retryAfter: answer.headers.get("retry-after"), message: answer.message };
 }
 
 /** A 2026-07-28 request; its id is unique in this file, so the log line of its failure can be found. */
@@ -108,7 +94,9 @@ describe("Redis stopped under three replicas behind HAProxy: degraded, not down"
     try {
       let bodies: string[] = [];
       const degradedEverywhere = async () => {
-        bodies = await Promise.all(origins.map(async (origin) => `${(await fetch(`${origin}/readyz`)).status} ${await (await fetch(`${origin}/readyz`)).text()}`));
+        bodies = await Promise.all(
+          origins.map(async (origin) => `${(await fetch(`${origin}/readyz`)).status} ${await (await fetch(`${origin}/readyz`)).text()}`),
+        );
         return bodies.every((body) => body === `200 ${DEGRADED_BODY}`);
       };
       assert.ok(await eventually(degradedEverywhere, WAIT_MS), `every replica's /readyz stays 200 and names what is degraded: ${JSON.stringify(bodies)}`);
@@ -154,7 +142,12 @@ describe("Redis stopped under three replicas behind HAProxy: degraded, not down"
       const listenLines = lines.filter((line) => line.startsWith(`warn: listen ${listen.id} refused:`));
       assert.equal(listenLines.length, 1, `one log line for the refused listen: ${listenLines.join(" | ")}`);
       assert.match(listenLines[0]!, /event source is out of reach/, "naming its cause");
-      t.diagnostic(`failure lines: ${lines.filter((line) => /\(request \d+\) failed:/.test(line)).slice(0, 2).join(" | ")}`);
+      t.diagnostic(
+        `failure lines: ${lines
+          .filter((line) => /\(request \d+\) failed:/.test(line))
+          .slice(0, 2)
+          .join(" | ")}`,
+      );
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, outageAt + OUTAGE_MS - Date.now())));
     } finally {
       if (!redis.running) await redis.restart();

@@ -17,23 +17,14 @@ import { startRedisSentinelSet, type RedisSentinelSet } from "../../../support/r
 const KEEPING = { idleMs: 60_000, maxSilentMs: 60_000, maxEvents: 8, maxBytes: 4096 };
 
 describe("the Redis modules behind sentinels", { timeout: 120_000 }, () => {
-  let sentinels: RedisSentinelSet;
-  const closing: Array<{ close(): Promise<void> }> = [];
-  const opened = <T extends { close(): Promise<void> }>(thing: T): T => (closing.push(thing), thing);
-
-  before(async () => {
-    sentinels = await startRedisSentinelSet();
-  });
-  after(async () => {
-    for (const thing of closing) await thing.close().catch(() => {});
-    await sentinels?.stop();
-  });
+  const suite = sentinelSuite();
+  const opened = suite.opened;
 
   test("the stores and the event source follow a failover to the promoted replica", async () => {
-    const sessions = opened(await connectRedisSessionStore({ url: sentinels.url }));
-    const tasks = opened(await connectRedisTaskStore<{ taskId: string; expiresAt: number; status?: string }>({ url: sentinels.url }));
-    const publisher = opened(await connectRedisEventSource({ url: sentinels.url, log: () => {} }));
-    const subscriber = opened(await connectRedisEventSource({ url: sentinels.url, log: () => {} }));
+    const sessions = opened(await connectRedisSessionStore({ url: suite.sentinels.url }));
+    const tasks = opened(await connectRedisTaskStore<{ taskId: string; expiresAt: number; status?: string }>({ url: suite.sentinels.url }));
+    const publisher = opened(await connectRedisEventSource({ url: suite.sentinels.url, log: () => {} }));
+    const subscriber = opened(await connectRedisEventSource({ url: suite.sentinels.url, log: () => {} }));
     const heard: number[] = [];
     subscriber.subscribe("changes", (payload) => heard.push((payload as { n: number }).n));
     await subscriber.whenSubscribed();
@@ -44,13 +35,13 @@ describe("the Redis modules behind sentinels", { timeout: 120_000 }, () => {
     await tasks.create({ taskId: "before", expiresAt, status: "working" });
     await publisher.publish("changes", { n: 1 });
     assert.ok(await eventually(() => heard.includes(1)), "an event before the failover");
-    assert.ok(await eventually(() => sentinels.replicaCaughtUp()), "the replica holds every write");
-    const other = opened(await connectRedisSessionStore({ url: sentinels.url }));
+    assert.ok(await eventually(() => suite.sentinels.replicaCaughtUp()), "the replica holds every write");
+    const other = opened(await connectRedisSessionStore({ url: suite.sentinels.url }));
     assert.equal((await other.claim(["before"])).size, 0, "the session's writer is found running through the sentinels' master");
     assert.equal(await other.append("before", '{"n":0}', KEEPING), false, "and another store's append is refused");
 
-    const first = sentinels.masterPort();
-    const promoted = await sentinels.failOver();
+    const first = suite.sentinels.masterPort();
+    const promoted = await suite.sentinels.failOver();
     assert.notEqual(promoted, first);
 
     // Each call is retried while the clients find the new master; then everything works on it.
@@ -71,28 +62,21 @@ describe("the Redis modules behind sentinels", { timeout: 120_000 }, () => {
 });
 
 describe("a write the master could not pass to a replica, behind sentinels", { timeout: 120_000 }, () => {
-  let sentinels: RedisSentinelSet;
-  const closing: Array<{ close(): Promise<void> }> = [];
-  const opened = <T extends { close(): Promise<void> }>(thing: T): T => (closing.push(thing), thing);
-
-  before(async () => {
-    sentinels = await startRedisSentinelSet();
-  });
-  after(async () => {
-    for (const thing of closing) await thing.close().catch(() => {});
-    await sentinels?.stop();
-  });
+  const suite = sentinelSuite();
+  const opened = suite.opened;
 
   test("a session or task write is acknowledged only once a replica holds it, so a failover loses nothing acknowledged", async () => {
-    const sessions = opened(await connectRedisSessionStore({ url: sentinels.url, commandTimeoutMs: 1000 }));
-    const tasks = opened(await connectRedisTaskStore<{ taskId: string; expiresAt: number; status?: string }>({ url: sentinels.url, commandTimeoutMs: 1000 }));
+    const sessions = opened(await connectRedisSessionStore({ url: suite.sentinels.url, commandTimeoutMs: 1000 }));
+    const tasks = opened(
+      await connectRedisTaskStore<{ taskId: string; expiresAt: number; status?: string }>({ url: suite.sentinels.url, commandTimeoutMs: 1000 }),
+    );
     await sessions.create({ id: "s0" }, KEEPING);
-    const master = sentinels.masterPort()!;
-    const replica = sentinels.replicaPort()!;
+    const master = suite.sentinels.masterPort()!;
+    const replica = suite.sentinels.replicaPort()!;
     // The replica loses its link and cannot make it again (the master has no password to check).
-    sentinels.cli(replica, "config", "set", "masterauth", "not-the-password");
-    sentinels.cli(replica, "client", "kill", "type", "master");
-    assert.ok(await eventually(() => sentinels.cli(replica, "info", "replication").includes("master_link_status:down")), "the link is down");
+    suite.sentinels.cli(replica, "config", "set", "masterauth", "not-the-password");
+    suite.sentinels.cli(replica, "client", "kill", "type", "master");
+    assert.ok(await eventually(() => suite.sentinels.cli(replica, "info", "replication").includes("master_link_status:down")), "the link is down");
 
     const acknowledged: string[] = [];
     const refused: string[] = [];
@@ -107,11 +91,11 @@ describe("a write the master could not pass to a replica, behind sentinels", { t
     await attempt("session s1", () => sessions.create({ id: "s1" }, KEEPING));
     await attempt("event on s0", () => sessions.append("s0", '{"n":1}', KEEPING));
     await attempt("task t1", () => tasks.create({ taskId: "t1", expiresAt: Date.now() + 60_000, status: "working" }));
-    assert.equal(sentinels.masterPort(), master);
+    assert.equal(suite.sentinels.masterPort(), master);
     assert.deepEqual(refused, ["session s1", "event on s0", "task t1"], "each write is refused while the replica, cut off, could still be promoted");
 
-    await sentinels.failOver();
-    sentinels.cli(replica, "config", "set", "masterauth", ""); // as it was, for when it is a replica again
+    await suite.sentinels.failOver();
+    suite.sentinels.cli(replica, "config", "set", "masterauth", ""); // as it was, for when it is a replica again
     // Once the stores reach the promoted replica (s0 was written while the link was up), each acknowledged write is read once.
     assert.ok(await eventually(async () => (await sessions.load("s0").catch(() => undefined))?.id === "s0", 30_000), "the promoted replica serves");
     const still: Record<string, () => Promise<boolean>> = {
@@ -125,7 +109,7 @@ describe("a write the master could not pass to a replica, behind sentinels", { t
   });
 
   test("writes go on while the old master, back, makes its first sync as a replica, and are then held by it too", async () => {
-    const sessions = opened(await connectRedisSessionStore({ url: sentinels.url, commandTimeoutMs: 1000 }));
+    const sessions = opened(await connectRedisSessionStore({ url: suite.sentinels.url, commandTimeoutMs: 1000 }));
     assert.ok(
       await eventually(
         async () =>
@@ -151,20 +135,20 @@ describe("a write the master could not pass to a replica, behind sentinels", { t
     })();
     let restarted: number;
     try {
-      restarted = await sentinels.restartKilled();
+      restarted = await suite.sentinels.restartKilled();
     } finally {
       writing = false;
       await writes;
     }
     assert.deepEqual(refused, [], `${acknowledged} writes acknowledged while the old master came back`);
     await sessions.create({ id: "after-sync" }, KEEPING);
-    assert.equal(sentinels.cli(restarted, "exists", "mcp:legacy:s:{after-sync}").trim(), "1", "the old master holds a write acknowledged after its sync");
+    assert.equal(suite.sentinels.cli(restarted, "exists", "mcp:legacy:s:{after-sync}").trim(), "1", "the old master holds a write acknowledged after its sync");
   });
 
   test("a failover with the master alive: writes and events follow the promoted one, and nothing acknowledged is missing there", async () => {
-    const tasks = opened(await connectRedisTaskStore<{ taskId: string; expiresAt: number; status?: string }>({ url: sentinels.url }));
-    const publisher = opened(await connectRedisEventSource({ url: sentinels.url, log: () => {} }));
-    const subscriber = opened(await connectRedisEventSource({ url: sentinels.url, log: () => {} }));
+    const tasks = opened(await connectRedisTaskStore<{ taskId: string; expiresAt: number; status?: string }>({ url: suite.sentinels.url }));
+    const publisher = opened(await connectRedisEventSource({ url: suite.sentinels.url, log: () => {} }));
+    const subscriber = opened(await connectRedisEventSource({ url: suite.sentinels.url, log: () => {} }));
     const heard = new Set<number>();
     subscriber.subscribe("switch", (payload) => heard.add((payload as { n: number }).n));
     await subscriber.whenSubscribed();
@@ -186,13 +170,13 @@ describe("a write the master could not pass to a replica, behind sentinels", { t
     })();
     let promoted: number;
     try {
-      promoted = await sentinels.switchOver();
+      promoted = await suite.sentinels.switchOver();
       await new Promise((resolve) => setTimeout(resolve, 500)); // writes after the demoted one has synced
     } finally {
       writing = false;
       await writes;
     }
-    const missing = created.filter((taskId) => sentinels.cli(promoted, "exists", `mcp:tasks:task:{${taskId}}`).trim() !== "1");
+    const missing = created.filter((taskId) => suite.sentinels.cli(promoted, "exists", `mcp:tasks:task:{${taskId}}`).trim() !== "1");
     assert.deepEqual(missing, [], `${created.length} tasks acknowledged; missing on the promoted master`);
     assert.ok(
       await eventually(() => published.every((n) => heard.has(n)), 5000),
@@ -202,9 +186,9 @@ describe("a write the master could not pass to a replica, behind sentinels", { t
   });
 
   test("a replica killed: writes are refused until the sentinels could no longer promote it, then acknowledged by the master alone", async () => {
-    const sessions = opened(await connectRedisSessionStore({ url: sentinels.url, commandTimeoutMs: 1000 }));
+    const sessions = opened(await connectRedisSessionStore({ url: suite.sentinels.url, commandTimeoutMs: 1000 }));
     await sessions.create({ id: "k0" }, KEEPING);
-    const killed = await sentinels.killReplica();
+    const killed = await suite.sentinels.killReplica();
     const refusal = await sessions.create({ id: "k1" }, KEEPING).then(
       () => undefined,
       (error: { retryable?: boolean; message: string }) => error,
@@ -220,8 +204,28 @@ describe("a write the master could not pass to a replica, behind sentinels", { t
       30_000,
     );
     assert.ok(acknowledged, "writes are acknowledged once the sentinels mark the replica down");
-    await sentinels.restartKilled();
+    await suite.sentinels.restartKilled();
     await sessions.create({ id: "k3" }, KEEPING);
-    assert.ok(await eventually(() => sentinels.cli(killed, "exists", "mcp:legacy:s:{k3}").trim() === "1"), "the replica, back, holds what is written next");
+    assert.ok(
+      await eventually(() => suite.sentinels.cli(killed, "exists", "mcp:legacy:s:{k3}").trim() === "1"),
+      "the replica, back, holds what is written next",
+    );
   });
 });
+
+/** A sentinel set of its own for the suite that calls this, and `opened`, whose argument is closed after the suite. */
+function sentinelSuite(): { sentinels: RedisSentinelSet; opened<T extends { close(): Promise<void> }>(thing: T): T } {
+  const closing: Array<{ close(): Promise<void> }> = [];
+  const suite = {
+    sentinels: undefined as unknown as RedisSentinelSet,
+    opened: <T extends { close(): Promise<void> }>(thing: T): T => (closing.push(thing), thing),
+  };
+  before(async () => {
+    suite.sentinels = await startRedisSentinelSet();
+  });
+  after(async () => {
+    for (const thing of closing) await thing.close().catch(() => {});
+    await suite.sentinels?.stop();
+  });
+  return suite;
+}
